@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make          build ./offcpu
+# make test     unit tests (also under ASan/UBSan) and integration tests
+# make deps     install the Debian packages the build and the tests need
+# make V=1      show the commands
+
+OUTPUT := build
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc/;s/s390x/s390/')
+
+WARNINGS := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU_SOURCE
+LDLIBS := -lbpf -lelf -lz
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
+
+# Everything but main.c also goes into the unit tests.
+LIB_SRCS := $(filter-out src/main.c src/offcpu.bpf.c,$(wildcard src/*.c))
+LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+UNIT_ASAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/asan/%,$(UNIT_SRCS))
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+WORKLOADS := $(OUTPUT)/tests/workload
+
+DEB_PACKAGES := clang llvm make gcc pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev \
+	libcmocka-dev python3 libbpf-tools linux-perf
+
+ifeq ($(V),1)
+Q :=
+msg =
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.PHONY: all test unit integration deps clean
+.DELETE_ON_ERROR:
+
+all: offcpu
+
+$(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/tests/asan:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/vmlinux.h: | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+
+$(OUTPUT)/offcpu.bpf.o: src/offcpu.bpf.c src/offcpu.h $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/offcpu.skel.h: $(OUTPUT)/offcpu.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name offcpu_bpf > $@
+
+# tracer.c includes the skeleton.
+$(OUTPUT)/tracer.o: $(OUTPUT)/offcpu.skel.h
+
+$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+offcpu: $(OUTPUT)/main.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+# The unit tests again, with every library file rebuilt under the sanitizers.
+$(OUTPUT)/tests/asan/test_%: tests/unit/test_%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h | $(OUTPUT)/tests/asan
+	$(call msg,CC-ASAN,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANITIZE) $(filter %.c,$^) $(LDLIBS) -lcmocka -o $@
+
+# Built with frame pointers so its user stacks unwind through its own code.
+$(OUTPUT)/tests/workload: tests/integration/workload.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread $< -o $@
+
+test: offcpu $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS)
+	$(Q)tests/run
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+
+clean:
+	$(Q)rm -rf $(OUTPUT) offcpu
+
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/asan/*.d)

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/types.h>
+#include <string.h>
+
+#include "classify.h"
+#include "offcpu.h"
+
+struct wait_rule {
+	const char *pattern; /* a kernel function; a trailing '*' matches a prefix */
+	const char *wait_class;
+};
+
+/*
+ * Tried in order against every frame of the stack; the first rule with a
+ * matching frame wins, so the specific rules come before the generic ones
+ * (fsync before block I/O, futex before poll). Old and new kernel names are
+ * both listed where a function was renamed.
+ */
+static const struct wait_rule wait_rules[] = {
+	/* fsync and friends wait on block I/O underneath: they come first. */
+	{ "do_fsync", "io:fsync" },
+	{ "vfs_fsync_range", "io:fsync" },
+	{ "__x64_sys_sync_file_range", "io:fsync" },
+	{ "ksys_sync", "io:fsync" },
+	{ "jbd2_log_wait_commit", "io:fsync" },
+	{ "jbd2_*", "io:journal" },
+	/* Locks. */
+	{ "futex_wait_queue_me", "lock:futex" },
+	{ "futex_wait_queue", "lock:futex" },
+	{ "futex_wait*", "lock:futex" },
+	{ "__futex_wait", "lock:futex" },
+	{ "futex_lock_pi*", "lock:futex" },
+	{ "__mutex_lock*", "lock:mutex" },
+	{ "mutex_lock*", "lock:mutex" },
+	{ "rt_mutex_slowlock*", "lock:mutex" },
+	{ "rwsem_down_read_slowpath", "lock:rwsem" },
+	{ "rwsem_down_write_slowpath", "lock:rwsem" },
+	{ "__down_common", "lock:semaphore" },
+	{ "locks_lock_inode_wait", "lock:file" },
+	{ "flock_lock_inode_wait", "lock:file" },
+	{ "posix_lock_inode_wait", "lock:file" },
+	{ "fcntl_setlk*", "lock:file" },
+	{ "__do_sys_flock", "lock:file" },
+	/* Child processes, signals, sleeps. */
+	{ "do_wait", "child" },
+	{ "kernel_wait4", "child" },
+	{ "kernel_waitid", "child" },
+	{ "do_signal_stop", "signal" },
+	{ "ptrace_stop", "signal" },
+	{ "sigsuspend", "signal" },
+	{ "do_sigtimedwait", "signal" },
+	{ "__x64_sys_pause", "signal" },
+	{ "do_nanosleep", "sleep" },
+	{ "hrtimer_nanosleep", "sleep" },
+	{ "msleep*", "sleep" },
+	{ "usleep_range*", "sleep" },
+	/* Pipes before the generic poll rules: a pipe read may poll. */
+	{ "pipe_read", "pipe" },
+	{ "pipe_write", "pipe" },
+	{ "anon_pipe_read", "pipe" },  /* 6.14+ */
+	{ "anon_pipe_write", "pipe" },
+	{ "pipe_wait*", "pipe" },
+	/* Network. */
+	{ "sk_wait_data", "net:recv" },
+	{ "tcp_recvmsg*", "net:recv" },
+	{ "udp_recvmsg", "net:recv" },
+	{ "__skb_wait_for_more_packets", "net:recv" },
+	{ "__skb_recv_datagram", "net:recv" },
+	{ "unix_stream_read_generic", "net:unix" },
+	{ "unix_dgram_recvmsg", "net:unix" },
+	{ "unix_wait_for_peer", "net:unix" },
+	{ "inet_csk_accept", "net:accept" },
+	{ "unix_accept", "net:accept" },
+	{ "sk_stream_wait_memory", "net:send" },
+	{ "sock_alloc_send_pskb", "net:send" },
+	{ "inet_wait_for_connect", "net:connect" },
+	/* Pollers. */
+	{ "ep_poll", "poll:epoll" },
+	{ "do_epoll_wait", "poll:epoll" },
+	{ "do_select", "poll:select" },
+	{ "core_sys_select", "poll:select" },
+	{ "do_sys_poll", "poll" },
+	{ "do_poll*", "poll" },
+	{ "io_cqring_wait", "poll:io_uring" },
+	/* Page faults that wait (on I/O or otherwise). */
+	{ "handle_mm_fault", "pagefault" },
+	{ "do_user_addr_fault", "pagefault" },
+	{ "exc_page_fault", "pagefault" },
+	/* Block and page-cache I/O. */
+	{ "filemap_read", "io:read" },
+	{ "filemap_fault", "io:read" },
+	{ "ext4_file_write_iter", "io:write" },
+	{ "io_schedule*", "io" },
+	{ "folio_wait_bit*", "io" },
+	{ "wait_on_page_bit*", "io" },
+	{ "__wait_on_buffer", "io" },
+	{ "bit_wait_io", "io" },
+	{ "submit_bio_wait", "io" },
+	{ "blk_mq_*", "io" },
+	{ "__blkdev_direct_IO*", "io" },
+};
+
+/* Compiler clones (".isra.0", ".constprop.0", ".cold") match their origin. */
+static size_t base_name_length(const char *sym)
+{
+	return strcspn(sym, ".");
+}
+
+int classify_symbol_matches(const char *pattern, const char *sym)
+{
+	size_t plen = strlen(pattern), slen = base_name_length(sym);
+
+	if (plen && pattern[plen - 1] == '*')
+		return slen >= plen - 1 && !strncmp(pattern, sym, plen - 1);
+	return slen == plen && !strncmp(pattern, sym, plen);
+}
+
+const char *classify_wait(unsigned int state, const struct frame *frames, size_t nr)
+{
+	size_t r, i;
+
+	if (state == OFFCPU_STATE_PREEMPTED || state == OFFCPU_STATE_RUNNING)
+		return "cpu";
+	for (r = 0; r < sizeof(wait_rules) / sizeof(wait_rules[0]); r++) {
+		for (i = 0; i < nr; i++) {
+			if (frames[i].sym &&
+			    classify_symbol_matches(wait_rules[r].pattern, frames[i].sym))
+				return wait_rules[r].wait_class;
+		}
+	}
+	if (state == OFFCPU_STATE_STOPPED || state == OFFCPU_STATE_TRACED)
+		return "signal";
+	return "other";
+}

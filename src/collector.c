@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "collector.h"
+#include "hashmap.h"
+#include "log.h"
+#include "offcpu.h"
+#include "states.h"
+
+/* A raw stack as the kernel gave it; user addresses mean something per process image. */
+struct raw_stack {
+	uint32_t pid; /* 0 for kernel stacks */
+	uint32_t generation;
+	uint32_t nr;
+	uint64_t ips[];
+};
+
+struct cached_stack {
+	const struct stack *stack;
+	struct raw_stack raw; /* variable size: last */
+};
+
+/* Waits of one thread that take the user stack of its next record. */
+struct chain {
+	uint32_t tid;
+	struct wait *waits;
+	size_t nr;
+};
+
+struct collector {
+	struct profile *profile;
+	struct symbolizer *symbolizer;
+	struct hashmap *stacks;      /* raw_stack -> cached_stack */
+	struct hashmap *generations; /* pid -> exec count, boxed */
+	struct hashmap *chains;      /* tid -> chain */
+	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
+};
+
+/*
+ * Frames above the blocking code: the scheduler core and, should a stack
+ * ever be taken from inside the tracepoint, the tracing and BPF frames.
+ */
+static const char *const leaf_frames_to_skip[] = {
+	"__schedule", "schedule", "__traceiter_*", "__bpf_trace_*", "bpf_trace_run*",
+	"bpf_prog_*", "__probestub_*",
+};
+
+static uint64_t hash_raw(const void *key)
+{
+	const struct raw_stack *r = key;
+
+	return hash_bytes(r, sizeof(*r) + r->nr * sizeof(r->ips[0]), 0);
+}
+
+static bool equal_raw(const void *a, const void *b)
+{
+	const struct raw_stack *x = a, *y = b;
+
+	return x->nr == y->nr && !memcmp(x, y, sizeof(*x) + x->nr * sizeof(x->ips[0]));
+}
+
+static uint64_t hash_u32(const void *key)
+{
+	return hash_bytes(key, sizeof(uint32_t), 0);
+}
+
+static bool equal_u32(const void *a, const void *b)
+{
+	return *(const uint32_t *)a == *(const uint32_t *)b;
+}
+
+int collector__new(struct profile *profile, struct symbolizer *symbolizer,
+		   struct collector **out)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->profile = profile;
+	c->symbolizer = symbolizer;
+	c->stacks = hashmap__new(hash_raw, equal_raw);
+	c->generations = hashmap__new(hash_u32, equal_u32);
+	c->chains = hashmap__new(hash_u32, equal_u32);
+	if (!c->stacks || !c->generations || !c->chains) {
+		collector__free(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+static void free_values(struct hashmap *map, bool chains)
+{
+	struct hashmap_iter it = { 0 };
+	void *value;
+
+	if (!map)
+		return;
+	while (hashmap__next(map, &it, NULL, &value)) {
+		if (chains)
+			free(((struct chain *)value)->waits);
+		free(value);
+	}
+	hashmap__free(map);
+}
+
+void collector__free(struct collector *c)
+{
+	if (!c)
+		return;
+	free_values(c->stacks, false);
+	free_values(c->generations, false);
+	free_values(c->chains, true);
+	free(c);
+}
+
+static bool skip_leaf(const struct frame *f)
+{
+	size_t i;
+
+	if (!f->sym)
+		return false;
+	for (i = 0; i < sizeof(leaf_frames_to_skip) / sizeof(leaf_frames_to_skip[0]); i++) {
+		if (classify_symbol_matches(leaf_frames_to_skip[i], f->sym))
+			return true;
+	}
+	return false;
+}
+
+static uint32_t generation_of(struct collector *c, uint32_t pid)
+{
+	uint32_t *g = hashmap__find(c->generations, &pid);
+
+	return g ? g[1] : 0;
+}
+
+static const struct stack *symbolize(struct collector *c, uint32_t pid, const __u64 *ips,
+				     uint32_t nr, bool kernel)
+{
+	struct cached_stack *cached, *found;
+	const struct frame *first;
+	size_t i, kept;
+
+	cached = malloc(sizeof(*cached) + nr * sizeof(ips[0]));
+	if (!cached)
+		return NULL;
+	cached->raw.pid = kernel ? 0 : pid;
+	cached->raw.generation = kernel ? 0 : generation_of(c, pid);
+	cached->raw.nr = nr;
+	memcpy(cached->raw.ips, ips, nr * sizeof(ips[0]));
+	found = hashmap__find(c->stacks, &cached->raw);
+	if (found) {
+		free(cached);
+		return found->stack;
+	}
+	for (i = 0; i < nr; i++) {
+		struct frame *f = &c->frames[i];
+
+		if (kernel)
+			symbolizer__kernel(c->symbolizer, ips[i], f);
+		else
+			symbolizer__user(c->symbolizer, pid, ips[i], i == 0, f);
+		if (!f->sym)
+			c->profile->counters[OFFCPU_CNT_SYMBOL_MISS]++;
+	}
+	first = c->frames;
+	kept = nr;
+	while (kernel && kept > 1 && skip_leaf(first)) {
+		first++;
+		kept--;
+	}
+	cached->stack = profile__intern_stack(c->profile, first, kept);
+	if (!cached->stack || hashmap__insert(c->stacks, &cached->raw, cached)) {
+		free(cached);
+		return NULL;
+	}
+	return cached->stack;
+}
+
+static int add_chain(struct collector *c, const struct wait *w)
+{
+	struct chain *chain = hashmap__find(c->chains, &w->tid);
+	struct wait *grown;
+
+	if (!chain) {
+		chain = calloc(1, sizeof(*chain));
+		if (!chain)
+			return -ENOMEM;
+		chain->tid = w->tid;
+		if (hashmap__insert(c->chains, &chain->tid, chain)) {
+			free(chain);
+			return -ENOMEM;
+		}
+	}
+	grown = realloc(chain->waits, (chain->nr + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	chain->waits = grown;
+	chain->waits[chain->nr++] = *w;
+	return 0;
+}
+
+/* The thread's waits that were waiting for this user stack. */
+static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack)
+{
+	struct chain *chain = hashmap__remove(c->chains, &tid);
+	size_t i;
+	int err = 0;
+
+	if (!chain)
+		return 0;
+	for (i = 0; i < chain->nr && !err; i++) {
+		chain->waits[i].user_stack = user_stack;
+		if (!user_stack)
+			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
+		err = profile__add(c->profile, &chain->waits[i]);
+	}
+	free(chain->waits);
+	free(chain);
+	return err;
+}
+
+static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
+{
+	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
+	struct wait w = { 0 };
+	char comm[OFFCPU_COMM_LEN + 1];
+	int err;
+
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH ||
+	    size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
+		return -EINVAL;
+	memcpy(comm, r->comm, OFFCPU_COMM_LEN);
+	comm[OFFCPU_COMM_LEN] = '\0';
+	w.end_ts_ns = r->end_ts_ns;
+	w.duration_ns = r->duration_ns;
+	w.pid = r->pid;
+	w.tid = r->tid;
+	w.cpu = r->cpu;
+	w.state = offcpu_state_of(r->prev_state, r->preempt);
+	w.comm = strpool__intern(c->profile->strings, comm);
+	if (!w.comm)
+		return -ENOMEM;
+	if (kernel_frames) {
+		w.kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true);
+		if (!w.kernel_stack)
+			return -ENOMEM;
+	}
+	/* Frame-pointer walks end on a zero return address: not a frame. */
+	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
+		user_frames--;
+	if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
+		w.user_stack = symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false);
+		if (!w.user_stack)
+			return -ENOMEM;
+	}
+	w.wait_class = strpool__intern(
+		c->profile->strings,
+		classify_wait(w.state, w.kernel_stack ? w.kernel_stack->frames : NULL,
+			      w.kernel_stack ? w.kernel_stack->nr : 0));
+	if (!w.wait_class)
+		return -ENOMEM;
+	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
+		return add_chain(c, &w);
+	err = close_chain(c, w.tid, w.user_stack);
+	if (err)
+		return err;
+	return profile__add(c->profile, &w);
+}
+
+/* A new image or a gone process: its old user addresses mean nothing now. */
+static int bump_generation(struct collector *c, uint32_t pid)
+{
+	uint32_t *g = hashmap__find(c->generations, &pid);
+
+	if (!g) {
+		/* g[0] is the key, g[1] the count. */
+		g = calloc(2, sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		g[0] = pid;
+		if (hashmap__insert(c->generations, &g[0], g)) {
+			free(g);
+			return -ENOMEM;
+		}
+	}
+	g[1]++;
+	return 0;
+}
+
+static int task_record(struct collector *c, const struct offcpu_task_record *r)
+{
+	switch (r->type) {
+	case OFFCPU_RECORD_EXEC:
+		symbolizer__exec(c->symbolizer, r->pid);
+		return bump_generation(c, r->pid);
+	case OFFCPU_RECORD_FORK:
+		symbolizer__fork(c->symbolizer, r->parent_pid, r->pid);
+		return 0;
+	default:
+		symbolizer__exit(c->symbolizer, r->pid);
+		return bump_generation(c, r->pid);
+	}
+}
+
+int collector__record(struct collector *c, const void *data, size_t size)
+{
+	const struct offcpu_task_record *header = data;
+
+	if (size < sizeof(header->type))
+		return -EINVAL;
+	switch (header->type) {
+	case OFFCPU_RECORD_WAIT:
+		return wait_record(c, data, size);
+	case OFFCPU_RECORD_EXEC:
+	case OFFCPU_RECORD_FORK:
+	case OFFCPU_RECORD_EXIT:
+		if (size < sizeof(*header))
+			return -EINVAL;
+		return task_record(c, header);
+	default:
+		return -EINVAL;
+	}
+}
+
+int collector__finish(struct collector *c)
+{
+	struct hashmap_iter it = { 0 };
+	const void *key;
+	int err = 0;
+
+	/* Removing while iterating is unsafe: take one at a time. */
+	while (!err && hashmap__next(c->chains, &it, &key, NULL)) {
+		uint32_t tid = *(const uint32_t *)key;
+
+		err = close_chain(c, tid, NULL);
+		memset(&it, 0, sizeof(it));
+	}
+	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
+	return err;
+}

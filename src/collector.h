@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * From ring buffer records to waits in the profile: symbolizes the stacks
+ * (once per distinct raw stack), classifies the wait, and joins the waits
+ * whose user stack arrives with the thread's next record.
+ */
+#ifndef OFFCPU_COLLECTOR_H
+#define OFFCPU_COLLECTOR_H
+
+#include <stddef.h>
+
+#include "profile.h"
+#include "symbolizer.h"
+
+struct collector;
+
+int collector__new(struct profile *profile, struct symbolizer *symbolizer,
+		   struct collector **out);
+void collector__free(struct collector *c);
+/* One ring buffer record; -EINVAL for a malformed one. */
+int collector__record(struct collector *c, const void *data, size_t size);
+/* Ends the open chains: their waits go in without a user stack. */
+int collector__finish(struct collector *c);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Names and printing of the health counters of offcpu.h. */
+#ifndef OFFCPU_COUNTERS_H
+#define OFFCPU_COUNTERS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+const char *counter_name(unsigned int index);
+/* "name value" lines, indented, for the text report and --stats. */
+void counters_print(FILE *out, const uint64_t *counters, const char *indent);
+
+#endif

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfsyms.h"
+
+struct load_segment {
+	uint64_t file_offset;
+	uint64_t vaddr;
+	uint64_t size;
+};
+
+struct elfsyms {
+	struct elf_symbol *syms;
+	size_t nr;
+	struct load_segment *segments;
+	size_t nr_segments;
+};
+
+/* Aliases and nested symbols share addresses; look back this far for one that holds the address. */
+#define OVERLAP_LOOKBACK 16
+
+static int compare_symbols(const void *a, const void *b)
+{
+	const struct elf_symbol *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static int read_segments(Elf *elf, struct elfsyms *es)
+{
+	size_t nr, i;
+
+	if (elf_getphdrnum(elf, &nr))
+		return -EINVAL;
+	es->segments = calloc(nr ? nr : 1, sizeof(*es->segments));
+	if (!es->segments)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_LOAD)
+			continue;
+		es->segments[es->nr_segments++] = (struct load_segment){
+			.file_offset = phdr.p_offset,
+			.vaddr = phdr.p_vaddr,
+			.size = phdr.p_filesz,
+		};
+	}
+	return 0;
+}
+
+static int read_symbols(Elf *elf, Elf_Scn *scn, struct elfsyms *es)
+{
+	GElf_Shdr shdr;
+	Elf_Data *data;
+	size_t count, i, cap;
+
+	if (!gelf_getshdr(scn, &shdr) || shdr.sh_entsize == 0)
+		return -EINVAL;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return -EINVAL;
+	count = shdr.sh_size / shdr.sh_entsize;
+	cap = count ? count : 1;
+	es->syms = calloc(cap, sizeof(*es->syms));
+	if (!es->syms)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		/* A symbol without a size cannot bound an address. */
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_value == 0 ||
+		    sym.st_size == 0 || sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+		if (!name || !name[0])
+			continue;
+		name = strdup(name);
+		if (!name)
+			return -ENOMEM;
+		es->syms[es->nr++] = (struct elf_symbol){
+			.start = sym.st_value,
+			.size = sym.st_size,
+			.name = name,
+		};
+	}
+	qsort(es->syms, es->nr, sizeof(*es->syms), compare_symbols);
+	return 0;
+}
+
+static Elf_Scn *find_section(Elf *elf, unsigned int type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+static int load(Elf *elf, struct elfsyms **out)
+{
+	struct elfsyms *es;
+	Elf_Scn *scn;
+	int err;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		return -EINVAL;
+	es = calloc(1, sizeof(*es));
+	if (!es)
+		return -ENOMEM;
+	err = read_segments(elf, es);
+	if (err)
+		goto fail;
+	scn = find_section(elf, SHT_SYMTAB);
+	if (!scn)
+		scn = find_section(elf, SHT_DYNSYM);
+	if (scn) {
+		err = read_symbols(elf, scn, es);
+		if (err)
+			goto fail;
+	}
+	*out = es;
+	return 0;
+fail:
+	elfsyms__free(es);
+	return err;
+}
+
+int elfsyms__open_fd(int fd, struct elfsyms **out)
+{
+	Elf *elf;
+	int err;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = load(elf, out);
+	elf_end(elf);
+	return err;
+}
+
+int elfsyms__open_memory(const void *image, size_t size, struct elfsyms **out)
+{
+	char *copy = malloc(size);
+	Elf *elf;
+	int err;
+
+	/* libelf wants a writable buffer; the vdso is read-only. */
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, image, size);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, size);
+	err = load(elf, out);
+	elf_end(elf);
+	free(copy);
+	return err;
+}
+
+int elfsyms__offset_to_vaddr(const struct elfsyms *es, uint64_t file_offset, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < es->nr_segments; i++) {
+		const struct load_segment *s = &es->segments[i];
+
+		if (file_offset >= s->file_offset && file_offset < s->file_offset + s->size) {
+			*vaddr = file_offset - s->file_offset + s->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr)
+{
+	size_t lo = 0, hi = es->nr, i;
+
+	/* First symbol starting after vaddr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (es->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i > 0 && lo - i < OVERLAP_LOOKBACK; i--) {
+		const struct elf_symbol *s = &es->syms[i - 1];
+
+		if (vaddr - s->start < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+size_t elfsyms__count(const struct elfsyms *es)
+{
+	return es->nr;
+}
+
+void elfsyms__free(struct elfsyms *es)
+{
+	size_t i;
+
+	if (!es)
+		return;
+	for (i = 0; i < es->nr; i++)
+		free((char *)es->syms[i].name);
+	free(es->syms);
+	free(es->segments);
+	free(es);
+}

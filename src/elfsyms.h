@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Function symbols and load segments of one ELF file (libelf). */
+#ifndef OFFCPU_ELFSYMS_H
+#define OFFCPU_ELFSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_symbol {
+	uint64_t start; /* ELF virtual address */
+	uint64_t size;
+	const char *name;
+};
+
+struct elfsyms;
+
+/* Reads .symtab, else .dynsym; the fd may be closed afterwards. */
+int elfsyms__open_fd(int fd, struct elfsyms **out);
+/* An ELF image in memory, such as the vdso. */
+int elfsyms__open_memory(const void *image, size_t size, struct elfsyms **out);
+/* A file offset of a mapped page to the ELF virtual address; -ENOENT if unloaded. */
+int elfsyms__offset_to_vaddr(const struct elfsyms *es, uint64_t file_offset, uint64_t *vaddr);
+/* Only a symbol whose [start, start + size) holds vaddr; else NULL. */
+const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr);
+size_t elfsyms__count(const struct elfsyms *es);
+void elfsyms__free(struct elfsyms *es);
+
+#endif

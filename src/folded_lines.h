@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The profile as folded stack lines, "comm;[state];[wait];user...;kernel_[k]",
+ * root first, summed per distinct line: what the folded and text back-ends
+ * both show.
+ */
+#ifndef OFFCPU_FOLDED_LINES_H
+#define OFFCPU_FOLDED_LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+struct folded_line {
+	char *text;
+	uint64_t total_ns;
+	uint64_t count;
+};
+
+struct folded_lines {
+	struct folded_line *lines;
+	size_t nr;
+};
+
+/* A frame's display name: its symbol, else "module+0xoffset", never with ';' or ' '. */
+void frame_display_name(const struct frame *f, char *buf, size_t size);
+/* by_total: largest first; else sorted by text. */
+int folded_lines__build(const struct profile *p, bool by_total, struct folded_lines *out);
+void folded_lines__free(struct folded_lines *lines);
+
+#endif

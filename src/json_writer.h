@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A streaming JSON writer that owns the commas and the escaping. */
+#ifndef OFFCPU_JSON_WRITER_H
+#define OFFCPU_JSON_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH 16
+
+struct json_writer {
+	FILE *out;
+	int depth;
+	bool has_items[JSON_MAX_DEPTH];
+	bool after_key;
+};
+
+void json__init(struct json_writer *w, FILE *out);
+void json__begin_object(struct json_writer *w);
+void json__end_object(struct json_writer *w);
+void json__begin_array(struct json_writer *w);
+void json__end_array(struct json_writer *w);
+void json__key(struct json_writer *w, const char *key);
+void json__string(struct json_writer *w, const char *value);
+void json__u64(struct json_writer *w, uint64_t value);
+/* "0x..." as a string: JSON numbers lose precision above 2^53. */
+void json__hex(struct json_writer *w, uint64_t value);
+
+#endif

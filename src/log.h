@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Every user message goes through here, to stderr; stdout carries data only. */
+#ifndef OFFCPU_LOG_H
+#define OFFCPU_LOG_H
+
+#include <stdbool.h>
+
+void log_set_verbose(bool verbose);
+bool log_is_verbose(void);
+void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcpu: where and why threads wait off CPU.
+ *
+ * main() only wires the modules together: options, the output file (opened
+ * first so a bad path fails before tracing), the tracer, the collector that
+ * feeds the profile, and the output back-end. Errors come up as negative
+ * errno and are reported here once; the exit status is 0, 1 (environment)
+ * or 2 (usage), or the status of -- COMMAND.
+ */
+#include <errno.h>
+#include <linux/types.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "collector.h"
+#include "command.h"
+#include "counters.h"
+#include "ksyms.h"
+#include "log.h"
+#include "options.h"
+#include "output.h"
+#include "profile.h"
+#include "symbolizer.h"
+#include "tracer.h"
+
+#define OFFCPU_VERSION "0.1.0"
+#define EXIT_ENVIRONMENT 1
+#define EXIT_USAGE 2
+#define POLL_INTERVAL_MS 100
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t command_pid;
+
+static void on_signal(int sig)
+{
+	stop_requested = 1;
+	/* With -- COMMAND the command decides how to stop; offcpu follows it. */
+	if (command_pid > 0)
+		kill(command_pid, sig);
+}
+
+static void install_signal_handlers(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a signal must wake the ring buffer poll. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	return collector__record(ctx, data, size);
+}
+
+/* The environment checks that need no BPF call: one clear line each. */
+static int check_environment(void)
+{
+	const char *btf = getenv("OFFCPU_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
+
+	if (access(btf, R_OK)) {
+		log_error("this kernel has no BTF (%s: %s); offcpu needs CONFIG_DEBUG_INFO_BTF",
+			  btf, strerror(errno));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void report_tracer_error(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		log_error("not permitted to load BPF programs: run as root, or with CAP_BPF "
+			  "and CAP_PERFMON");
+	else if (err == -ENOENT)
+		log_error("a tracepoint offcpu needs is missing from this kernel (rerun with -v)");
+	else
+		log_error("cannot set up BPF tracing: %s (rerun with -v)", strerror(-err));
+}
+
+struct session {
+	struct options *opts;
+	struct output_file output;
+	struct profile *profile;
+	struct symbolizer *symbolizer;
+	struct collector *collector;
+	struct tracer *tracer;
+	struct command command;
+	bool has_command;
+	struct id_list pids; /* -p, plus the command's PID */
+};
+
+static int start_tracer(struct session *s)
+{
+	struct options *o = s->opts;
+	struct tracer_opts to = {
+		.min_duration_ns = o->min_duration_ns,
+		.max_duration_ns = o->max_duration_ns,
+		.sample_rate = o->sample_rate,
+		.state_mask = o->state_mask,
+		.max_entries = o->max_entries,
+		.stack_depth = o->stack_depth,
+		.kernel_stack = o->kernel_stack,
+		.user_stack = o->user_stack,
+		.user_threads_only = o->user_threads_only,
+		.kernel_threads_only = o->kernel_threads_only,
+		.follow_forks = s->has_command,
+		.pids = &s->pids,
+		.tids = &o->tids,
+		.comms = o->comms,
+		.nr_comms = o->nr_comms,
+	};
+	int err;
+
+	if (o->cgroup_path) {
+		err = cgroup_resolve(o->cgroup_path, &to.cgroup_id, &to.cgroup_level);
+		if (err) {
+			log_error("invalid --cgroup '%s': not a cgroup v2 directory",
+				  o->cgroup_path);
+			return EXIT_USAGE;
+		}
+		to.filter_cgroup = true;
+	}
+	err = tracer__new(&to, on_record, s->collector, &s->tracer);
+	if (err) {
+		report_tracer_error(err);
+		return EXIT_ENVIRONMENT;
+	}
+	return 0;
+}
+
+static int record(struct session *s)
+{
+	uint64_t deadline = s->opts->duration_ns ? monotonic_ns() + s->opts->duration_ns : 0;
+	int err = 0;
+
+	while (!stop_requested) {
+		err = tracer__poll(s->tracer, POLL_INTERVAL_MS);
+		if (err == -EINTR)
+			err = 0;
+		if (err)
+			break;
+		if (s->has_command && command__poll_exit(&s->command))
+			break;
+		if (deadline && monotonic_ns() >= deadline)
+			break;
+	}
+	if (!err)
+		err = tracer__stop(s->tracer);
+	if (err) {
+		log_error("reading trace records failed: %s", strerror(-err));
+		return err;
+	}
+	return collector__finish(s->collector);
+}
+
+static int write_output(struct session *s)
+{
+	uint64_t bpf_counters[OFFCPU_CNT_BPF_MAX];
+	int err = tracer__counters(s->tracer, bpf_counters);
+	unsigned int i;
+
+	if (err) {
+		log_error("cannot read the health counters: %s", strerror(-err));
+		return err;
+	}
+	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
+		s->profile->counters[i] += bpf_counters[i];
+	err = s->opts->format->write(s->output.stream, s->profile);
+	if (!err)
+		err = output_file__commit(&s->output);
+	if (err && err != -EPIPE)
+		log_error("cannot write the output: %s", strerror(-err));
+	if (s->opts->stats) {
+		fputs("offcpu health counters:\n", stderr);
+		counters_print(stderr, s->profile->counters, "  ");
+	}
+	return err;
+}
+
+static int setup(struct session *s)
+{
+	struct options *o = s->opts;
+	struct ksyms *ksyms = NULL;
+	int err;
+
+	err = output_file__open(o->output_path, &s->output);
+	if (err) {
+		log_error("cannot write output file '%s': %s", o->output_path, strerror(-err));
+		return EXIT_USAGE;
+	}
+	err = check_environment();
+	if (err)
+		return EXIT_ENVIRONMENT;
+	err = ksyms__load_system(&ksyms);
+	if (err)
+		log_warn("kernel symbols unavailable (%s): kernel frames stay addresses",
+			 strerror(-err));
+	err = profile__new(o->format->lists_waits, &s->profile);
+	err = err ?: symbolizer__new(s->profile->strings, ksyms, &s->symbolizer);
+	if (err) {
+		ksyms__free(ksyms);
+		return EXIT_ENVIRONMENT;
+	}
+	err = collector__new(s->profile, s->symbolizer, &s->collector);
+	if (err)
+		return EXIT_ENVIRONMENT;
+	if (o->pids.nr) {
+		s->pids.ids = malloc(o->pids.nr * sizeof(*s->pids.ids));
+		if (!s->pids.ids)
+			return EXIT_ENVIRONMENT;
+		memcpy(s->pids.ids, o->pids.ids, o->pids.nr * sizeof(*s->pids.ids));
+		s->pids.nr = o->pids.nr;
+	}
+	if (o->command) {
+		err = command__start(o->command, &s->command);
+		if (err) {
+			log_error("cannot start '%s': %s", o->command[0], strerror(-err));
+			return EXIT_ENVIRONMENT;
+		}
+		s->has_command = true;
+		command_pid = s->command.pid;
+		err = parse_id_list("1", &s->pids);
+		if (err)
+			return EXIT_ENVIRONMENT;
+		s->pids.ids[s->pids.nr - 1] = (uint32_t)s->command.pid;
+	}
+	return start_tracer(s);
+}
+
+static void teardown(struct session *s)
+{
+	if (s->has_command)
+		command__kill(&s->command);
+	if (s->output.stream)
+		output_file__abort(&s->output);
+	tracer__free(s->tracer);
+	collector__free(s->collector);
+	symbolizer__free(s->symbolizer);
+	profile__free(s->profile);
+	id_list__free(&s->pids);
+}
+
+int main(int argc, char **argv)
+{
+	struct options opts;
+	struct session s = { 0 };
+	int status;
+
+	if (options__parse(argc, argv, &opts)) {
+		fputs("Try 'offcpu --help'.\n", stderr);
+		options__free(&opts);
+		return EXIT_USAGE;
+	}
+	if (opts.action == OPTIONS_HELP) {
+		options__usage(stdout);
+		options__free(&opts);
+		return 0;
+	}
+	if (opts.action == OPTIONS_VERSION) {
+		printf("offcpu %s\n", OFFCPU_VERSION);
+		options__free(&opts);
+		return 0;
+	}
+	log_set_verbose(opts.verbose);
+	/* A closed stdout (offcpu | head) is an EPIPE error, not a kill. */
+	signal(SIGPIPE, SIG_IGN);
+	s.opts = &opts;
+	install_signal_handlers();
+
+	status = setup(&s);
+	if (!status) {
+		if (s.has_command)
+			command__release(&s.command);
+		else
+			log_info("tracing; stop with Ctrl-C");
+		status = record(&s) || write_output(&s) ? EXIT_ENVIRONMENT : 0;
+	}
+	if (s.has_command && !status) {
+		while (!command__poll_exit(&s.command))
+			usleep(10000);
+		status = s.command.status;
+	}
+	teardown(&s);
+	options__free(&opts);
+	return status;
+}

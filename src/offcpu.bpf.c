@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcpu's kernel side.
+ *
+ * sched_switch is the only hook a wait needs: the switch-out of a thread
+ * records when and in which state it left (one hash update, nothing else,
+ * since most waits end below the threshold); its next switch-in computes the
+ * exact duration, applies the duration bounds and the sampling, and only for
+ * the waits that pass takes the kernel stack of the blocked thread with
+ * bpf_get_task_stack(next) — it has not run since it blocked, so that is the
+ * stack at block time. The user stack can only be read by the thread itself:
+ * the wait is parked in task local storage and sent when the thread next
+ * returns to user space (sys_exit, or rseq_update after a preemption), again
+ * before any user code has run since the block.
+ *
+ * The in-flight table is one global hash keyed by thread ID, not a per-CPU
+ * map: a thread that blocks on one CPU and wakes on another finds its start.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "offcpu.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space between open and load. */
+const volatile __u64 min_duration_ns = 1000000;
+const volatile __u64 max_duration_ns = ~0ULL;
+const volatile __u32 sample_rate = 1;
+const volatile __u32 state_mask; /* bit per enum offcpu_state; 0: all */
+const volatile bool filter_pids;
+const volatile bool filter_tids;
+const volatile bool filter_comms;
+const volatile bool filter_cgroup;
+const volatile __u64 cgroup_id;
+const volatile __u32 cgroup_level;
+const volatile bool user_threads_only;
+const volatile bool kernel_threads_only;
+const volatile bool follow_forks;
+const volatile bool has_prev_state_arg = true;
+const volatile bool want_kernel_stack = true;
+const volatile bool want_user_stack = true;
+const volatile __u32 stack_depth = OFFCPU_MAX_STACK_DEPTH;
+
+/* prev->__state of a task that is exiting for good: it never switches in. */
+#define TASK_DEAD_BIT 0x0080
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536); /* --max-entries, set before load */
+	__type(key, __u32);
+	__type(value, struct offcpu_start);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* sized to the list before load */
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} tids SEC(".maps");
+
+struct comm_key {
+	char name[OFFCPU_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct comm_key);
+	__type(value, __u8);
+} comms SEC(".maps");
+
+/* A completed wait waiting for its thread to return to user space. */
+struct pending_wait {
+	struct offcpu_wait_record record;
+	__u64 user_ip; /* user registers when it was parked */
+	__u64 user_sp;
+	__u32 armed;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pending_wait);
+} pending SEC(".maps");
+
+/* Too large for the 512-byte BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_wait_record);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_counters);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/* Before 5.14 (commit 2f064a59a11f, "sched: Change task_struct::state"). */
+struct task_struct___pre_5_14 {
+	volatile long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct offcpu_counters *counters_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&counters, &zero);
+}
+
+/*
+ * Atomic although per CPU: a sys_exit program can be preempted by the
+ * sched_switch program on the same CPU.
+ */
+static __always_inline void count(struct offcpu_counters *c, int idx)
+{
+	if (c && idx >= 0 && idx < OFFCPU_CNT_BPF_MAX)
+		__sync_fetch_and_add(&c->value[idx], 1);
+}
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___pre_5_14 *)t, state);
+}
+
+static __always_inline bool task_in_cgroup(struct task_struct *t)
+{
+	struct cgroup *cgrp = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+	struct cgroup *ancestor = NULL;
+
+	if (!cgrp || BPF_CORE_READ(cgrp, level) < (int)cgroup_level)
+		return false;
+	bpf_core_read(&ancestor, sizeof(ancestor), &cgrp->ancestors[cgroup_level]);
+	return ancestor && BPF_CORE_READ(ancestor, kn, id) == cgroup_id;
+}
+
+/* The -p -t -c --cgroup -u -k filters; each costs nothing when unset. */
+static __always_inline bool task_selected(struct task_struct *t)
+{
+	if (user_threads_only || kernel_threads_only) {
+		bool kthread = BPF_CORE_READ(t, flags) & OFFCPU_PF_KTHREAD;
+
+		if (user_threads_only && kthread)
+			return false;
+		if (kernel_threads_only && !kthread)
+			return false;
+	}
+	if (filter_pids) {
+		__u32 tgid = BPF_CORE_READ(t, tgid);
+
+		if (!bpf_map_lookup_elem(&pids, &tgid))
+			return false;
+	}
+	if (filter_tids) {
+		__u32 tid = BPF_CORE_READ(t, pid);
+
+		if (!bpf_map_lookup_elem(&tids, &tid))
+			return false;
+	}
+	if (filter_comms) {
+		struct comm_key key = {};
+
+		bpf_probe_read_kernel_str(key.name, sizeof(key.name), t->comm);
+		if (!bpf_map_lookup_elem(&comms, &key))
+			return false;
+	}
+	if (filter_cgroup && !task_in_cgroup(t))
+		return false;
+	return true;
+}
+
+static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait_record *r)
+{
+	__u64 frames = (__u64)r->kernel_frames + r->user_frames;
+
+	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
+		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
+	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64), 0))
+		count(c, OFFCPU_CNT_RINGBUF_FULL);
+	else
+		count(c, OFFCPU_CNT_EMITTED);
+}
+
+static __always_inline void disarm(struct offcpu_counters *c, struct pending_wait *p)
+{
+	p->armed = 0;
+	/* Per-CPU parts may wrap; their sum is the number still parked. */
+	if (c)
+		__sync_fetch_and_add(&c->value[OFFCPU_CNT_USTACK_PENDING], -1);
+}
+
+/* Sends a parked wait without a user stack of its own. */
+static __always_inline void flush_parked(struct offcpu_counters *c, struct pending_wait *p,
+					 enum offcpu_user_stack how)
+{
+	if (!p->armed)
+		return;
+	disarm(c, p);
+	p->record.user_frames = 0;
+	p->record.user_stack = how;
+	if (how == OFFCPU_USTACK_NONE)
+		count(c, OFFCPU_CNT_USTACK_LOST);
+	submit(c, &p->record);
+}
+
+static __always_inline void switch_out(struct offcpu_counters *c, struct task_struct *prev,
+				       __u32 tid, bool preempt, __u32 prev_state, __u64 now)
+{
+	struct offcpu_start start = {
+		.start_ts_ns = now,
+		.prev_state = prev_state,
+		.preempt = preempt,
+	};
+
+	if (prev_state & TASK_DEAD_BIT)
+		return;
+	if (!task_selected(prev) ||
+	    (state_mask && !(state_mask & (1u << offcpu_state_of(prev_state, preempt))))) {
+		count(c, OFFCPU_CNT_FILTERED);
+		return;
+	}
+	if (bpf_map_update_elem(&inflight, &tid, &start, BPF_ANY))
+		count(c, OFFCPU_CNT_TABLE_FULL);
+	else
+		count(c, OFFCPU_CNT_WAITS_STARTED);
+}
+
+static __always_inline void emit_wait(struct offcpu_counters *c, struct task_struct *next,
+				      __u32 tid, struct offcpu_start *start, __u64 now)
+{
+	bool kthread = BPF_CORE_READ(next, flags) & OFFCPU_PF_KTHREAD;
+	struct offcpu_wait_record *r = NULL;
+	struct pending_wait *p = NULL;
+	__u32 zero = 0;
+	long n;
+
+	if (want_user_stack && !kthread) {
+		p = bpf_task_storage_get(&pending, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (p) {
+			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(next);
+			__u64 ip = PT_REGS_IP_CORE(regs);
+			__u64 sp = PT_REGS_SP_CORE(regs);
+
+			/*
+			 * Its previous wait has not reached user space yet. If
+			 * the user registers are unchanged it is still in the
+			 * same system call, with the same user stack as now.
+			 */
+			if (p->user_ip == ip && p->user_sp == sp)
+				flush_parked(c, p, OFFCPU_USTACK_FROM_NEXT);
+			else
+				flush_parked(c, p, OFFCPU_USTACK_NONE);
+			p->user_ip = ip;
+			p->user_sp = sp;
+			r = &p->record;
+		} else {
+			count(c, OFFCPU_CNT_USTACK_FAIL);
+		}
+	}
+	if (!r) {
+		r = bpf_map_lookup_elem(&scratch, &zero);
+		if (!r)
+			return;
+	}
+	r->type = OFFCPU_RECORD_WAIT;
+	r->pid = BPF_CORE_READ(next, tgid);
+	r->tid = tid;
+	r->cpu = bpf_get_smp_processor_id();
+	r->end_ts_ns = now;
+	r->duration_ns = now - start->start_ts_ns;
+	r->prev_state = start->prev_state;
+	r->preempt = start->preempt;
+	r->user_stack = OFFCPU_USTACK_NONE;
+	r->kernel_frames = 0;
+	r->user_frames = 0;
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
+	if (want_kernel_stack) {
+		n = bpf_get_task_stack(next, r->ips, stack_depth * sizeof(__u64), 0);
+		if (n < 0)
+			count(c, OFFCPU_CNT_KSTACK_FAIL);
+		else
+			r->kernel_frames = n / sizeof(__u64);
+	}
+	if (p) {
+		p->armed = 1;
+		count(c, OFFCPU_CNT_USTACK_PENDING);
+		return;
+	}
+	submit(c, r);
+}
+
+static __always_inline void switch_in(struct offcpu_counters *c, struct task_struct *next,
+				      __u32 tid, __u64 now)
+{
+	struct offcpu_start *found = bpf_map_lookup_elem(&inflight, &tid);
+	struct offcpu_start start;
+	__u64 duration_ns;
+
+	if (!found) {
+		/*
+		 * With --state, a filtered switch-out leaves no entry by
+		 * design and was counted as filtered already.
+		 */
+		if (!state_mask && task_selected(next))
+			count(c, OFFCPU_CNT_NO_START);
+		return;
+	}
+	start = *found;
+	bpf_map_delete_elem(&inflight, &tid);
+	count(c, OFFCPU_CNT_WAITS_COMPLETED);
+
+	duration_ns = now - start.start_ts_ns;
+	if (duration_ns < min_duration_ns) {
+		count(c, OFFCPU_CNT_BELOW_MIN);
+		return;
+	}
+	if (duration_ns > max_duration_ns) {
+		count(c, OFFCPU_CNT_ABOVE_MAX);
+		return;
+	}
+	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
+		count(c, OFFCPU_CNT_SAMPLED_OUT);
+		return;
+	}
+	emit_wait(c, next, tid, &start, now);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	struct offcpu_counters *c = counters_get();
+	__u64 now = bpf_ktime_get_ns();
+	__u32 prev_tid = prev->pid;
+	__u32 next_tid = next->pid;
+	__u32 prev_state;
+
+	/*
+	 * Since 5.18 (commit fa2c3254d7cf, "sched/tracing: Don't re-read
+	 * p->state when emitting sched_switch event") the state is an
+	 * argument; re-reading prev->__state races with a remote wakeup.
+	 */
+	if (has_prev_state_arg)
+		prev_state = (__u32)ctx[3];
+	else
+		prev_state = task_state(prev);
+
+	count(c, OFFCPU_CNT_SWITCHES);
+	/* TID 0 is the per-CPU idle task: it never waits. */
+	if (prev_tid)
+		switch_out(c, prev, prev_tid, preempt, prev_state, now);
+	if (next_tid)
+		switch_in(c, next, next_tid, now);
+	return 0;
+}
+
+/* The current thread is about to run user code: its user stack is intact. */
+static __always_inline int take_user_stack(void *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct offcpu_counters *c;
+	struct pending_wait *p;
+	__u32 kernel_frames;
+	long n;
+
+	p = bpf_task_storage_get(&pending, task, 0, 0);
+	if (!p || !p->armed)
+		return 0;
+	c = counters_get();
+	disarm(c, p);
+	kernel_frames = p->record.kernel_frames;
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
+		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
+	n = bpf_get_stack(ctx, &p->record.ips[kernel_frames], stack_depth * sizeof(__u64),
+			  BPF_F_USER_STACK);
+	if (n < 0) {
+		count(c, OFFCPU_CNT_USTACK_FAIL);
+		p->record.user_frames = 0;
+	} else {
+		p->record.user_frames = n / sizeof(__u64);
+		p->record.user_stack = OFFCPU_USTACK_TAKEN;
+	}
+	submit(c, &p->record);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_sys_exit)
+{
+	return take_user_stack(ctx);
+}
+
+/* Fires on the way back to user space after a preemption or migration. */
+SEC("tp_btf/rseq_update")
+int BPF_PROG(offcpu_rseq_update)
+{
+	return take_user_stack(ctx);
+}
+
+static __always_inline void flush_current(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pending_wait *p = bpf_task_storage_get(&pending, task, 0, 0);
+
+	if (p)
+		flush_parked(counters_get(), p, OFFCPU_USTACK_NONE);
+}
+
+static __always_inline void task_record(__u32 type, __u32 pid, __u32 parent_pid)
+{
+	struct offcpu_task_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+	if (!r) {
+		count(counters_get(), OFFCPU_CNT_RINGBUF_FULL);
+		return;
+	}
+	r->type = type;
+	r->pid = pid;
+	r->parent_pid = parent_pid;
+	bpf_ringbuf_submit(r, 0);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	flush_current();
+	/* do_exit() decremented signal->live before this tracepoint. */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	if (follow_forks)
+		bpf_map_delete_elem(&pids, &tgid);
+	task_record(OFFCPU_RECORD_EXIT, tgid, 0);
+	return 0;
+}
+
+/* The old image's user stack is gone; user space must re-read the maps. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
+{
+	flush_current();
+	task_record(OFFCPU_RECORD_EXEC, p->tgid, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 parent_tgid = parent->tgid;
+	__u32 child_tgid = child->tgid;
+	__u8 one = 1;
+
+	/* A new thread shares its process's maps: nothing to tell. */
+	if (child->pid != child_tgid)
+		return 0;
+	/* With -- COMMAND, the processes it forks are traced too. */
+	if (follow_forks && bpf_map_lookup_elem(&pids, &parent_tgid))
+		bpf_map_update_elem(&pids, &child_tgid, &one, BPF_NOEXIST);
+	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Output back-ends, looked up by name or by file extension, and the output
+ * file: written beside its destination under a temporary name and renamed
+ * into place only when complete.
+ */
+#ifndef OFFCPU_OUTPUT_H
+#define OFFCPU_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+struct output_format {
+	const char *name;
+	const char *extension;
+	bool lists_waits; /* needs every wait kept, not only the sums */
+	/* Writes the finished profile; errors of the stream are checked by the caller. */
+	int (*write)(FILE *out, const struct profile *p);
+};
+
+const struct output_format *output_format__by_name(const char *name);
+/* By the extension of path; NULL if none matches. */
+const struct output_format *output_format__by_path(const char *path);
+
+int output_text_write(FILE *out, const struct profile *p);
+int output_folded_write(FILE *out, const struct profile *p);
+int output_json_write(FILE *out, const struct profile *p);
+
+struct output_file {
+	FILE *stream;
+	char *path;      /* NULL for stdout */
+	char *temp_path;
+};
+
+/* "-" or NULL is stdout. Fails early on an unwritable destination. */
+int output_file__open(const char *path, struct output_file *out);
+/* Flushes, checks for write errors (ENOSPC...), renames into place. */
+int output_file__commit(struct output_file *f);
+/* Removes the temporary file; the destination is untouched. */
+void output_file__abort(struct output_file *f);
+
+#endif

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Folded stacks for flamegraph.pl, inferno and speedscope. */
+#include <inttypes.h>
+
+#include "folded_lines.h"
+#include "output.h"
+
+int output_folded_write(FILE *out, const struct profile *p)
+{
+	struct folded_lines lines;
+	size_t i;
+	int err = folded_lines__build(p, false, &lines);
+
+	if (err)
+		return err;
+	for (i = 0; i < lines.nr; i++)
+		fprintf(out, "%s %" PRIu64 "\n", lines.lines[i].text, lines.lines[i].total_ns);
+	folded_lines__free(&lines);
+	return 0;
+}

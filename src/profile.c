@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "profile.h"
+
+static uint64_t hash_stack(const void *key)
+{
+	const struct stack *s = key;
+	uint64_t h = hash_bytes(&s->nr, sizeof(s->nr), 0);
+	uint32_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct frame *f = &s->frames[i];
+
+		h = hash_bytes(&f->addr, sizeof(f->addr), h);
+		h = hash_bytes(&f->sym, sizeof(f->sym), h);
+		h = hash_bytes(&f->module, sizeof(f->module), h);
+	}
+	return h;
+}
+
+static bool frames_equal(const struct frame *a, const struct frame *b)
+{
+	return a->addr == b->addr && a->sym == b->sym && a->off == b->off &&
+	       a->module == b->module && a->module_off == b->module_off &&
+	       a->kernel == b->kernel;
+}
+
+static bool equal_stack(const void *a, const void *b)
+{
+	const struct stack *x = a, *y = b;
+	uint32_t i;
+
+	if (x->nr != y->nr)
+		return false;
+	for (i = 0; i < x->nr; i++) {
+		if (!frames_equal(&x->frames[i], &y->frames[i]))
+			return false;
+	}
+	return true;
+}
+
+/* Identity of an aggregate: every field of struct wait but the per-wait ones. */
+static uint64_t hash_entry(const void *key)
+{
+	const struct wait *w = key;
+	uint64_t h = hash_bytes(&w->pid, sizeof(w->pid), 0);
+
+	h = hash_bytes(&w->tid, sizeof(w->tid), h);
+	h = hash_bytes(&w->state, sizeof(w->state), h);
+	h = hash_bytes(&w->comm, sizeof(w->comm), h);
+	h = hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
+	h = hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
+	return hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
+}
+
+static bool equal_entry(const void *a, const void *b)
+{
+	const struct wait *x = a, *y = b;
+
+	return x->pid == y->pid && x->tid == y->tid && x->state == y->state &&
+	       x->comm == y->comm && x->wait_class == y->wait_class &&
+	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack;
+}
+
+int profile__new(bool keep_waits, struct profile **out)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->keep_waits = keep_waits;
+	p->strings = strpool__new();
+	p->stacks = hashmap__new(hash_stack, equal_stack);
+	p->entries = hashmap__new(hash_entry, equal_entry);
+	if (!p->strings || !p->stacks || !p->entries) {
+		profile__free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+void profile__free(struct profile *p)
+{
+	struct hashmap_iter it = { 0 };
+	void *value;
+
+	if (!p)
+		return;
+	if (p->stacks) {
+		while (hashmap__next(p->stacks, &it, NULL, &value))
+			free(value);
+		hashmap__free(p->stacks);
+	}
+	if (p->entries) {
+		memset(&it, 0, sizeof(it));
+		while (hashmap__next(p->entries, &it, NULL, &value))
+			free(value);
+		hashmap__free(p->entries);
+	}
+	free(p->waits);
+	strpool__free(p->strings);
+	free(p);
+}
+
+const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames,
+					  size_t nr)
+{
+	struct stack *s = malloc(sizeof(*s) + nr * sizeof(*frames)), *found;
+
+	if (!s)
+		return NULL;
+	s->nr = (uint32_t)nr;
+	memcpy(s->frames, frames, nr * sizeof(*frames));
+	found = hashmap__find(p->stacks, s);
+	if (found) {
+		free(s);
+		return found;
+	}
+	if (hashmap__insert(p->stacks, s, s)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int profile__add(struct profile *p, const struct wait *w)
+{
+	struct profile_entry *e = hashmap__find(p->entries, w);
+
+	if (p->keep_waits) {
+		if (p->nr_waits == p->waits_cap) {
+			size_t cap = p->waits_cap ? p->waits_cap * 2 : 1024;
+			struct wait *grown = realloc(p->waits, cap * sizeof(*grown));
+
+			if (!grown)
+				return -ENOMEM;
+			p->waits = grown;
+			p->waits_cap = cap;
+		}
+		p->waits[p->nr_waits++] = *w;
+	}
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		e->key = *w;
+		e->key.end_ts_ns = 0;
+		e->key.duration_ns = 0;
+		e->key.cpu = 0;
+		if (hashmap__insert(p->entries, &e->key, e)) {
+			free(e);
+			return -ENOMEM;
+		}
+	}
+	e->count++;
+	e->total_ns += w->duration_ns;
+	p->total_count++;
+	p->total_ns += w->duration_ns;
+	return 0;
+}
+
+static int compare_entries(const void *a, const void *b)
+{
+	const struct profile_entry *x = *(struct profile_entry *const *)a;
+	const struct profile_entry *y = *(struct profile_entry *const *)b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	if (x->key.pid != y->key.pid)
+		return x->key.pid < y->key.pid ? -1 : 1;
+	return x->key.tid < y->key.tid ? -1 : x->key.tid > y->key.tid;
+}
+
+int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr)
+{
+	size_t n = hashmap__size(p->entries), i = 0;
+	struct hashmap_iter it = { 0 };
+	struct profile_entry **array;
+	void *value;
+
+	array = calloc(n ? n : 1, sizeof(*array));
+	if (!array)
+		return -ENOMEM;
+	while (hashmap__next(p->entries, &it, NULL, &value))
+		array[i++] = value;
+	qsort(array, n, sizeof(*array), compare_entries);
+	*out = array;
+	*nr = n;
+	return 0;
+}

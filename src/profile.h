@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The aggregate profile every output back-end reads: symbolized waits
+ * summed by process, thread, state, wait class and stacks, the health
+ * counters, and (for formats that list every wait) the waits themselves.
+ */
+#ifndef OFFCPU_PROFILE_H
+#define OFFCPU_PROFILE_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offcpu.h"
+#include "strpool.h"
+#include "symbolizer.h"
+
+struct stack {
+	uint32_t nr;
+	struct frame frames[]; /* leaf first */
+};
+
+struct wait {
+	uint64_t end_ts_ns; /* CLOCK_MONOTONIC at switch-in */
+	uint64_t duration_ns;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t cpu;
+	unsigned int state;        /* enum offcpu_state */
+	const char *comm;          /* interned */
+	const char *wait_class;    /* interned */
+	const struct stack *kernel_stack; /* interned; NULL when not taken */
+	const struct stack *user_stack;
+};
+
+struct profile_entry {
+	struct wait key; /* timestamps, duration and cpu are zero */
+	uint64_t count;
+	uint64_t total_ns;
+};
+
+struct profile {
+	struct strpool *strings;
+	struct hashmap *stacks;
+	struct hashmap *entries;
+	bool keep_waits;
+	struct wait *waits;
+	size_t nr_waits;
+	size_t waits_cap;
+	uint64_t counters[OFFCPU_CNT_MAX];
+	uint64_t total_ns;
+	uint64_t total_count;
+};
+
+int profile__new(bool keep_waits, struct profile **out);
+void profile__free(struct profile *p);
+/* The one copy of this stack; NULL when out of memory. */
+const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames,
+					  size_t nr);
+int profile__add(struct profile *p, const struct wait *w);
+/* Entries sorted by total time, largest first; free the array, not the entries. */
+int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr);
+
+#endif

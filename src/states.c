@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <linux/types.h>
+#include <string.h>
+
+#include "offcpu.h"
+#include "states.h"
+
+static const char *const state_names[OFFCPU_STATE_COUNT] = {
+	[OFFCPU_STATE_INTERRUPTIBLE] = "interruptible",
+	[OFFCPU_STATE_UNINTERRUPTIBLE] = "uninterruptible",
+	[OFFCPU_STATE_IDLE] = "idle",
+	[OFFCPU_STATE_PREEMPTED] = "preempted",
+	[OFFCPU_STATE_RUNNING] = "running",
+	[OFFCPU_STATE_STOPPED] = "stopped",
+	[OFFCPU_STATE_TRACED] = "traced",
+	[OFFCPU_STATE_PARKED] = "parked",
+	[OFFCPU_STATE_OTHER] = "other",
+};
+
+const char *state_name(unsigned int state)
+{
+	return state < OFFCPU_STATE_COUNT ? state_names[state] : "other";
+}
+
+int parse_state_list(const char *text, uint32_t *mask)
+{
+	uint32_t bits = 0;
+	const char *p = text;
+
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		unsigned int i;
+
+		for (i = 0; i < OFFCPU_STATE_COUNT; i++) {
+			if (strlen(state_names[i]) == len && !strncmp(p, state_names[i], len))
+				break;
+		}
+		if (i == OFFCPU_STATE_COUNT)
+			return -EINVAL;
+		bits |= 1u << i;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	*mask = bits;
+	return 0;
+}

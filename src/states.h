@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Names of the thread states of SPEC.md; the mapping is in offcpu.h. */
+#ifndef OFFCPU_STATES_H
+#define OFFCPU_STATES_H
+
+#include <stdint.h>
+
+const char *state_name(unsigned int state);
+/* "preempted,uninterruptible" to a bit mask of enum offcpu_state. */
+int parse_state_list(const char *text, uint32_t *mask);
+
+#endif

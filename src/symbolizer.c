@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elfsyms.h"
+#include "hashmap.h"
+#include "log.h"
+#include "procmaps.h"
+#include "symbolizer.h"
+
+/* A mapped file, shared by every process that maps it. */
+struct dso {
+	uint64_t dev;
+	uint64_t inode;
+	struct elfsyms *syms; /* NULL: no symbols could be read */
+};
+
+struct process {
+	uint32_t pid;
+	uint32_t parent_pid; /* from a fork record; 0 once it execs */
+	struct proc_maps maps;
+	struct dso **dsos; /* one per mapping */
+	uint64_t read_at_ns;
+	bool loaded;  /* its maps were read, or tried */
+	bool gone;    /* they could not be read */
+	bool counted; /* in processes_gone */
+};
+
+struct symbolizer {
+	struct strpool *strings;
+	struct ksyms *ksyms;
+	struct hashmap *processes; /* pid -> struct process */
+	struct hashmap *dsos;      /* dev+inode -> struct dso */
+	struct dso vdso;
+	bool vdso_loaded;
+	uint64_t processes_gone;
+	const char *kernel_module;
+};
+
+/* A process whose address is in no mapping is re-read at most this often. */
+#define MAPS_REFRESH_NS 200000000ULL
+
+static uint64_t hash_u32_key(const void *key)
+{
+	return hash_bytes(key, sizeof(uint32_t), 0);
+}
+
+static bool equal_u32_key(const void *a, const void *b)
+{
+	return *(const uint32_t *)a == *(const uint32_t *)b;
+}
+
+static uint64_t hash_dso_key(const void *key)
+{
+	return hash_bytes(key, 2 * sizeof(uint64_t), 0);
+}
+
+static bool equal_dso_key(const void *a, const void *b)
+{
+	return memcmp(a, b, 2 * sizeof(uint64_t)) == 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int symbolizer__new(struct strpool *strings, struct ksyms *ksyms, struct symbolizer **out)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->strings = strings;
+	s->ksyms = ksyms;
+	s->processes = hashmap__new(hash_u32_key, equal_u32_key);
+	s->dsos = hashmap__new(hash_dso_key, equal_dso_key);
+	s->kernel_module = strpool__intern(strings, "[kernel.kallsyms]");
+	if (!s->processes || !s->dsos || !s->kernel_module) {
+		symbolizer__free(s);
+		return -ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+static void process_free(struct process *p)
+{
+	procmaps__free(&p->maps);
+	free(p->dsos);
+	free(p);
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	struct hashmap_iter it = { 0 };
+	void *value;
+
+	if (!s)
+		return;
+	if (s->processes) {
+		while (hashmap__next(s->processes, &it, NULL, &value))
+			process_free(value);
+		hashmap__free(s->processes);
+	}
+	if (s->dsos) {
+		memset(&it, 0, sizeof(it));
+		while (hashmap__next(s->dsos, &it, NULL, &value)) {
+			elfsyms__free(((struct dso *)value)->syms);
+			free(value);
+		}
+		hashmap__free(s->dsos);
+	}
+	elfsyms__free(s->vdso.syms);
+	ksyms__free(s->ksyms);
+	free(s);
+}
+
+void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f)
+{
+	/* Kernel stack entries are return addresses: the call is before them. */
+	const struct ksym *ks = s->ksyms ? ksyms__find(s->ksyms, addr - 1) : NULL;
+	char module[80];
+
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->kernel = true;
+	f->module = s->kernel_module;
+	f->module_off = addr;
+	if (!ks)
+		return;
+	f->sym = strpool__intern(s->strings, ks->name);
+	f->off = addr - ks->addr;
+	if (ks->module) {
+		snprintf(module, sizeof(module), "[%s]", ks->module);
+		f->module = strpool__intern(s->strings, module);
+	}
+}
+
+/* The vdso is the same image in every process: read our own. */
+static struct dso *vdso_dso(struct symbolizer *s, const struct proc_map *map)
+{
+	const void *image = (const void *)getauxval(AT_SYSINFO_EHDR);
+
+	if (!s->vdso_loaded) {
+		s->vdso_loaded = true;
+		if (image && elfsyms__open_memory(image, map->end - map->start, &s->vdso.syms))
+			s->vdso.syms = NULL;
+	}
+	return &s->vdso;
+}
+
+/*
+ * map_files reaches the very file the process mapped: in another mount
+ * namespace, or deleted and replaced on disk since.
+ */
+static int open_mapped_file(uint32_t pid, const struct proc_map *map)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, map->start,
+		 map->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || map->path[0] != '/')
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%u/root", pid);
+	if (strlen(path) + strlen(map->path) >= sizeof(path))
+		return open(map->path, O_RDONLY | O_CLOEXEC);
+	strcat(path, map->path);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct proc_map *map)
+{
+	uint64_t key[2] = { ((uint64_t)map->dev_major << 32) | map->dev_minor, map->inode };
+	struct dso *dso = hashmap__find(s->dsos, key);
+	int fd;
+
+	if (dso)
+		return dso;
+	dso = calloc(1, sizeof(*dso));
+	if (!dso)
+		return NULL;
+	dso->dev = key[0];
+	dso->inode = key[1];
+	fd = open_mapped_file(pid, map);
+	if (fd >= 0) {
+		if (elfsyms__open_fd(fd, &dso->syms))
+			dso->syms = NULL;
+		close(fd);
+	}
+	if (!dso->syms)
+		log_info("no symbols for %s (pid %u)", map->path, pid);
+	if (hashmap__insert(s->dsos, &dso->dev, dso)) {
+		elfsyms__free(dso->syms);
+		free(dso);
+		return NULL;
+	}
+	return dso;
+}
+
+static int read_process(struct symbolizer *s, struct process *p)
+{
+	struct proc_maps maps;
+	struct dso **dsos;
+	size_t i;
+	int err;
+
+	p->read_at_ns = now_ns();
+	err = procmaps__read_pid((int)p->pid, &maps);
+	if (err)
+		return err;
+	dsos = calloc(maps.nr ? maps.nr : 1, sizeof(*dsos));
+	if (!dsos) {
+		procmaps__free(&maps);
+		return -ENOMEM;
+	}
+	for (i = 0; i < maps.nr; i++) {
+		const struct proc_map *m = &maps.maps[i];
+
+		if (!strcmp(m->path, "[vdso]"))
+			dsos[i] = vdso_dso(s, m);
+		else if (m->inode)
+			dsos[i] = file_dso(s, p->pid, m);
+	}
+	procmaps__free(&p->maps);
+	free(p->dsos);
+	p->maps = maps;
+	p->dsos = dsos;
+	return 0;
+}
+
+static struct process *find_or_add(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = hashmap__find(s->processes, &pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (hashmap__insert(s->processes, &p->pid, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static struct process *get_process(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = find_or_add(s, pid);
+
+	if (p && !p->loaded) {
+		p->loaded = true;
+		p->gone = read_process(s, p) != 0;
+	}
+	return p;
+}
+
+/*
+ * The process whose mappings stand for pid's: its own, or, when it exited
+ * before they were read and never exec'd, its parent's.
+ */
+static struct process *mappings_of(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = get_process(s, pid), *parent;
+
+	if (!p || !p->gone)
+		return p;
+	if (p->parent_pid) {
+		parent = get_process(s, p->parent_pid);
+		if (parent && !parent->gone)
+			return parent;
+	}
+	if (!p->counted) {
+		p->counted = true;
+		s->processes_gone++;
+	}
+	return p;
+}
+
+void symbolizer__exec(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = find_or_add(s, pid);
+
+	if (!p)
+		return;
+	p->parent_pid = 0;
+	p->loaded = true;
+	p->gone = read_process(s, p) != 0;
+}
+
+void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid)
+{
+	struct process *p = find_or_add(s, child_pid);
+
+	if (p)
+		p->parent_pid = parent_pid;
+}
+
+void symbolizer__exit(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = hashmap__remove(s->processes, &pid);
+
+	if (p)
+		process_free(p);
+}
+
+uint64_t symbolizer__processes_gone(const struct symbolizer *s)
+{
+	return s->processes_gone;
+}
+
+void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
+		      struct frame *f)
+{
+	uint64_t lookup = is_leaf ? addr : addr - 1;
+	struct process *p = mappings_of(s, pid);
+	const struct proc_map *map = NULL;
+	const struct elf_symbol *sym;
+	struct dso *dso;
+	uint64_t vaddr;
+
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->module_off = addr;
+	if (!p)
+		return;
+	if (!p->gone)
+		map = procmaps__find(&p->maps, lookup);
+	/* A library loaded after the snapshot: read the mappings again. */
+	if (!map && !p->gone && p->pid == pid && now_ns() - p->read_at_ns > MAPS_REFRESH_NS &&
+	    !read_process(s, p))
+		map = procmaps__find(&p->maps, lookup);
+	if (!map)
+		return;
+	f->module = strpool__intern(s->strings, map->path[0] ? map->path : "[anon]");
+	f->module_off = addr - map->start + map->file_offset;
+	dso = p->dsos[map - p->maps.maps];
+	if (!dso || !dso->syms)
+		return;
+	if (elfsyms__offset_to_vaddr(dso->syms, lookup - map->start + map->file_offset, &vaddr))
+		return;
+	sym = elfsyms__find(dso->syms, vaddr);
+	if (!sym)
+		return;
+	f->sym = strpool__intern(s->strings, sym->name);
+	f->off = vaddr - sym->start + (addr - lookup);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one front door from addresses to names: kernel addresses through
+ * kallsyms, user addresses through a snapshot of the process's mappings and
+ * the ELF symbols of each mapped file (the vdso included).
+ */
+#ifndef OFFCPU_SYMBOLIZER_H
+#define OFFCPU_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ksyms.h"
+#include "strpool.h"
+
+struct frame {
+	uint64_t addr;
+	const char *sym;    /* interned; NULL when no symbol holds addr */
+	uint64_t off;       /* addr - symbol start */
+	const char *module; /* interned path or "[kernel.kallsyms]"; NULL if unmapped */
+	uint64_t module_off; /* offset in module: file offset, or addr in the kernel */
+	bool kernel;
+};
+
+struct symbolizer;
+
+/* Takes ownership of ksyms (may be NULL: kernel frames stay unnamed). */
+int symbolizer__new(struct strpool *strings, struct ksyms *ksyms, struct symbolizer **out);
+void symbolizer__free(struct symbolizer *s);
+void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);
+/* is_leaf: addr is where the thread stopped, not a return address. */
+void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
+		      struct frame *f);
+/* The process replaced its image: read the new mappings now, while it lives. */
+void symbolizer__exec(struct symbolizer *s, uint32_t pid);
+/* A new process maps what its parent maps until it execs. */
+void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid);
+/* The process is gone: its mappings are no longer needed. */
+void symbolizer__exit(struct symbolizer *s, uint32_t pid);
+uint64_t symbolizer__processes_gone(const struct symbolizer *s);
+
+#endif
