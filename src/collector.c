@@ -138,7 +138,7 @@ static uint32_t generation_of(struct collector *c, uint32_t pid)
 }
 
 static const struct stack *symbolize(struct collector *c, uint32_t pid, const __u64 *ips,
-				     uint32_t nr, bool kernel)
+				     uint32_t nr, bool kernel, uint64_t seen_ns)
 {
 	struct cached_stack *cached, *found;
 	const struct frame *first;
@@ -162,7 +162,7 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 		if (kernel)
 			symbolizer__kernel(c->symbolizer, ips[i], f);
 		else
-			symbolizer__user(c->symbolizer, pid, ips[i], i == 0, f);
+			symbolizer__user(c->symbolizer, pid, ips[i], i == 0, seen_ns, f);
 		if (!f->sym)
 			c->profile->counters[OFFCPU_CNT_SYMBOL_MISS]++;
 	}
@@ -245,7 +245,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (!w.comm)
 		return -ENOMEM;
 	if (kernel_frames) {
-		w.kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true);
+		w.kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true, r->end_ts_ns);
 		if (!w.kernel_stack)
 			return -ENOMEM;
 	}
@@ -253,7 +253,8 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
 	if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
-		w.user_stack = symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false);
+		w.user_stack = symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false,
+					 r->end_ts_ns);
 		if (!w.user_stack)
 			return -ENOMEM;
 	}

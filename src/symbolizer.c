@@ -44,9 +44,6 @@ struct symbolizer {
 	const char *kernel_module;
 };
 
-/* A process whose address is in no mapping is re-read at most this often. */
-#define MAPS_REFRESH_NS 200000000ULL
-
 static uint64_t hash_u32_key(const void *key)
 {
 	return hash_bytes(key, sizeof(uint32_t), 0);
@@ -221,6 +218,11 @@ static int read_process(struct symbolizer *s, struct process *p)
 	err = procmaps__read_pid((int)p->pid, &maps);
 	if (err)
 		return err;
+	/* A zombie's maps read fine and are empty: its memory is gone. */
+	if (maps.nr == 0) {
+		procmaps__free(&maps);
+		return -ESRCH;
+	}
 	dsos = calloc(maps.nr ? maps.nr : 1, sizeof(*dsos));
 	if (!dsos) {
 		procmaps__free(&maps);
@@ -297,9 +299,13 @@ void symbolizer__exec(struct symbolizer *s, uint32_t pid)
 
 	if (!p)
 		return;
+	/* Read lazily: at exec time ld.so has not mapped the libraries yet. */
+	procmaps__free(&p->maps);
+	free(p->dsos);
+	p->dsos = NULL;
 	p->parent_pid = 0;
-	p->loaded = true;
-	p->gone = read_process(s, p) != 0;
+	p->loaded = false;
+	p->gone = false;
 }
 
 void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid)
@@ -324,7 +330,7 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 }
 
 void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
-		      struct frame *f)
+		      uint64_t seen_ns, struct frame *f)
 {
 	uint64_t lookup = is_leaf ? addr : addr - 1;
 	struct process *p = mappings_of(s, pid);
@@ -340,9 +346,11 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 		return;
 	if (!p->gone)
 		map = procmaps__find(&p->maps, lookup);
-	/* A library loaded after the snapshot: read the mappings again. */
-	if (!map && !p->gone && p->pid == pid && now_ns() - p->read_at_ns > MAPS_REFRESH_NS &&
-	    !read_process(s, p))
+	/*
+	 * Mapped after the snapshot (dlopen, or libraries ld.so mapped after
+	 * we looked): only a snapshot older than the stack can be stale.
+	 */
+	if (!map && !p->gone && p->read_at_ns < seen_ns && !read_process(s, p))
 		map = procmaps__find(&p->maps, lookup);
 	if (!map)
 		return;

@@ -28,10 +28,13 @@ struct symbolizer;
 int symbolizer__new(struct strpool *strings, struct ksyms *ksyms, struct symbolizer **out);
 void symbolizer__free(struct symbolizer *s);
 void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);
-/* is_leaf: addr is where the thread stopped, not a return address. */
+/*
+ * is_leaf: addr is where the thread stopped, not a return address.
+ * seen_ns: CLOCK_MONOTONIC time at which addr was on the stack.
+ */
 void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
-		      struct frame *f);
-/* The process replaced its image: read the new mappings now, while it lives. */
+		      uint64_t seen_ns, struct frame *f);
+/* The process replaced its image: its old mappings are void. */
 void symbolizer__exec(struct symbolizer *s, uint32_t pid);
 /* A new process maps what its parent maps until it execs. */
 void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid);

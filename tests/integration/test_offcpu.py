@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Integration tests: the real BPF program in this kernel, real workloads.
+
+Run as root from the repository root after `make` (tests/run does both).
+Prints one line per check and ends with "N passed, N failed".
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OFFCPU = os.path.join(ROOT, "offcpu")
+WORKLOAD = os.path.join(ROOT, "build", "tests", "workload")
+TMP = tempfile.mkdtemp(prefix="offcpu-test-")
+
+# Voluntary waits: what the workload times around its blocking calls.
+BLOCKED_STATES = {"interruptible", "uninterruptible", "idle"}
+KTHREAD_COMMS = re.compile(r"^(kworker/|ksoftirqd/|rcu_|migration/|kcompactd|kthreadd|khugepaged)")
+
+
+def run(args, **kw):
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("timeout", 120)
+    return subprocess.run(args, **kw)
+
+
+def read_json_lines(path):
+    with open(path) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    assert records, "empty output"
+    assert records[-1]["type"] == "stats", "last line is not the stats record"
+    return [r for r in records if r["type"] == "offcpu"], records[-1]
+
+
+def sleeper(comm, rounds=40, ms=20):
+    return subprocess.Popen([WORKLOAD, "sleep", comm, str(rounds), str(ms)])
+
+
+def trace_json(args, seconds="1s"):
+    out = os.path.join(TMP, "trace-%d.json" % time.monotonic_ns())
+    r = run([OFFCPU, "-d", seconds, "-f", "json", "-o", out] + args)
+    assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
+    return read_json_lines(out)
+
+
+def user_syms(wait):
+    return [f.get("sym") for f in wait["user_stack"]]
+
+
+# --- the workload with known waits ------------------------------------------------------------
+
+TRUTH = {}
+WAITS = []
+STATS = {}
+
+
+def record_truth_workload():
+    out = os.path.join(TMP, "workload.json")
+    truth_file = os.path.join(TMP, "truth.txt")
+    r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", WORKLOAD, "truth", truth_file])
+    assert r.returncode == 0, "offcpu -- workload exited %d: %s" % (r.returncode, r.stderr)
+    with open(truth_file) as f:
+        for line in f:
+            name, tid, count, total = line.split()
+            TRUTH[name] = (int(tid), int(count), int(total))
+    waits, stats = read_json_lines(out)
+    WAITS.extend(waits)
+    STATS.update(stats)
+
+
+def check_thread(name, wait_prefix, function):
+    tid, count, total = TRUTH[name]
+    mine = [w for w in WAITS if w["tid"] == tid and w["state"] in BLOCKED_STATES]
+    got = sum(w["duration_ns"] for w in mine)
+    assert abs(got - total) <= 0.02 * total, "%s: offcpu %d ns vs workload %d ns (%.2f%%)" % (
+        name, got, total, 100.0 * (got - total) / total)
+    assert len(mine) == count, "%s: %d waits recorded, workload blocked %d times" % (
+        name, len(mine), count)
+    for w in mine:
+        assert w["state"] == "interruptible", "%s: state %s" % (name, w["state"])
+        assert w["wait"] == wait_prefix or w["wait"].startswith(wait_prefix + ":"), \
+            "%s: wait class %s, expected %s" % (name, w["wait"], wait_prefix)
+        assert function in user_syms(w), "%s: user stack %s lacks %s" % (
+            name, user_syms(w), function)
+        assert w["kernel_stack"], "%s: no kernel stack" % name
+        leaf = w["kernel_stack"][0].get("sym", "")
+        assert leaf not in ("__schedule", "schedule") and not leaf.startswith("bpf_"), \
+            "%s: kernel leaf is %s" % (name, leaf)
+
+
+def test_sleeper_exact():
+    check_thread("sleeper", "sleep", "sleeper_thread")
+
+
+def test_mutex_waiter_exact():
+    check_thread("mutex_waiter", "lock", "mutex_waiter_thread")
+
+
+def test_pipe_reader_exact():
+    check_thread("pipe_reader", "pipe", "pipe_reader_thread")
+
+
+def test_child_waiter_exact():
+    check_thread("child_waiter", "child", "child_waiter_thread")
+
+
+def test_migrating_thread_counted_once():
+    check_thread("migrator", "pipe", "migrator_thread")
+    tid = TRUTH["migrator"][0]
+    cpus = [w["cpu"] for w in WAITS if w["tid"] == tid]
+    if os.cpu_count() > 1:
+        # The driver moves it to CPU (i + 1) % 2 before waking it the i-th time.
+        assert cpus == [(i + 1) % 2 for i in range(len(cpus))], "resumed on CPUs %s" % cpus
+
+
+def test_children_traced_and_symbolized():
+    # Each child sleeps once, then exits at once: its maps are gone by the
+    # time its wait is read, and its parent's stand in for them.
+    kids = [w for w in WAITS if w["comm"] == "wl_kid" and w["state"] in BLOCKED_STATES]
+    assert len(kids) == TRUTH["child_waiter"][1], "%d child waits" % len(kids)
+    for w in kids:
+        assert w["wait"] == "sleep"
+        syms = user_syms(w)
+        assert syms[0] in ("clock_nanosleep", "__clock_nanosleep") and \
+            "child_waiter_thread" in syms, "child user stack %s" % syms
+
+
+def test_stats_record():
+    for name in ("switches", "waits_started", "waits_completed", "no_start", "filtered",
+                 "below_min_duration", "above_max_duration", "sampled_out", "emitted",
+                 "table_full", "ringbuf_full", "kernel_stack_failures", "user_stack_failures",
+                 "symbol_misses"):
+        assert name in STATS, "stats record lacks %s" % name
+    assert STATS["ringbuf_full"] == 0 and STATS["table_full"] == 0, STATS
+    assert STATS["emitted"] >= len(WAITS) - STATS["user_stack_lost"], STATS
+    assert STATS["waits_completed"] >= STATS["emitted"], STATS
+
+
+# --- command mode -------------------------------------------------------------------------------
+
+def test_command_exit_status_and_output_passthrough():
+    out = os.path.join(TMP, "cmd.txt")
+    r = run([OFFCPU, "-o", out, "--", "sh", "-c", "echo hello; echo oops >&2; exit 3"])
+    assert r.returncode == 3, "exit %d" % r.returncode
+    assert r.stdout == "hello\n", repr(r.stdout)
+    assert "oops" in r.stderr
+    assert open(out).read().startswith("offcpu: ")
+
+
+def test_command_not_found():
+    r = run([OFFCPU, "-o", os.path.join(TMP, "nf.txt"), "--", "/nonexistent/program"])
+    assert r.returncode == 127, r.returncode
+    assert "/nonexistent/program" in r.stderr
+
+
+# --- system wide ------------------------------------------------------------------------------
+
+def test_system_wide_text_report():
+    p = sleeper("wl_report", rounds=200)
+    try:
+        r = run([OFFCPU, "-d", "1s"])
+    finally:
+        p.kill()
+        p.wait()
+    assert r.returncode == 0, r.stderr
+    for section in ("By thread state", "By wait class", "By thread (top 20)",
+                    "Top stacks (leaf first)", "Health counters"):
+        assert section in r.stdout, "report lacks %s" % section
+    assert "wl_report" in r.stdout
+    assert r.stderr == "", "stderr not empty: %r" % r.stderr
+
+
+def test_folded_format_for_flamegraph():
+    p = sleeper("wl_folded", rounds=200)
+    out = os.path.join(TMP, "out.folded")
+    try:
+        r = run([OFFCPU, "-d", "1s", "-o", out])
+    finally:
+        p.kill()
+        p.wait()
+    assert r.returncode == 0, r.stderr
+    lines = open(out).read().splitlines()
+    assert lines
+    # flamegraph.pl reads /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the stack on ';'.
+    for line in lines:
+        m = re.match(r"^(\S+) (\d+)$", line)
+        assert m, "not a folded line: %r" % line
+        frames = m.group(1).split(";")
+        assert all(frames), "empty frame in %r" % line
+        assert re.match(r"^\[[a-z]+\]$", frames[1]) and frames[2].startswith("["), line
+    mine = [l for l in lines if l.startswith("wl_folded;[interruptible];[sleep];")]
+    assert mine, "no folded line for the sleeper"
+    assert any("do_nanosleep_[k]" in l or "hrtimer_nanosleep_[k]" in l for l in mine), mine
+    total = sum(int(l.rsplit(" ", 1)[1]) for l in mine)
+    assert total > 500_000_000, total
+
+
+def test_stats_on_stderr():
+    r = run([OFFCPU, "-d", "200ms", "--stats", "-o", os.path.join(TMP, "s.txt")])
+    assert r.returncode == 0
+    for name in ("switches", "ringbuf_full", "table_full", "symbol_misses", "no_start"):
+        assert re.search(r"^\s+%s\s+\d+$" % name, r.stderr, re.M), r.stderr
+
+
+def test_signal_writes_complete_output():
+    out = os.path.join(TMP, "sigint.json")
+    p = subprocess.Popen([OFFCPU, "-f", "json", "-o", out], stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    assert not os.path.exists(out), "output exists before the end"
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=30) == 0
+    read_json_lines(out)
+    assert not [f for f in os.listdir(TMP) if f.startswith(".sigint.json")], "temporary left"
+
+
+# --- filters ----------------------------------------------------------------------------------
+
+def two_sleepers():
+    return sleeper("wl_traced", rounds=60), sleeper("wl_other", rounds=60)
+
+
+def check_only(waits, pred, what):
+    assert waits, "no waits recorded for %s" % what
+    bad = [w for w in waits if not pred(w)]
+    assert not bad, "%s: unexpected %s" % (what, bad[0]["comm"])
+
+
+def with_two_sleepers(fn):
+    a, b = two_sleepers()
+    time.sleep(0.1)
+    try:
+        fn(a, b)
+    finally:
+        a.kill()
+        b.kill()
+        a.wait()
+        b.wait()
+
+
+def test_filter_pid():
+    def check(a, b):
+        waits, stats = trace_json(["-p", str(a.pid)])
+        check_only(waits, lambda w: w["pid"] == a.pid, "-p")
+        assert stats["filtered"] > 0
+    with_two_sleepers(check)
+
+
+def test_filter_tid():
+    def check(a, b):
+        waits, _ = trace_json(["-t", str(b.pid)])
+        check_only(waits, lambda w: w["tid"] == b.pid, "-t")
+    with_two_sleepers(check)
+
+
+def test_filter_comm():
+    def check(a, b):
+        waits, _ = trace_json(["-c", "wl_other", "-c", "no_such_comm"])
+        check_only(waits, lambda w: w["comm"] == "wl_other", "-c")
+    with_two_sleepers(check)
+
+
+def cgroup2_root():
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            fields = line.split()
+            if fields[2] == "cgroup2":
+                return fields[1]
+    raise AssertionError("no cgroup2 mount on this machine")
+
+
+def test_filter_cgroup():
+    path = os.path.join(cgroup2_root(), "offcpu-test-%d" % os.getpid())
+    os.mkdir(path)
+    try:
+        def check(a, b):
+            with open(os.path.join(path, "cgroup.procs"), "w") as f:
+                f.write(str(a.pid))
+            waits, _ = trace_json(["--cgroup", path])
+            check_only(waits, lambda w: w["pid"] == a.pid, "--cgroup")
+        with_two_sleepers(check)
+    finally:
+        os.rmdir(path)
+
+
+def test_filter_user_threads_only():
+    def check(a, b):
+        waits, _ = trace_json(["-u"])
+        check_only(waits, lambda w: not KTHREAD_COMMS.match(w["comm"]), "-u")
+        assert any(w["pid"] == a.pid for w in waits)
+    with_two_sleepers(check)
+
+
+def test_filter_kernel_threads_only():
+    def check(a, b):
+        waits, _ = trace_json(["-k"], seconds="2s")
+        check_only(waits, lambda w: not w["user_stack"] and w["pid"] not in (a.pid, b.pid), "-k")
+    with_two_sleepers(check)
+
+
+def test_filter_state():
+    def check(a, b):
+        waits, _ = trace_json(["--state", "interruptible", "-p", "%d,%d" % (a.pid, b.pid)])
+        check_only(waits, lambda w: w["state"] == "interruptible", "--state")
+    with_two_sleepers(check)
+
+
+def test_duration_bounds_and_sampling():
+    p1 = sleeper("wl_short", rounds=2000, ms=5)
+    p2 = sleeper("wl_long", rounds=500, ms=20)
+    try:
+        waits, stats = trace_json(["-m", "10ms", "-M", "30ms", "-p", "%d,%d" % (p1.pid, p2.pid)])
+        check_only(waits, lambda w: 10_000_000 <= w["duration_ns"] <= 30_000_000, "-m/-M")
+        assert stats["below_min_duration"] > 0, stats
+        assert {w["comm"] for w in waits} == {"wl_long"}
+        waits, stats = trace_json(["--sample-rate", "4", "-m", "0", "-p", str(p1.pid)])
+        assert stats["sampled_out"] > 0, stats
+        kept = stats["emitted"] / (stats["emitted"] + stats["sampled_out"])
+        assert 0.05 < kept < 0.6, "kept %.2f of waits with --sample-rate 4" % kept
+    finally:
+        for p in (p1, p2):
+            p.kill()
+            p.wait()
+
+
+def test_max_entries_full_table_counted():
+    # 64 sleeping processes cannot fit in a table of 16.
+    procs = [sleeper("wl_many", rounds=100, ms=10) for _ in range(64)]
+    try:
+        _, stats = trace_json(["--max-entries", "16", "-c", "wl_many"])
+        assert stats["table_full"] > 0, stats
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+BAD_INPUTS = [
+    (["--bogus"], "--bogus"),
+    (["-m", "5"], "'5'"),
+    (["-m", "5 ms"], "'5 ms'"),
+    (["-m", "-1ms"], "'-1ms'"),
+    (["-M", "1.5s"], "'1.5s'"),
+    (["-d", "99999999999999999999s"], "99999999999999999999s"),
+    (["-p", "abc"], "'abc'"),
+    (["-p", "1,,2"], "'1,,2'"),
+    (["-p", "2147483647"], "2147483647"),
+    (["-t", "0"], "'0'"),
+    (["-f", "xml"], "'xml'"),
+    (["--state", "sleepy"], "'sleepy'"),
+    (["--stack-depth", "128"], "'128'"),
+    (["--max-entries", "0"], "'0'"),
+    (["--sample-rate", "0"], "'0'"),
+    (["-c", "a_name_much_longer_than_fifteen"], "a_name_much_longer_than_fifteen"),
+    (["-u", "-k"], "exclude"),
+    (["-m", "10ms", "-M", "1ms"], "--min-duration"),
+    (["-o", "/nonexistent/dir/out.json"], "/nonexistent/dir/out.json"),
+    (["-o", "/tmp"], "/tmp"),
+    (["--cgroup", "/tmp"], "/tmp"),
+    (["stray"], "stray"),
+]
+
+
+def test_bad_input():
+    for args, needle in BAD_INPUTS:
+        before = set(os.listdir(TMP))
+        r = run([OFFCPU, "-d", "1s", "-o", os.path.join(TMP, "bad.json")] + args
+                if "-o" not in args else [OFFCPU, "-d", "1s"] + args)
+        assert r.returncode == 2, "%s: exit %d" % (args, r.returncode)
+        first = r.stderr.splitlines()[0] if r.stderr else ""
+        assert first.startswith("offcpu: ") and needle in first, "%s: %r" % (args, r.stderr)
+        assert r.stdout == "", "%s: stdout %r" % (args, r.stdout)
+        assert set(os.listdir(TMP)) == before, "%s: left a file" % args
+
+
+def test_help_and_version():
+    r = run([OFFCPU, "--help"])
+    assert r.returncode == 0 and "--min-duration" in r.stdout
+    r = run([OFFCPU, "-V"])
+    assert r.returncode == 0 and r.stdout.startswith("offcpu ")
+
+
+def test_missing_btf_is_an_environment_error():
+    env = dict(os.environ, OFFCPU_BTF_PATH="/nonexistent/vmlinux")
+    r = run([OFFCPU, "-d", "1s"], env=env)
+    assert r.returncode == 1, r.returncode
+    assert len(r.stderr.splitlines()) == 1 and "BTF" in r.stderr, r.stderr
+
+
+def main():
+    if os.geteuid() != 0:
+        print("integration tests need root (they load BPF programs)")
+        print("0 passed, 1 failed")
+        return 1
+    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    try:
+        record_truth_workload()
+    except Exception:
+        traceback.print_exc()
+    for name, fn in tests:
+        try:
+            fn()
+            print("ok - %s" % name)
+            passed += 1
+        except Exception as e:
+            print("FAIL - %s: %s" % (name, e))
+            if not isinstance(e, AssertionError):
+                traceback.print_exc()
+            failed += 1
+        sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

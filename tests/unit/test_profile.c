@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Aggregation, the output back-ends on one fixture profile, and the classifier. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "classify.h"
+#include "json_writer.h"
+#include "offcpu.h"
+#include "output.h"
+#include "profile.h"
+
+static struct frame kframe(struct profile *p, uint64_t addr, const char *sym)
+{
+	struct frame f = { 0 };
+
+	f.addr = addr;
+	f.sym = strpool__intern(p->strings, sym);
+	f.module = strpool__intern(p->strings, "[kernel.kallsyms]");
+	f.kernel = true;
+	return f;
+}
+
+static struct frame uframe(struct profile *p, uint64_t addr, const char *sym)
+{
+	struct frame f = { 0 };
+
+	f.addr = addr;
+	f.sym = sym ? strpool__intern(p->strings, sym) : NULL;
+	f.module = strpool__intern(p->strings, "/usr/bin/app");
+	f.module_off = addr - 0x1000;
+	return f;
+}
+
+/* Two threads of "app": a sleeper (2 waits) and a futex waiter (1 wait). */
+static struct profile *fixture_profile(bool keep_waits)
+{
+	struct profile *p;
+	struct frame k_sleep[2], k_futex[2], u_main[3];
+	struct wait w = { 0 };
+
+	assert_int_equal(profile__new(keep_waits, &p), 0);
+	k_sleep[0] = kframe(p, 0xffffffff81000010ULL, "do_nanosleep");
+	k_sleep[1] = kframe(p, 0xffffffff81000020ULL, "__x64_sys_clock_nanosleep");
+	k_futex[0] = kframe(p, 0xffffffff81000110ULL, "futex_wait_queue");
+	k_futex[1] = kframe(p, 0xffffffff81000120ULL, "__x64_sys_futex");
+	u_main[0] = uframe(p, 0x1100, "clock_nanosleep");
+	u_main[1] = uframe(p, 0x1234, NULL);
+	u_main[2] = uframe(p, 0x1300, "main");
+
+	w.pid = 100;
+	w.tid = 101;
+	w.comm = strpool__intern(p->strings, "app");
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.kernel_stack = profile__intern_stack(p, k_sleep, 2);
+	w.user_stack = profile__intern_stack(p, u_main, 3);
+	w.duration_ns = 20000000;
+	w.end_ts_ns = 1000;
+	w.cpu = 1;
+	assert_int_equal(profile__add(p, &w), 0);
+	w.duration_ns = 30000000;
+	w.end_ts_ns = 2000;
+	assert_int_equal(profile__add(p, &w), 0);
+
+	w.tid = 102;
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "lock:futex");
+	w.kernel_stack = profile__intern_stack(p, k_futex, 2);
+	w.user_stack = NULL;
+	w.duration_ns = 50000000;
+	w.end_ts_ns = 3000;
+	assert_int_equal(profile__add(p, &w), 0);
+	return p;
+}
+
+static void aggregation(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	struct profile_entry **entries;
+	struct frame f[1];
+	size_t nr;
+
+	(void)state;
+	assert_int_equal(p->total_count, 3);
+	assert_int_equal(p->total_ns, 100000000);
+	assert_int_equal(p->nr_waits, 0);
+	assert_int_equal(profile__sorted_entries(p, &entries, &nr), 0);
+	assert_int_equal(nr, 2);
+	/* Equal totals: by pid, then tid. */
+	assert_int_equal(entries[0]->key.tid, 101);
+	assert_int_equal(entries[0]->total_ns, 50000000);
+	assert_int_equal(entries[0]->count, 2);
+	assert_int_equal(entries[1]->key.tid, 102);
+	assert_int_equal(entries[1]->total_ns, 50000000);
+	assert_int_equal(entries[1]->count, 1);
+	free(entries);
+	/* The same frames give the same stack. */
+	f[0] = kframe(p, 0xffffffff81000010ULL, "do_nanosleep");
+	assert_ptr_equal(profile__intern_stack(p, f, 1), profile__intern_stack(p, f, 1));
+	profile__free(p);
+}
+
+static char *render(int (*write)(FILE *, const struct profile *), const struct profile *p)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+
+	assert_non_null(out);
+	assert_int_equal(write(out, p), 0);
+	fclose(out);
+	return buf;
+}
+
+static void folded_golden(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	char *text = render(output_folded_write, p);
+
+	(void)state;
+	assert_string_equal(
+		text,
+		"app;[interruptible];[lock:futex];__x64_sys_futex_[k];futex_wait_queue_[k] 50000000\n"
+		"app;[interruptible];[sleep];main;app+0x234;clock_nanosleep;"
+		"__x64_sys_clock_nanosleep_[k];do_nanosleep_[k] 50000000\n");
+	free(text);
+	profile__free(p);
+}
+
+static void json_golden(void **state)
+{
+	struct profile *p = fixture_profile(true);
+	char *text = render(output_json_write, p), *line2, *last;
+
+	(void)state;
+	assert_int_equal(p->nr_waits, 3);
+	assert_true(!strncmp(
+		text,
+		"{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
+		"\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,\"cpu\":1,"
+		"\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":\"do_nanosleep\","
+		"\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":\"0xffffffff81000020\","
+		"\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"}],"
+		"\"user_stack\":[{\"addr\":\"0x1100\",\"sym\":\"clock_nanosleep\",\"off\":0,"
+		"\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},"
+		"{\"addr\":\"0x1300\",\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n",
+		strlen("{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
+		       "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,"
+		       "\"cpu\":1,\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":"
+		       "\"do_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":"
+		       "\"0xffffffff81000020\",\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,"
+		       "\"module\":\"[kernel.kallsyms]\"}],\"user_stack\":[{\"addr\":\"0x1100\","
+		       "\"sym\":\"clock_nanosleep\",\"off\":0,\"module\":\"/usr/bin/app\"},"
+		       "{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1300\","
+		       "\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n")));
+	line2 = strchr(text, '\n') + 1;
+	assert_non_null(strstr(line2, "\"ts_ns\":2000"));
+	last = strstr(text, "{\"type\":\"stats\",\"switches\":0,");
+	assert_non_null(last);
+	assert_non_null(strstr(last, "\"ringbuf_full\":0"));
+	assert_non_null(strstr(last, "\"symbol_misses\":0"));
+	assert_int_equal(last[strlen(last) - 1], '\n');
+	free(text);
+	profile__free(p);
+}
+
+static void text_report(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	char *text = render(output_text_write, p);
+
+	(void)state;
+	assert_non_null(strstr(text, "offcpu: 3 waits, 100.000 ms off CPU in total"));
+	assert_non_null(strstr(text, "  interruptible                          100.000 ms  100.0%         3\n"));
+	assert_non_null(strstr(text, "  lock:futex                              50.000 ms   50.0%         1\n"));
+	assert_non_null(strstr(text, "  app                   100      101      50.000 ms   50.0%         2\n"));
+	assert_non_null(strstr(text, "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 waits\n"
+				     "      futex_wait_queue_[k]\n      __x64_sys_futex_[k]\n"));
+	assert_non_null(strstr(text, "Health counters\n  switches"));
+	free(text);
+	profile__free(p);
+}
+
+static void json_escaping(void **state)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+	struct json_writer w;
+
+	(void)state;
+	json__init(&w, out);
+	json__begin_object(&w);
+	json__key(&w, "s");
+	json__string(&w, "a\"b\\c\n\x01");
+	json__key(&w, "list");
+	json__begin_array(&w);
+	json__u64(&w, 1);
+	json__hex(&w, 255);
+	json__begin_object(&w);
+	json__end_object(&w);
+	json__end_array(&w);
+	json__end_object(&w);
+	fclose(out);
+	assert_string_equal(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"list\":[1,\"0xff\",{}]}");
+	free(buf);
+}
+
+static const char *classify_names(unsigned int state, const char *const *names, size_t nr)
+{
+	struct frame frames[16] = { 0 };
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		frames[i].sym = names[i];
+	return classify_wait(state, frames, nr);
+}
+
+#define CLASSIFY(state, ...)                                                                  \
+	classify_names(state, (const char *const[]){ __VA_ARGS__ },                           \
+		       sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
+
+static void classification(void **state)
+{
+	const unsigned int S = OFFCPU_STATE_INTERRUPTIBLE, D = OFFCPU_STATE_UNINTERRUPTIBLE;
+
+	(void)state;
+	/* Stacks as recorded on 6.18 (leaf first, scheduler frames removed). */
+	assert_string_equal(CLASSIFY(S, "hrtimer_nanosleep", "common_nsleep_timens",
+				     "__x64_sys_clock_nanosleep", "do_syscall_64"),
+			    "sleep");
+	assert_string_equal(CLASSIFY(S, "futex_do_wait", "__futex_wait", "futex_wait", "do_futex"),
+			    "lock:futex");
+	assert_string_equal(CLASSIFY(S, "futex_wait_queue_me", "futex_wait", "do_futex"),
+			    "lock:futex");
+	assert_string_equal(CLASSIFY(S, "anon_pipe_read", "vfs_read", "ksys_read"), "pipe");
+	assert_string_equal(CLASSIFY(S, "pipe_wait", "pipe_read", "vfs_read"), "pipe");
+	assert_string_equal(CLASSIFY(S, "do_wait", "kernel_wait4", "do_syscall_64"), "child");
+	assert_string_equal(CLASSIFY(S, "do_epoll_wait", "__x64_sys_epoll_wait"), "poll:epoll");
+	assert_string_equal(CLASSIFY(S, "schedule_hrtimeout_range", "do_select", "core_sys_select"),
+			    "poll:select");
+	assert_string_equal(CLASSIFY(S, "sk_wait_data", "tcp_recvmsg_locked", "tcp_recvmsg"),
+			    "net:recv");
+	assert_string_equal(CLASSIFY(S, "unix_stream_read_generic", "unix_stream_recvmsg"),
+			    "net:unix");
+	/* fsync waits on block I/O: the specific rule wins. */
+	assert_string_equal(CLASSIFY(D, "io_schedule", "folio_wait_bit_common",
+				     "file_write_and_wait_range", "ext4_sync_file", "vfs_fsync_range",
+				     "do_fsync"),
+			    "io:fsync");
+	assert_string_equal(CLASSIFY(D, "io_schedule", "folio_wait_bit_common", "filemap_read"),
+			    "io:read");
+	assert_string_equal(CLASSIFY(D, "__mutex_lock.constprop.0", "do_truncate"), "lock:mutex");
+	assert_string_equal(CLASSIFY(D, "rwsem_down_write_slowpath", "down_write"), "lock:rwsem");
+	assert_string_equal(CLASSIFY(OFFCPU_STATE_PREEMPTED, "do_nanosleep"), "cpu");
+	assert_string_equal(CLASSIFY(OFFCPU_STATE_RUNNING, "do_sched_yield"), "cpu");
+	assert_string_equal(CLASSIFY(OFFCPU_STATE_IDLE, "worker_thread", "kthread"), "other");
+	assert_string_equal(CLASSIFY(OFFCPU_STATE_STOPPED, "get_signal"), "signal");
+	assert_string_equal(classify_wait(S, NULL, 0), "other");
+}
+
+static void symbol_patterns(void **state)
+{
+	(void)state;
+	assert_true(classify_symbol_matches("schedule", "schedule"));
+	assert_false(classify_symbol_matches("schedule", "schedule_timeout"));
+	assert_true(classify_symbol_matches("schedule", "schedule.cold"));
+	assert_true(classify_symbol_matches("futex_wait*", "futex_wait_queue"));
+	assert_true(classify_symbol_matches("futex_wait*", "futex_wait"));
+	assert_false(classify_symbol_matches("futex_wait*", "futex_wake"));
+}
+
+static void formats_by_name_and_extension(void **state)
+{
+	(void)state;
+	assert_string_equal(output_format__by_name("json")->name, "json");
+	assert_null(output_format__by_name("xml"));
+	assert_string_equal(output_format__by_path("out.folded")->name, "folded");
+	assert_string_equal(output_format__by_path("/tmp/a.b/out.json")->name, "json");
+	assert_string_equal(output_format__by_path("report.txt")->name, "text");
+	assert_null(output_format__by_path("out.data"));
+	/* A hidden file named ".json" has no extension. */
+	assert_null(output_format__by_path(".json"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(aggregation),	  cmocka_unit_test(folded_golden),
+		cmocka_unit_test(json_golden),	  cmocka_unit_test(text_report),
+		cmocka_unit_test(json_escaping),  cmocka_unit_test(classification),
+		cmocka_unit_test(symbol_patterns), cmocka_unit_test(formats_by_name_and_extension),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

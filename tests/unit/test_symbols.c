@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ELF symbols and the user-space symbolizer, on this very process. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "elfsyms.h"
+#include "procmaps.h"
+#include "strpool.h"
+#include "symbolizer.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+__attribute__((noinline)) int known_function(int x)
+{
+	return x * 3 + 1;
+}
+
+static void own_binary_symbols(void **state)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&known_function, vaddr;
+	const struct proc_map *m;
+	const struct elf_symbol *s;
+	struct proc_maps maps;
+	struct elfsyms *es;
+	int fd;
+
+	(void)state;
+	assert_int_equal(procmaps__read_pid(getpid(), &maps), 0);
+	m = procmaps__find(&maps, addr);
+	assert_non_null(m);
+	fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elfsyms__open_fd(fd, &es), 0);
+	close(fd);
+	assert_int_equal(elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, &vaddr),
+			 0);
+	s = elfsyms__find(es, vaddr);
+	assert_non_null(s);
+	assert_string_equal(s->name, "known_function");
+	assert_true(vaddr >= s->start && vaddr < s->start + s->size);
+	elfsyms__free(es);
+	procmaps__free(&maps);
+}
+
+/* Never a wrong name: every address named lies inside that symbol. */
+static void names_only_inside_symbols(void **state)
+{
+	struct elfsyms *es;
+	uint64_t vaddr, named = 0, unnamed = 0;
+	int fd = open("/usr/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY);
+
+	(void)state;
+	if (fd < 0)
+		fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elfsyms__open_fd(fd, &es), 0);
+	close(fd);
+	assert_true(elfsyms__count(es) > 0);
+	for (vaddr = 0; vaddr < 0x200000; vaddr += 7) {
+		const struct elf_symbol *s = elfsyms__find(es, vaddr);
+
+		if (!s) {
+			unnamed++;
+			continue;
+		}
+		named++;
+		if (vaddr < s->start || vaddr >= s->start + s->size)
+			fail_msg("0x%llx named %s [0x%llx, +0x%llx)", (unsigned long long)vaddr,
+				 s->name, (unsigned long long)s->start,
+				 (unsigned long long)s->size);
+	}
+	assert_true(named > 0);
+	assert_true(unnamed > 0);
+	elfsyms__free(es);
+}
+
+static void symbolizer_user_frames(void **state)
+{
+	struct strpool *strings = strpool__new();
+	struct symbolizer *s;
+	struct frame f;
+	uint64_t addr = (uint64_t)(uintptr_t)&known_function;
+
+	(void)state;
+	assert_int_equal(symbolizer__new(strings, NULL, &s), 0);
+	/* A return address: the call is the byte before. */
+	symbolizer__user(s, getpid(), addr + 4, false, now_ns(), &f);
+	assert_non_null(f.sym);
+	assert_string_equal(f.sym, "known_function");
+	assert_int_equal(f.off, 4);
+	assert_false(f.kernel);
+	assert_non_null(strstr(f.module, "test_symbols"));
+	/* The function's first byte as a return address belongs to what precedes it. */
+	symbolizer__user(s, getpid(), addr, false, now_ns(), &f);
+	assert_true(f.sym == NULL || strcmp(f.sym, "known_function") != 0);
+	/* Unmapped memory: no module, no symbol. */
+	symbolizer__user(s, getpid(), 0x10, true, now_ns(), &f);
+	assert_null(f.sym);
+	assert_null(f.module);
+	symbolizer__free(s);
+	strpool__free(strings);
+}
+
+static void symbolizer_vdso(void **state)
+{
+	struct strpool *strings = strpool__new();
+	struct symbolizer *s;
+	struct proc_maps maps;
+	struct frame f;
+	size_t i;
+	const struct proc_map *vdso = NULL;
+
+	(void)state;
+	assert_int_equal(procmaps__read_pid(getpid(), &maps), 0);
+	for (i = 0; i < maps.nr; i++) {
+		if (!strcmp(maps.maps[i].path, "[vdso]"))
+			vdso = &maps.maps[i];
+	}
+	assert_non_null(vdso);
+	assert_int_equal(symbolizer__new(strings, NULL, &s), 0);
+	/* Some byte of the vdso text is inside a named function. */
+	for (i = 0; i < vdso->end - vdso->start; i += 16) {
+		symbolizer__user(s, getpid(), vdso->start + i, true, now_ns(), &f);
+		if (f.sym)
+			break;
+	}
+	assert_non_null(f.sym);
+	assert_string_equal(f.module, "[vdso]");
+	symbolizer__free(s);
+	strpool__free(strings);
+	procmaps__free(&maps);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(own_binary_symbols),
+		cmocka_unit_test(names_only_inside_symbols),
+		cmocka_unit_test(symbolizer_user_frames),
+		cmocka_unit_test(symbolizer_vdso),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
