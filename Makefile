@@ -2,6 +2,7 @@
 #
 # make          build ./offcpu
 # make test     unit tests (also under ASan/UBSan) and integration tests
+# make bench    cost per context switch beside BCC offcputime (bench/run)
 # make deps     install the Debian packages the build and the tests need
 # make V=1      show the commands
 
@@ -27,7 +28,7 @@ UNIT_ASAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/asan/%,$(UNIT_SRCS))
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 WORKLOADS := $(OUTPUT)/tests/workload
 
-DEB_PACKAGES := clang llvm make gcc pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev \
+DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libcmocka-dev python3 libbpf-tools linux-perf
 
 ifeq ($(V),1)
@@ -38,7 +39,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all test unit integration deps clean
+.PHONY: all test bench deps clean
 .DELETE_ON_ERROR:
 
 all: offcpu
@@ -86,6 +87,20 @@ $(OUTPUT)/tests/workload: tests/integration/workload.c | $(OUTPUT)/tests
 test: offcpu $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS)
 	$(Q)tests/run
 
+$(OUTPUT)/bench:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/bench/empty_switch.bpf.o: bench/empty_switch.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/empty_switch: bench/empty_switch.c | $(OUTPUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDLIBS) -o $@
+
+bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o
+	$(Q)bench/run
+
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
@@ -93,4 +108,4 @@ deps:
 clean:
 	$(Q)rm -rf $(OUTPUT) offcpu
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/asan/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/asan/*.d $(OUTPUT)/bench/*.d)

@@ -42,6 +42,8 @@ const volatile bool has_prev_state_arg = true;
 const volatile bool want_kernel_stack = true;
 const volatile bool want_user_stack = true;
 const volatile __u32 stack_depth = OFFCPU_MAX_STACK_DEPTH;
+/* offcpu itself: its own polling is not what anyone is profiling. */
+const volatile __u32 self_tgid;
 
 /* prev->__state of a task that is exiting for good: it never switches in. */
 #define TASK_DEAD_BIT 0x0080
@@ -156,6 +158,8 @@ static __always_inline bool task_in_cgroup(struct task_struct *t)
 /* The -p -t -c --cgroup -u -k filters; each costs nothing when unset. */
 static __always_inline bool task_selected(struct task_struct *t)
 {
+	if (self_tgid && BPF_CORE_READ(t, tgid) == self_tgid)
+		return false;
 	if (user_threads_only || kernel_threads_only) {
 		bool kthread = BPF_CORE_READ(t, flags) & OFFCPU_PF_KTHREAD;
 

@@ -50,8 +50,13 @@ int output_file__open(const char *path, struct output_file *out)
 		out->stream = stdout;
 		return 0;
 	}
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return -EISDIR;
+	/* A device or a FIFO (/dev/null, a pipe) cannot be renamed over: write to it. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		out->stream = fopen(path, "we");
+		return out->stream ? 0 : -errno;
+	}
 	out->path = strdup(path);
 	dir_copy = strdup(path);
 	base_copy = strdup(path);
@@ -97,6 +102,8 @@ int output_file__commit(struct output_file *f)
 	if (fflush(f->stream) || ferror(f->stream))
 		err = errno ? -errno : -EIO;
 	if (!f->path) {
+		if (f->stream != stdout && fclose(f->stream) && !err)
+			err = -errno;
 		f->stream = NULL;
 		return err;
 	}

@@ -91,6 +91,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->filter_cgroup = o->filter_cgroup;
 	skel->rodata->cgroup_id = o->cgroup_id;
 	skel->rodata->cgroup_level = o->cgroup_level;
+	skel->rodata->self_tgid = getpid();
 
 	err = bpf_map__set_max_entries(skel->maps.inflight, o->max_entries);
 	err = err ?: bpf_map__set_max_entries(skel->maps.pids,
