@@ -120,6 +120,8 @@ static int start_tracer(struct session *s)
 		.user_threads_only = o->user_threads_only,
 		.kernel_threads_only = o->kernel_threads_only,
 		.follow_forks = s->has_command,
+		/* A command is traced from its first wait: stacks complete from the start. */
+		.eager_user_hooks = s->has_command,
 		.pids = &s->pids,
 		.tids = &o->tids,
 		.comms = o->comms,

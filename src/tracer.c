@@ -22,6 +22,53 @@ struct tracer {
 	void *ctx;
 };
 
+/* Attached always: the ones that see every wait and every process. */
+static int attach_core(struct offcpu_bpf *skel)
+{
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} core[] = {
+		{ skel->progs.offcpu_sched_switch, &skel->links.offcpu_sched_switch },
+		{ skel->progs.offcpu_sched_process_exit, &skel->links.offcpu_sched_process_exit },
+		{ skel->progs.offcpu_sched_process_exec, &skel->links.offcpu_sched_process_exec },
+		{ skel->progs.offcpu_sched_process_fork, &skel->links.offcpu_sched_process_fork },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(core) / sizeof(core[0]); i++) {
+		*core[i].link = bpf_program__attach(core[i].prog);
+		if (!*core[i].link)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Attaches a user-stack program once; later calls do nothing. */
+static int attach_user_hook(struct bpf_program *prog, struct bpf_link **link)
+{
+	if (*link || !bpf_program__autoload(prog))
+		return 0;
+	*link = bpf_program__attach(prog);
+	if (!*link)
+		return -errno;
+	log_info("attached %s", bpf_program__name(prog));
+	return 0;
+}
+
+static int attach_wanted_user_hooks(struct tracer *t, bool all)
+{
+	struct offcpu_bpf *skel = t->skel;
+	int err = 0;
+
+	if (all || skel->bss->wants_rseq_hook)
+		err = attach_user_hook(skel->progs.offcpu_rseq_update,
+				       &skel->links.offcpu_rseq_update);
+	if (!err && (all || skel->bss->wants_sys_exit_hook))
+		err = attach_user_hook(skel->progs.offcpu_sys_exit, &skel->links.offcpu_sys_exit);
+	return err;
+}
+
 /* Room for the processes that -- COMMAND forks while traced. */
 #define FOLLOWED_PIDS_MAX 32768
 /*
@@ -71,8 +118,9 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 		goto out;
 	}
 	skel->rodata->has_prev_state_arg = switch_args >= 4;
-	/* rseq_update only catches preempted threads early; sys_exit does the rest. */
-	if (tracepoint_args(vmlinux, "rseq_update") < 0)
+	/* Without rseq_update, sys_exit serves every thread. */
+	skel->rodata->rseq_available = tracepoint_args(vmlinux, "rseq_update") >= 0;
+	if (!skel->rodata->rseq_available)
 		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
 
 	skel->rodata->min_duration_ns = o->min_duration_ns;
@@ -92,9 +140,11 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->cgroup_id = o->cgroup_id;
 	skel->rodata->cgroup_level = o->cgroup_level;
 	skel->rodata->self_tgid = getpid();
+	skel->rodata->any_filter = o->pids->nr || o->tids->nr || o->nr_comms || o->filter_cgroup ||
+				   o->user_threads_only || o->kernel_threads_only || o->state_mask;
 
-	err = bpf_map__set_max_entries(skel->maps.inflight, o->max_entries);
-	err = err ?: bpf_map__set_max_entries(skel->maps.pids,
+	skel->rodata->max_slots = o->max_entries;
+	err = bpf_map__set_max_entries(skel->maps.pids,
 					      (o->pids->nr ?: 1) +
 						      (o->follow_forks ? FOLLOWED_PIDS_MAX : 0));
 	err = err ?: bpf_map__set_max_entries(skel->maps.tids, o->tids->nr ?: 1);
@@ -176,7 +226,9 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx,
 		err = -errno;
 		goto fail;
 	}
-	err = offcpu_bpf__attach(t->skel);
+	err = attach_core(t->skel);
+	if (!err && opts->eager_user_hooks)
+		err = attach_wanted_user_hooks(t, true);
 	if (err)
 		goto fail;
 	*out = t;
@@ -190,7 +242,9 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 {
 	int n = ring_buffer__poll(t->ring, timeout_ms);
 
-	return n < 0 ? n : 0;
+	if (n < 0)
+		return n;
+	return attach_wanted_user_hooks(t, false);
 }
 
 int tracer__stop(struct tracer *t)
