@@ -10,17 +10,21 @@
 #include "offcpu.h"
 #include "states.h"
 
-/* A raw stack as the kernel gave it; user addresses mean something per process image. */
-struct raw_stack {
-	uint32_t pid; /* 0 for kernel stacks */
-	uint32_t generation;
+/* A stack as the kernel gave it, with what it symbolized to. */
+struct cached_stack {
+	const struct stack *stack;
 	uint32_t nr;
 	uint64_t ips[];
 };
 
-struct cached_stack {
-	const struct stack *stack;
-	struct raw_stack raw; /* variable size: last */
+/*
+ * User addresses mean something only in their process image: each process
+ * has its own cache, dropped when it execs or exits, so memory follows the
+ * live processes rather than every process ever seen.
+ */
+struct process_stacks {
+	uint32_t pid;
+	struct hashmap *stacks; /* raw -> cached_stack */
 };
 
 /* Waits of one thread that take the user stack of its next record. */
@@ -30,12 +34,20 @@ struct chain {
 	size_t nr;
 };
 
+/* Classifying runs every rule over every frame: once per stack and state. */
+struct cached_class {
+	const struct stack *kernel_stack;
+	unsigned int state;
+	const char *wait_class;
+};
+
 struct collector {
 	struct profile *profile;
 	struct symbolizer *symbolizer;
-	struct hashmap *stacks;      /* raw_stack -> cached_stack */
-	struct hashmap *generations; /* pid -> exec count, boxed */
-	struct hashmap *chains;      /* tid -> chain */
+	struct hashmap *kernel_stacks; /* raw -> cached_stack */
+	struct hashmap *processes;     /* pid -> process_stacks */
+	struct hashmap *chains;	       /* tid -> chain */
+	struct hashmap *classes;       /* (kernel stack, state) -> cached_class */
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -48,18 +60,19 @@ static const char *const leaf_frames_to_skip[] = {
 	"bpf_prog_*", "__probestub_*",
 };
 
+/* A raw stack cache is keyed by the cached_stack itself: its nr and ips. */
 static uint64_t hash_raw(const void *key)
 {
-	const struct raw_stack *r = key;
+	const struct cached_stack *c = key;
 
-	return hash_bytes(r, sizeof(*r) + r->nr * sizeof(r->ips[0]), 0);
+	return hash_bytes(c->ips, c->nr * sizeof(c->ips[0]), c->nr);
 }
 
 static bool equal_raw(const void *a, const void *b)
 {
-	const struct raw_stack *x = a, *y = b;
+	const struct cached_stack *x = a, *y = b;
 
-	return x->nr == y->nr && !memcmp(x, y, sizeof(*x) + x->nr * sizeof(x->ips[0]));
+	return x->nr == y->nr && !memcmp(x->ips, y->ips, x->nr * sizeof(x->ips[0]));
 }
 
 static uint64_t hash_u32(const void *key)
@@ -72,6 +85,20 @@ static bool equal_u32(const void *a, const void *b)
 	return *(const uint32_t *)a == *(const uint32_t *)b;
 }
 
+static uint64_t hash_class(const void *key)
+{
+	const struct cached_class *k = key;
+
+	return hash_bytes(&k->kernel_stack, sizeof(k->kernel_stack), k->state);
+}
+
+static bool equal_class(const void *a, const void *b)
+{
+	const struct cached_class *x = a, *y = b;
+
+	return x->kernel_stack == y->kernel_stack && x->state == y->state;
+}
+
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   struct collector **out)
 {
@@ -81,10 +108,11 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		return -ENOMEM;
 	c->profile = profile;
 	c->symbolizer = symbolizer;
-	c->stacks = hashmap__new(hash_raw, equal_raw);
-	c->generations = hashmap__new(hash_u32, equal_u32);
+	c->kernel_stacks = hashmap__new(hash_raw, equal_raw);
+	c->processes = hashmap__new(hash_u32, equal_u32);
 	c->chains = hashmap__new(hash_u32, equal_u32);
-	if (!c->stacks || !c->generations || !c->chains) {
+	c->classes = hashmap__new(hash_class, equal_class);
+	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes) {
 		collector__free(c);
 		return -ENOMEM;
 	}
@@ -92,28 +120,46 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	return 0;
 }
 
-static void free_values(struct hashmap *map, bool chains)
+static void free_stacks(struct hashmap *stacks)
 {
 	struct hashmap_iter it = { 0 };
 	void *value;
 
-	if (!map)
+	if (!stacks)
 		return;
-	while (hashmap__next(map, &it, NULL, &value)) {
-		if (chains)
-			free(((struct chain *)value)->waits);
+	while (hashmap__next(stacks, &it, NULL, &value))
 		free(value);
-	}
-	hashmap__free(map);
+	hashmap__free(stacks);
+}
+
+static void process_stacks_free(struct process_stacks *p)
+{
+	free_stacks(p->stacks);
+	free(p);
 }
 
 void collector__free(struct collector *c)
 {
+	struct hashmap_iter it = { 0 };
+	void *value;
+
 	if (!c)
 		return;
-	free_values(c->stacks, false);
-	free_values(c->generations, false);
-	free_values(c->chains, true);
+	free_stacks(c->kernel_stacks);
+	free_stacks(c->classes);
+	if (c->processes) {
+		while (hashmap__next(c->processes, &it, NULL, &value))
+			process_stacks_free(value);
+		hashmap__free(c->processes);
+	}
+	if (c->chains) {
+		memset(&it, 0, sizeof(it));
+		while (hashmap__next(c->chains, &it, NULL, &value)) {
+			free(((struct chain *)value)->waits);
+			free(value);
+		}
+		hashmap__free(c->chains);
+	}
 	free(c);
 }
 
@@ -130,28 +176,40 @@ static bool skip_leaf(const struct frame *f)
 	return false;
 }
 
-static uint32_t generation_of(struct collector *c, uint32_t pid)
+static struct hashmap *user_stacks_of(struct collector *c, uint32_t pid)
 {
-	uint32_t *g = hashmap__find(c->generations, &pid);
+	struct process_stacks *p = hashmap__find(c->processes, &pid);
 
-	return g ? g[1] : 0;
+	if (p)
+		return p->stacks;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->stacks = hashmap__new(hash_raw, equal_raw);
+	if (!p->stacks || hashmap__insert(c->processes, &p->pid, p)) {
+		process_stacks_free(p);
+		return NULL;
+	}
+	return p->stacks;
 }
 
 static const struct stack *symbolize(struct collector *c, uint32_t pid, const __u64 *ips,
 				     uint32_t nr, bool kernel, uint64_t seen_ns)
 {
+	struct hashmap *cache = kernel ? c->kernel_stacks : user_stacks_of(c, pid);
 	struct cached_stack *cached, *found;
 	const struct frame *first;
 	size_t i, kept;
 
+	if (!cache)
+		return NULL;
 	cached = malloc(sizeof(*cached) + nr * sizeof(ips[0]));
 	if (!cached)
 		return NULL;
-	cached->raw.pid = kernel ? 0 : pid;
-	cached->raw.generation = kernel ? 0 : generation_of(c, pid);
-	cached->raw.nr = nr;
-	memcpy(cached->raw.ips, ips, nr * sizeof(ips[0]));
-	found = hashmap__find(c->stacks, &cached->raw);
+	cached->nr = nr;
+	memcpy(cached->ips, ips, nr * sizeof(ips[0]));
+	found = hashmap__find(cache, cached);
 	if (found) {
 		free(cached);
 		return found->stack;
@@ -173,11 +231,34 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 		kept--;
 	}
 	cached->stack = profile__intern_stack(c->profile, first, kept);
-	if (!cached->stack || hashmap__insert(c->stacks, &cached->raw, cached)) {
+	if (!cached->stack || hashmap__insert(cache, cached, cached)) {
 		free(cached);
 		return NULL;
 	}
 	return cached->stack;
+}
+
+static const char *wait_class_of(struct collector *c, const struct stack *kernel_stack,
+				 unsigned int state)
+{
+	struct cached_class key = { kernel_stack, state, NULL }, *cached;
+
+	cached = hashmap__find(c->classes, &key);
+	if (cached)
+		return cached->wait_class;
+	cached = malloc(sizeof(*cached));
+	if (!cached)
+		return NULL;
+	*cached = key;
+	cached->wait_class = strpool__intern(
+		c->profile->strings,
+		classify_wait(state, kernel_stack ? kernel_stack->frames : NULL,
+			      kernel_stack ? kernel_stack->nr : 0));
+	if (!cached->wait_class || hashmap__insert(c->classes, cached, cached)) {
+		free(cached);
+		return NULL;
+	}
+	return cached->wait_class;
 }
 
 static int add_chain(struct collector *c, const struct wait *w)
@@ -258,10 +339,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		if (!w.user_stack)
 			return -ENOMEM;
 	}
-	w.wait_class = strpool__intern(
-		c->profile->strings,
-		classify_wait(w.state, w.kernel_stack ? w.kernel_stack->frames : NULL,
-			      w.kernel_stack ? w.kernel_stack->nr : 0));
+	w.wait_class = wait_class_of(c, w.kernel_stack, w.state);
 	if (!w.wait_class)
 		return -ENOMEM;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
@@ -273,23 +351,12 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 }
 
 /* A new image or a gone process: its old user addresses mean nothing now. */
-static int bump_generation(struct collector *c, uint32_t pid)
+static void forget_process(struct collector *c, uint32_t pid)
 {
-	uint32_t *g = hashmap__find(c->generations, &pid);
+	struct process_stacks *p = hashmap__remove(c->processes, &pid);
 
-	if (!g) {
-		/* g[0] is the key, g[1] the count. */
-		g = calloc(2, sizeof(*g));
-		if (!g)
-			return -ENOMEM;
-		g[0] = pid;
-		if (hashmap__insert(c->generations, &g[0], g)) {
-			free(g);
-			return -ENOMEM;
-		}
-	}
-	g[1]++;
-	return 0;
+	if (p)
+		process_stacks_free(p);
 }
 
 static int task_record(struct collector *c, const struct offcpu_task_record *r)
@@ -297,13 +364,15 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 	switch (r->type) {
 	case OFFCPU_RECORD_EXEC:
 		symbolizer__exec(c->symbolizer, r->pid);
-		return bump_generation(c, r->pid);
+		forget_process(c, r->pid);
+		return 0;
 	case OFFCPU_RECORD_FORK:
 		symbolizer__fork(c->symbolizer, r->parent_pid, r->pid);
 		return 0;
 	default:
 		symbolizer__exit(c->symbolizer, r->pid);
-		return bump_generation(c, r->pid);
+		forget_process(c, r->pid);
+		return 0;
 	}
 }
 

@@ -162,18 +162,30 @@ bool hashmap__next(const struct hashmap *map, struct hashmap_iter *iter, const v
 	return true;
 }
 
-/* FNV-1a: short keys, good enough spread, no tables. */
+/*
+ * Eight bytes at a time with a multiply-xorshift mix: the keys include raw
+ * stacks of up to 2 KiB, where a byte-wise hash showed in profiles.
+ */
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
 uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-	size_t i;
+	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ULL), word;
 
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&word, p, 8);
+		h = mix(h ^ word) * 0x9e3779b97f4a7c15ULL;
 	}
-	return h;
+	word = 0;
+	memcpy(&word, p, len);
+	return mix(h ^ word);
 }
 
 uint64_t hash_string(const void *key)

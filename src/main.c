@@ -32,7 +32,8 @@
 #define OFFCPU_VERSION "0.1.0"
 #define EXIT_ENVIRONMENT 1
 #define EXIT_USAGE 2
-#define POLL_INTERVAL_MS 100
+/* The BPF side wakes us only when records pile up: poll at least this often. */
+#define POLL_INTERVAL_MS 50
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t command_pid;

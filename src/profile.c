@@ -6,41 +6,66 @@
 #include "hashmap.h"
 #include "profile.h"
 
-static uint64_t hash_stack(const void *key)
+/*
+ * Two identities for a stack. Exact: the addresses too, for formats that
+ * list every wait with its addresses. Symbolic: where the code is (symbol,
+ * module and offset in it), so the same code path in two processes (other
+ * addresses under ASLR) is one stack, and memory follows the distinct code
+ * paths, not the processes seen.
+ */
+static uint64_t hash_frames(const struct stack *s, bool exact)
 {
-	const struct stack *s = key;
-	uint64_t h = hash_bytes(&s->nr, sizeof(s->nr), 0);
+	uint64_t h = s->nr;
 	uint32_t i;
 
 	for (i = 0; i < s->nr; i++) {
 		const struct frame *f = &s->frames[i];
+		uint64_t parts[4] = { exact ? f->addr : 0, (uintptr_t)f->sym, (uintptr_t)f->module,
+				      f->module_off };
 
-		h = hash_bytes(&f->addr, sizeof(f->addr), h);
-		h = hash_bytes(&f->sym, sizeof(f->sym), h);
-		h = hash_bytes(&f->module, sizeof(f->module), h);
+		h = hash_bytes(parts, sizeof(parts), h);
 	}
 	return h;
 }
 
-static bool frames_equal(const struct frame *a, const struct frame *b)
+static bool frames_equal(const struct frame *a, const struct frame *b, bool exact)
 {
-	return a->addr == b->addr && a->sym == b->sym && a->off == b->off &&
+	return (!exact || a->addr == b->addr) && a->sym == b->sym && a->off == b->off &&
 	       a->module == b->module && a->module_off == b->module_off &&
 	       a->kernel == b->kernel;
 }
 
-static bool equal_stack(const void *a, const void *b)
+static bool stacks_equal(const struct stack *x, const struct stack *y, bool exact)
 {
-	const struct stack *x = a, *y = b;
 	uint32_t i;
 
 	if (x->nr != y->nr)
 		return false;
 	for (i = 0; i < x->nr; i++) {
-		if (!frames_equal(&x->frames[i], &y->frames[i]))
+		if (!frames_equal(&x->frames[i], &y->frames[i], exact))
 			return false;
 	}
 	return true;
+}
+
+static uint64_t hash_stack_exact(const void *key)
+{
+	return hash_frames(key, true);
+}
+
+static bool equal_stack_exact(const void *a, const void *b)
+{
+	return stacks_equal(a, b, true);
+}
+
+static uint64_t hash_stack_symbolic(const void *key)
+{
+	return hash_frames(key, false);
+}
+
+static bool equal_stack_symbolic(const void *a, const void *b)
+{
+	return stacks_equal(a, b, false);
 }
 
 /* Identity of an aggregate: every field of struct wait but the per-wait ones. */
@@ -74,7 +99,8 @@ int profile__new(bool keep_waits, struct profile **out)
 		return -ENOMEM;
 	p->keep_waits = keep_waits;
 	p->strings = strpool__new();
-	p->stacks = hashmap__new(hash_stack, equal_stack);
+	p->stacks = keep_waits ? hashmap__new(hash_stack_exact, equal_stack_exact)
+			       : hashmap__new(hash_stack_symbolic, equal_stack_symbolic);
 	p->entries = hashmap__new(hash_entry, equal_entry);
 	if (!p->strings || !p->stacks || !p->entries) {
 		profile__free(p);

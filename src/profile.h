@@ -55,7 +55,10 @@ struct profile {
 
 int profile__new(bool keep_waits, struct profile **out);
 void profile__free(struct profile *p);
-/* The one copy of this stack; NULL when out of memory. */
+/*
+ * The one copy of this stack; NULL when out of memory. Without keep_waits,
+ * stacks that differ only in their addresses are one stack.
+ */
 const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames,
 					  size_t nr);
 int profile__add(struct profile *p, const struct wait *w);

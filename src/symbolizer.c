@@ -299,13 +299,16 @@ void symbolizer__exec(struct symbolizer *s, uint32_t pid)
 
 	if (!p)
 		return;
-	/* Read lazily: at exec time ld.so has not mapped the libraries yet. */
+	/*
+	 * Now, while it lives: the binary, ld.so and the vdso are mapped. The
+	 * libraries ld.so maps next are read when a stack first misses them.
+	 */
 	procmaps__free(&p->maps);
 	free(p->dsos);
 	p->dsos = NULL;
 	p->parent_pid = 0;
-	p->loaded = false;
-	p->gone = false;
+	p->loaded = true;
+	p->gone = read_process(s, p) != 0;
 }
 
 void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid)
@@ -348,7 +351,8 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 		map = procmaps__find(&p->maps, lookup);
 	/*
 	 * Mapped after the snapshot (dlopen, or libraries ld.so mapped after
-	 * we looked): only a snapshot older than the stack can be stale.
+	 * we looked): only a snapshot older than the stack can be stale. If
+	 * the process is gone by now, the old snapshot stays.
 	 */
 	if (!map && !p->gone && p->read_at_ns < seen_ns && !read_process(s, p))
 		map = procmaps__find(&p->maps, lookup);

@@ -34,7 +34,7 @@ void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);
  */
 void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f);
-/* The process replaced its image: its old mappings are void. */
+/* The process replaced its image: snapshot the new one now, while it lives. */
 void symbolizer__exec(struct symbolizer *s, uint32_t pid);
 /* A new process maps what its parent maps until it execs. */
 void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid);

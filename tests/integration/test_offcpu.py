@@ -121,6 +121,17 @@ def test_migrating_thread_counted_once():
         assert cpus == [(i + 1) % 2 for i in range(len(cpus))], "resumed on CPUs %s" % cpus
 
 
+def test_stack_is_the_one_at_block_time():
+    # Blocks under chain_a_*, then runs chain_b_* (with system calls) at once.
+    check_thread("chain", "sleep", "chain_a_inner")
+    tid = TRUTH["chain"][0]
+    for w in WAITS:
+        if w["tid"] == tid and w["state"] in BLOCKED_STATES:
+            syms = user_syms(w)
+            assert "chain_a_outer" in syms, syms
+            assert not [s for s in syms if s and s.startswith("chain_b")], syms
+
+
 def test_children_traced_and_symbolized():
     # Each child sleeps once, then exits at once: its maps are gone by the
     # time its wait is read, and its parent's stand in for them.

@@ -8,8 +8,10 @@
  *   workload sleep NAME N MS   sets its comm to NAME, sleeps N x MS ms
  *
  * Threads of "truth": a sleeper (N x 20 ms), a waiter on a contended mutex,
- * a reader of an empty pipe, a parent waiting for a child process, and a
- * migrator that blocks on one CPU and is woken on the other.
+ * a reader of an empty pipe, a parent waiting for a child process, a
+ * migrator that blocks on one CPU and is woken on the other, and a thread
+ * that blocks in one call chain and runs another right after waking (its
+ * waits must carry the first chain).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,7 +38,7 @@ struct truth {
 	uint64_t total_ns;
 };
 
-enum { SLEEPER, MUTEX_WAITER, PIPE_READER, CHILD_WAITER, MIGRATOR, NR_THREADS };
+enum { SLEEPER, MUTEX_WAITER, PIPE_READER, CHILD_WAITER, MIGRATOR, CHAIN, NR_THREADS };
 
 static struct truth truths[NR_THREADS] = {
 	[SLEEPER] = { .name = "sleeper" },
@@ -44,6 +46,7 @@ static struct truth truths[NR_THREADS] = {
 	[PIPE_READER] = { .name = "pipe_reader" },
 	[CHILD_WAITER] = { .name = "child_waiter" },
 	[MIGRATOR] = { .name = "migrator" },
+	[CHAIN] = { .name = "chain" },
 };
 
 static pthread_mutex_t contended = PTHREAD_MUTEX_INITIALIZER;
@@ -249,11 +252,48 @@ static void *migration_driver_thread(void *arg)
 	return NULL;
 }
 
+__attribute__((noinline)) static void chain_a_inner(void)
+{
+	sleep_once(&truths[CHAIN]);
+}
+
+__attribute__((noinline)) static void chain_a_outer(void)
+{
+	chain_a_inner();
+}
+
+/* Runs (and makes system calls) right after the wake-up, without blocking. */
+__attribute__((noinline)) static void chain_b_inner(void)
+{
+	uint64_t until = now_ns() + 2000000;
+
+	while (now_ns() < until)
+		syscall(SYS_getppid);
+}
+
+__attribute__((noinline)) static void chain_b_outer(void)
+{
+	chain_b_inner();
+}
+
+__attribute__((noinline)) static void *chain_thread(void *arg)
+{
+	int i;
+
+	(void)arg;
+	start_truth(&truths[CHAIN], "wl_chain");
+	for (i = 0; i < ROUNDS; i++) {
+		chain_a_outer();
+		chain_b_outer();
+	}
+	return NULL;
+}
+
 static int run_truth(const char *path)
 {
 	void *(*threads[])(void *) = { sleeper_thread,	   mutex_waiter_thread, mutex_holder_thread,
 				       pipe_reader_thread, pipe_writer_thread,	child_waiter_thread,
-				       migrator_thread,	   migration_driver_thread };
+				       migrator_thread,	   migration_driver_thread, chain_thread };
 	pthread_t ids[sizeof(threads) / sizeof(threads[0])];
 	size_t i;
 	FILE *out;
