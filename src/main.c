@@ -85,9 +85,11 @@ static int check_environment(void)
 
 static void report_tracer_error(int err)
 {
-	if (err == -EPERM || err == -EACCES)
+	if (err == -EPERM)
 		log_error("not permitted to load BPF programs: run as root, or with CAP_BPF "
 			  "and CAP_PERFMON");
+	else if (err == -EACCES)
+		log_error("this kernel's BPF verifier rejected offcpu's program (rerun with -v)");
 	else if (err == -ENOENT)
 		log_error("a tracepoint offcpu needs is missing from this kernel (rerun with -v)");
 	else
@@ -121,8 +123,6 @@ static int start_tracer(struct session *s)
 		.user_threads_only = o->user_threads_only,
 		.kernel_threads_only = o->kernel_threads_only,
 		.follow_forks = s->has_command,
-		/* A command is traced from its first wait: stacks complete from the start. */
-		.eager_user_hooks = s->has_command,
 		.pids = &s->pids,
 		.tids = &o->tids,
 		.comms = o->comms,

@@ -3,18 +3,25 @@
  * offcpu's kernel side.
  *
  * sched_switch is the only hook a wait needs: the switch-out of a thread
- * records when and in which state it left (one hash update, nothing else,
- * since most waits end below the threshold); its next switch-in computes the
- * exact duration, applies the duration bounds and the sampling, and only for
- * the waits that pass takes the kernel stack of the blocked thread with
- * bpf_get_task_stack(next) — it has not run since it blocked, so that is the
- * stack at block time. The user stack can only be read by the thread itself:
- * the wait is parked in task local storage and sent when the thread next
- * returns to user space (sys_exit, or rseq_update after a preemption), again
- * before any user code has run since the block.
+ * records when and in which state it left (a store into its task local
+ * storage, nothing else, since most waits end below the threshold); its next
+ * switch-in computes the exact duration, applies the duration bounds and the
+ * sampling, and only for the waits that pass takes the kernel stack of the
+ * blocked thread with bpf_get_task_stack(next): it has not run since it
+ * blocked, so that is the stack at block time.
  *
- * The in-flight table is one global hash keyed by thread ID, not a per-CPU
- * map: a thread that blocks on one CPU and wakes on another finds its start.
+ * The user stack can only be read by the thread itself. Recording system
+ * wide, a thread with rseq registered (glibc 2.35 and later registers every
+ * thread) passes the rseq_update tracepoint on its way back to user space
+ * after every switch: its wait is parked in task local storage and sent
+ * from there, before any user code has run since the block. That hook runs
+ * for every thread on the machine, so with -p -t -c --cgroup, which select
+ * a few, and for threads without rseq (Go, musl; the alternative, sys_exit,
+ * would cost every system call on the machine), the selected thread's user
+ * stack is taken at its switch-out instead, by itself.
+ *
+ * The in-flight start lives with the task, not in a per-CPU map: a thread
+ * that blocks on one CPU and wakes on another finds its own start.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -44,18 +51,17 @@ const volatile bool want_user_stack = true;
 const volatile __u32 stack_depth = OFFCPU_MAX_STACK_DEPTH;
 /* offcpu itself: its own polling is not what anyone is profiling. */
 const volatile __u32 self_tgid;
-/* This kernel has the rseq_update tracepoint: it serves threads with rseq. */
-const volatile bool rseq_available;
+/* Park waits for rseq_update: this kernel has it, and no -p -t -c --cgroup. */
+const volatile bool defer_user_stacks;
 /* Any of -p -t -c --cgroup -u -k --state. */
 const volatile bool any_filter;
 
 /*
- * The user-stack programs run on every system call exit or return to user
- * space, selected thread or not, so user space attaches each only once a
- * wait waits for it (when not attached up front). Set here, read there.
+ * rseq_update runs on every return to user space after a switch, selected
+ * thread or not, so user space attaches it only once a wait is parked for
+ * it (unless attached up front). Set here, read there.
  */
 bool wants_rseq_hook;
-bool wants_sys_exit_hook;
 
 /* --max-entries: threads that can hold an in-flight slot at once. */
 const volatile __u64 max_slots = 65536;
@@ -78,19 +84,9 @@ struct {
 
 __u64 slots_in_use;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1); /* sized to the list before load */
-	__type(key, __u32);
-	__type(value, __u8);
-} pids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u8);
-} tids SEC(".maps");
+/* Filled by user space before attaching; -- COMMAND's forks are added here. */
+__u64 pid_bits[OFFCPU_ID_BITMAP_WORDS];
+__u64 tid_bits[OFFCPU_ID_BITMAP_WORDS];
 
 struct comm_key {
 	char name[OFFCPU_COMM_LEN];
@@ -118,6 +114,19 @@ struct {
 	__type(value, struct pending_wait);
 } pending SEC(".maps");
 
+/* User stacks of threads without rseq, taken at their switch-out. */
+struct switch_out_stack {
+	__s32 frames; /* < 0: it could not be taken */
+	__u64 ips[OFFCPU_MAX_STACK_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct switch_out_stack);
+} switch_out_stacks SEC(".maps");
+
 /* Too large for the 512-byte BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -135,7 +144,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
+	__uint(max_entries, 4 << 20);
 } events SEC(".maps");
 
 /* task_struct::rseq as a pointer to the registered area (4.18 and later). */
@@ -163,8 +172,8 @@ static __always_inline struct offcpu_counters *counters_get(void)
 }
 
 /*
- * Atomic although per CPU: a sys_exit program can be preempted by the
- * sched_switch program on the same CPU.
+ * Atomic although per CPU: the rseq_update or exit programs can be
+ * preempted by the sched_switch program on the same CPU.
  */
 static __always_inline void count(struct offcpu_counters *c, int idx)
 {
@@ -219,18 +228,10 @@ static __always_inline bool task_selected(struct task_struct *t)
 		if (kernel_threads_only && !kthread)
 			return false;
 	}
-	if (filter_pids) {
-		__u32 tgid = t->tgid;
-
-		if (!bpf_map_lookup_elem(&pids, &tgid))
-			return false;
-	}
-	if (filter_tids) {
-		__u32 tid = t->pid;
-
-		if (!bpf_map_lookup_elem(&tids, &tid))
-			return false;
-	}
+	if (filter_pids && !(pid_bits[offcpu_id_word(t->tgid)] & offcpu_id_bit(t->tgid)))
+		return false;
+	if (filter_tids && !(tid_bits[offcpu_id_word(t->pid)] & offcpu_id_bit(t->pid)))
+		return false;
 	if (filter_comms) {
 		struct comm_key key = {};
 
@@ -318,8 +319,28 @@ static __always_inline __u64 now_ns(__u64 *now)
 	return *now;
 }
 
-static __always_inline void switch_out(struct offcpu_counters *c, struct task_struct *prev,
-				       bool preempt, __u32 prev_state, __u64 *now)
+/* Threads whose user stack rseq_update takes; the others' is taken at switch-out. */
+static __always_inline bool user_stack_deferred(struct task_struct *t)
+{
+	return defer_user_stacks && has_rseq(t);
+}
+
+/* prev is current: its user registers and memory are its own. */
+static __always_inline void take_switch_out_stack(void *ctx, struct task_struct *prev)
+{
+	struct switch_out_stack *u;
+	long n;
+
+	u = bpf_task_storage_get(&switch_out_stacks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!u)
+		return;
+	n = bpf_get_stack(ctx, u->ips, stack_depth * sizeof(__u64), BPF_F_USER_STACK);
+	u->frames = n < 0 ? -1 : n / sizeof(__u64);
+}
+
+static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
+				       struct task_struct *prev, bool preempt, __u32 prev_state,
+				       __u64 *now)
 {
 	struct offcpu_start *slot;
 
@@ -340,6 +361,36 @@ static __always_inline void switch_out(struct offcpu_counters *c, struct task_st
 	slot->prev_state = prev_state;
 	slot->preempt = preempt;
 	count_in_switch(c, OFFCPU_CNT_WAITS_STARTED);
+	if (want_user_stack && !(prev->flags & OFFCPU_PF_KTHREAD) && !user_stack_deferred(prev))
+		take_switch_out_stack(ctx, prev);
+}
+
+/* Appends the user stack the thread left with to its record. */
+static __always_inline void add_switch_out_stack(struct offcpu_counters *c,
+						 struct task_struct *next,
+						 struct offcpu_wait_record *r)
+{
+	struct switch_out_stack *u = bpf_task_storage_get(&switch_out_stacks, next, 0, 0);
+	__u32 kernel_frames = r->kernel_frames;
+	__u32 frames;
+
+	if (!u || u->frames < 0) {
+		count(c, OFFCPU_CNT_USTACK_FAIL);
+		return;
+	}
+	/*
+	 * At most 127 frames were taken, so the mask changes nothing; unlike
+	 * a comparison, the compiler cannot move it away from the verifier.
+	 */
+	frames = u->frames & OFFCPU_MAX_STACK_DEPTH;
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
+		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
+	if (bpf_probe_read_kernel(&r->ips[kernel_frames], frames * sizeof(__u64), u->ips)) {
+		count(c, OFFCPU_CNT_USTACK_FAIL);
+		return;
+	}
+	r->user_frames = frames;
+	r->user_stack = OFFCPU_USTACK_TAKEN;
 }
 
 static __always_inline void emit_wait(struct offcpu_counters *c, struct task_struct *next,
@@ -351,7 +402,7 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	__u32 zero = 0;
 	long n;
 
-	if (want_user_stack && !kthread) {
+	if (want_user_stack && !kthread && user_stack_deferred(next)) {
 		p = bpf_task_storage_get(&pending, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (p) {
 			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(next);
@@ -401,14 +452,12 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	if (p) {
 		p->armed = 1;
 		count(c, OFFCPU_CNT_USTACK_PENDING);
-		if (rseq_available && has_rseq(next)) {
-			if (!wants_rseq_hook)
-				wants_rseq_hook = true;
-		} else if (!wants_sys_exit_hook) {
-			wants_sys_exit_hook = true;
-		}
+		if (!wants_rseq_hook)
+			wants_rseq_hook = true;
 		return;
 	}
+	if (want_user_stack && !kthread)
+		add_switch_out_stack(c, next, r);
 	submit(c, r);
 }
 
@@ -474,14 +523,18 @@ int BPF_PROG(offcpu_sched_switch, bool preempt, struct task_struct *prev,
 	count_in_switch(c, OFFCPU_CNT_SWITCHES);
 	/* TID 0 is the per-CPU idle task: it never waits. */
 	if (prev_tid)
-		switch_out(c, prev, preempt, prev_state, &now);
+		switch_out(ctx, c, prev, preempt, prev_state, &now);
 	if (next_tid)
 		switch_in(c, next, next_tid, &now);
 	return 0;
 }
 
-/* The current thread is about to run user code: its user stack is intact. */
-static __always_inline int take_user_stack(void *ctx)
+/*
+ * The current thread is about to run user code, for the first time since
+ * its parked wait: its user stack is as it was when it blocked.
+ */
+SEC("tp_btf/rseq_update")
+int BPF_PROG(offcpu_rseq_update)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct offcpu_counters *c;
@@ -508,27 +561,6 @@ static __always_inline int take_user_stack(void *ctx)
 	}
 	submit(c, &p->record);
 	return 0;
-}
-
-/*
- * Runs on every system call exit on the machine. A thread with rseq
- * registered (glibc 2.35 and later does it for every thread) passes
- * rseq_update after this on the same way out: leave it to that program,
- * which runs once per switch rather than once per system call.
- */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(offcpu_sys_exit)
-{
-	if (rseq_available && has_rseq(bpf_get_current_task_btf()))
-		return 0;
-	return take_user_stack(ctx);
-}
-
-/* Fires on the way back to user space after a preemption or migration. */
-SEC("tp_btf/rseq_update")
-int BPF_PROG(offcpu_rseq_update)
-{
-	return take_user_stack(ctx);
 }
 
 static __always_inline void flush_current(void)
@@ -570,8 +602,9 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 	/* do_exit() decremented signal->live before this tracepoint. */
 	if (p->signal->live.counter != 0)
 		return 0;
+	/* Its PID may be reused by a process nobody asked for. */
 	if (follow_forks)
-		bpf_map_delete_elem(&pids, &tgid);
+		__sync_fetch_and_and(&pid_bits[offcpu_id_word(tgid)], ~offcpu_id_bit(tgid));
 	task_record(OFFCPU_RECORD_EXIT, tgid, 0);
 	return 0;
 }
@@ -590,14 +623,14 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 {
 	__u32 parent_tgid = parent->tgid;
 	__u32 child_tgid = child->tgid;
-	__u8 one = 1;
 
 	/* A new thread shares its process's maps: nothing to tell. */
 	if (child->pid != child_tgid)
 		return 0;
 	/* With -- COMMAND, the processes it forks are traced too. */
-	if (follow_forks && bpf_map_lookup_elem(&pids, &parent_tgid))
-		bpf_map_update_elem(&pids, &child_tgid, &one, BPF_NOEXIST);
+	if (follow_forks && (pid_bits[offcpu_id_word(parent_tgid)] & offcpu_id_bit(parent_tgid)))
+		__sync_fetch_and_or(&pid_bits[offcpu_id_word(child_tgid)],
+				    offcpu_id_bit(child_tgid));
 	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);
 	return 0;
 }

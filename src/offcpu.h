@@ -25,6 +25,24 @@
 #define OFFCPU_TASK_NOLOAD 0x0400
 #define OFFCPU_TASK_RTLOCK_WAIT 0x1000
 
+/*
+ * -p and -t are bitmaps over every possible ID: PID_MAX_LIMIT is 2^22 on
+ * 64-bit kernels (4M IDs, 512 KiB each), so any number of IDs fits and a
+ * test is two loads instead of a hash lookup on every switch.
+ */
+#define OFFCPU_ID_BITMAP_WORDS (1 << 16)
+
+static inline unsigned int offcpu_id_word(unsigned int id)
+{
+	return (id >> 6) & (OFFCPU_ID_BITMAP_WORDS - 1);
+}
+
+/* 64-bit words: BPF has atomic and/or on 32-bit words only from cpu v3. */
+static inline __u64 offcpu_id_bit(unsigned int id)
+{
+	return 1ULL << (id & 63);
+}
+
 /* task_struct::flags bit of kernel threads. */
 #define OFFCPU_PF_KTHREAD 0x00200000
 

@@ -44,33 +44,22 @@ static int attach_core(struct offcpu_bpf *skel)
 	return 0;
 }
 
-/* Attaches a user-stack program once; later calls do nothing. */
-static int attach_user_hook(struct bpf_program *prog, struct bpf_link **link)
+/* Attaches rseq_update once a parked wait asks for it; later calls do nothing. */
+static int attach_rseq_hook(struct tracer *t)
 {
-	if (*link || !bpf_program__autoload(prog))
+	struct offcpu_bpf *skel = t->skel;
+	struct bpf_program *prog = skel->progs.offcpu_rseq_update;
+
+	if (skel->links.offcpu_rseq_update || !bpf_program__autoload(prog) ||
+	    !skel->bss->wants_rseq_hook)
 		return 0;
-	*link = bpf_program__attach(prog);
-	if (!*link)
+	skel->links.offcpu_rseq_update = bpf_program__attach(prog);
+	if (!skel->links.offcpu_rseq_update)
 		return -errno;
 	log_info("attached %s", bpf_program__name(prog));
 	return 0;
 }
 
-static int attach_wanted_user_hooks(struct tracer *t, bool all)
-{
-	struct offcpu_bpf *skel = t->skel;
-	int err = 0;
-
-	if (all || skel->bss->wants_rseq_hook)
-		err = attach_user_hook(skel->progs.offcpu_rseq_update,
-				       &skel->links.offcpu_rseq_update);
-	if (!err && (all || skel->bss->wants_sys_exit_hook))
-		err = attach_user_hook(skel->progs.offcpu_sys_exit, &skel->links.offcpu_sys_exit);
-	return err;
-}
-
-/* Room for the processes that -- COMMAND forks while traced. */
-#define FOLLOWED_PIDS_MAX 32768
 /*
  * After sched_switch is detached, waits parked for their user stack reach
  * user space within microseconds; allow for a loaded machine.
@@ -118,9 +107,15 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 		goto out;
 	}
 	skel->rodata->has_prev_state_arg = switch_args >= 4;
-	/* Without rseq_update, sys_exit serves every thread. */
-	skel->rodata->rseq_available = tracepoint_args(vmlinux, "rseq_update") >= 0;
-	if (!skel->rodata->rseq_available)
+	/*
+	 * Without rseq_update, or when a filter selects a few threads (the
+	 * hook would run for every thread), user stacks are taken at switch-out.
+	 */
+	skel->rodata->defer_user_stacks = o->user_stack &&
+					  tracepoint_args(vmlinux, "rseq_update") >= 0 &&
+					  !o->pids->nr && !o->tids->nr && !o->nr_comms &&
+					  !o->filter_cgroup;
+	if (!skel->rodata->defer_user_stacks)
 		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
 
 	skel->rodata->min_duration_ns = o->min_duration_ns;
@@ -144,16 +139,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 				   o->user_threads_only || o->kernel_threads_only || o->state_mask;
 
 	skel->rodata->max_slots = o->max_entries;
-	err = bpf_map__set_max_entries(skel->maps.pids,
-					      (o->pids->nr ?: 1) +
-						      (o->follow_forks ? FOLLOWED_PIDS_MAX : 0));
-	err = err ?: bpf_map__set_max_entries(skel->maps.tids, o->tids->nr ?: 1);
-	err = err ?: bpf_map__set_max_entries(skel->maps.comms, o->nr_comms ?: 1);
-	/* Only the programs that stacks or -- COMMAND need. */
-	if (!o->user_stack) {
-		bpf_program__set_autoload(skel->progs.offcpu_sys_exit, false);
-		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
-	}
+	err = bpf_map__set_max_entries(skel->maps.comms, o->nr_comms ?: 1);
 out:
 	btf__free(vmlinux);
 	return err;
@@ -165,18 +151,13 @@ static int fill_filters(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	size_t i;
 	int err;
 
-	for (i = 0; i < o->pids->nr; i++) {
-		err = bpf_map__update_elem(skel->maps.pids, &o->pids->ids[i], sizeof(__u32), &one,
-					   sizeof(one), BPF_ANY);
-		if (err)
-			return err;
-	}
-	for (i = 0; i < o->tids->nr; i++) {
-		err = bpf_map__update_elem(skel->maps.tids, &o->tids->ids[i], sizeof(__u32), &one,
-					   sizeof(one), BPF_ANY);
-		if (err)
-			return err;
-	}
+	/* .bss is mapped into this process: no system call per ID. */
+	for (i = 0; i < o->pids->nr; i++)
+		skel->bss->pid_bits[offcpu_id_word(o->pids->ids[i])] |=
+			offcpu_id_bit(o->pids->ids[i]);
+	for (i = 0; i < o->tids->nr; i++)
+		skel->bss->tid_bits[offcpu_id_word(o->tids->ids[i])] |=
+			offcpu_id_bit(o->tids->ids[i]);
 	for (i = 0; i < o->nr_comms; i++) {
 		char key[OFFCPU_COMM_LEN] = { 0 };
 
@@ -227,8 +208,6 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx,
 		goto fail;
 	}
 	err = attach_core(t->skel);
-	if (!err && opts->eager_user_hooks)
-		err = attach_wanted_user_hooks(t, true);
 	if (err)
 		goto fail;
 	*out = t;
@@ -242,9 +221,15 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 {
 	int n = ring_buffer__poll(t->ring, timeout_ms);
 
+	/*
+	 * Records submitted without a wake-up leave epoll silent: poll only
+	 * returns on its timeout, having read nothing. Read them now.
+	 */
+	if (n >= 0)
+		n = ring_buffer__consume(t->ring);
 	if (n < 0)
 		return n;
-	return attach_wanted_user_hooks(t, false);
+	return attach_rseq_hook(t);
 }
 
 int tracer__stop(struct tracer *t)

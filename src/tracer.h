@@ -21,7 +21,6 @@ struct tracer_opts {
 	bool user_threads_only;
 	bool kernel_threads_only;
 	bool follow_forks; /* children of the selected PIDs are selected too */
-	bool eager_user_hooks; /* attach the user-stack programs now, not on demand */
 	const struct id_list *pids;
 	const struct id_list *tids;
 	char *const *comms;
@@ -43,8 +42,8 @@ struct tracer;
 int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx,
 		struct tracer **out);
 /*
- * Waits for records up to timeout_ms and attaches the user-stack programs
- * that parked waits asked for. 0, -EINTR when a signal came, or -errno.
+ * Waits for records up to timeout_ms and attaches rseq_update once a parked
+ * wait asks for it. 0, -EINTR when a signal came, or -errno.
  */
 int tracer__poll(struct tracer *t, int timeout_ms);
 /* Detaches from sched_switch, lets parked waits reach user space, drains. */

@@ -76,9 +76,9 @@ def record_truth_workload():
     STATS.update(stats)
 
 
-def check_thread(name, wait_prefix, function):
-    tid, count, total = TRUTH[name]
-    mine = [w for w in WAITS if w["tid"] == tid and w["state"] in BLOCKED_STATES]
+def check_thread(name, wait_prefix, function, truth=TRUTH, waits=WAITS):
+    tid, count, total = truth[name]
+    mine = [w for w in waits if w["tid"] == tid and w["state"] in BLOCKED_STATES]
     got = sum(w["duration_ns"] for w in mine)
     assert abs(got - total) <= 0.02 * total, "%s: offcpu %d ns vs workload %d ns (%.2f%%)" % (
         name, got, total, 100.0 * (got - total) / total)
@@ -130,6 +130,32 @@ def test_stack_is_the_one_at_block_time():
             syms = user_syms(w)
             assert "chain_a_outer" in syms, syms
             assert not [s for s in syms if s and s.startswith("chain_b")], syms
+
+
+def test_system_wide_deferred_user_stacks():
+    # System wide, glibc threads' user stacks are read in rseq_update once
+    # the thread heads back to user space; -- COMMAND takes them at
+    # switch-out. Same workload, same checks, the other path.
+    out = os.path.join(TMP, "system-wide.json")
+    truth_file = os.path.join(TMP, "truth-system-wide.txt")
+    tracer = subprocess.Popen([OFFCPU, "-d", "4s", "-m", "1ms", "-f", "json", "-o", out],
+                              stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    r = run([WORKLOAD, "truth", truth_file])
+    _, err = tracer.communicate(timeout=60)
+    assert r.returncode == 0 and tracer.returncode == 0, err
+    truth = {}
+    with open(truth_file) as f:
+        for line in f:
+            name, tid, count, total = line.split()
+            truth[name] = (int(tid), int(count), int(total))
+    waits, _ = read_json_lines(out)
+    check_thread("sleeper", "sleep", "sleeper_thread", truth, waits)
+    check_thread("pipe_reader", "pipe", "pipe_reader_thread", truth, waits)
+    check_thread("chain", "sleep", "chain_a_inner", truth, waits)
+    for w in waits:
+        if w["tid"] == truth["chain"][0]:
+            assert not [s for s in user_syms(w) if s and s.startswith("chain_b")], user_syms(w)
 
 
 def test_children_traced_and_symbolized():
