@@ -27,8 +27,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "empty_switch: cannot load %s\n", argv[1]);
 		return 1;
 	}
-	bpf_object__for_each_program(prog, obj)
-	{
+	bpf_object__for_each_program (prog, obj) {
 		if (!bpf_program__attach(prog)) {
 			fprintf(stderr, "empty_switch: cannot attach\n");
 			return 1;

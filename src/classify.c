@@ -57,7 +57,7 @@ static const struct wait_rule wait_rules[] = {
 	/* Pipes before the generic poll rules: a pipe read may poll. */
 	{ "pipe_read", "pipe" },
 	{ "pipe_write", "pipe" },
-	{ "anon_pipe_read", "pipe" },  /* 6.14+ */
+	{ "anon_pipe_read", "pipe" }, /* 6.14+ */
 	{ "anon_pipe_write", "pipe" },
 	{ "pipe_wait*", "pipe" },
 	/* Network. */

@@ -56,8 +56,8 @@ struct collector {
  * ever be taken from inside the tracepoint, the tracing and BPF frames.
  */
 static const char *const leaf_frames_to_skip[] = {
-	"__schedule", "schedule", "__traceiter_*", "__bpf_trace_*", "bpf_trace_run*",
-	"bpf_prog_*", "__probestub_*",
+	"__schedule",	  "schedule",	"__traceiter_*", "__bpf_trace_*",
+	"bpf_trace_run*", "bpf_prog_*", "__probestub_*",
 };
 
 /* A raw stack cache is keyed by the cached_stack itself: its nr and ips. */
@@ -99,8 +99,7 @@ static bool equal_class(const void *a, const void *b)
 	return x->kernel_stack == y->kernel_stack && x->state == y->state;
 }
 
-int collector__new(struct profile *profile, struct symbolizer *symbolizer,
-		   struct collector **out)
+int collector__new(struct profile *profile, struct symbolizer *symbolizer, struct collector **out)
 {
 	struct collector *c = calloc(1, sizeof(*c));
 
@@ -251,9 +250,8 @@ static const char *wait_class_of(struct collector *c, const struct stack *kernel
 		return NULL;
 	*cached = key;
 	cached->wait_class = strpool__intern(
-		c->profile->strings,
-		classify_wait(state, kernel_stack ? kernel_stack->frames : NULL,
-			      kernel_stack ? kernel_stack->nr : 0));
+	    c->profile->strings, classify_wait(state, kernel_stack ? kernel_stack->frames : NULL,
+					       kernel_stack ? kernel_stack->nr : 0));
 	if (!cached->wait_class || hashmap__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;
@@ -334,8 +332,8 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
 	if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
-		w.user_stack = symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false,
-					 r->end_ts_ns);
+		w.user_stack =
+		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
 		if (!w.user_stack)
 			return -ENOMEM;
 	}

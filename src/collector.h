@@ -14,8 +14,7 @@
 
 struct collector;
 
-int collector__new(struct profile *profile, struct symbolizer *symbolizer,
-		   struct collector **out);
+int collector__new(struct profile *profile, struct symbolizer *symbolizer, struct collector **out);
 void collector__free(struct collector *c);
 /* One ring buffer record; -EINVAL for a malformed one. */
 int collector__record(struct collector *c, const void *data, size_t size);

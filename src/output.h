@@ -30,7 +30,7 @@ int output_json_write(FILE *out, const struct profile *p);
 
 struct output_file {
 	FILE *stream;
-	char *path;      /* NULL: written in place (stdout, a device, a FIFO) */
+	char *path; /* NULL: written in place (stdout, a device, a FIFO) */
 	char *temp_path;
 };
 

@@ -195,9 +195,11 @@ int output_text_write(FILE *out, const struct profile *p)
 	fprintf(out, "offcpu: %" PRIu64 " waits, %s off CPU in total\n", p->total_count, time);
 	err = print_groups(out, p, entries, nr, BY_STATE, "By thread state", "state",
 			   OFFCPU_STATE_COUNT);
-	err = err ?: print_groups(out, p, entries, nr, BY_WAIT, "By wait class",
-				  "wait class", (size_t)-1);
-	err = err ?: print_groups(out, p, entries, nr, BY_THREAD, "By thread (top 20)",
+	err = err
+		  ?: print_groups(out, p, entries, nr, BY_WAIT, "By wait class", "wait class",
+				  (size_t)-1);
+	err = err
+		  ?: print_groups(out, p, entries, nr, BY_THREAD, "By thread (top 20)",
 				  "comm                  pid      tid", TOP_THREADS);
 	free(entries);
 	err = err ?: print_top_stacks(out, p);

@@ -12,11 +12,8 @@ struct duration_unit {
 };
 
 static const struct duration_unit duration_units[] = {
-	{ "ns", 1ULL },
-	{ "us", 1000ULL },
-	{ "ms", 1000000ULL },
-	{ "s", 1000000000ULL },
-	{ "m", 60000000000ULL },
+	{ "ns", 1ULL },		{ "us", 1000ULL },	 { "ms", 1000000ULL },
+	{ "s", 1000000000ULL }, { "m", 60000000000ULL },
 };
 
 /* Digits only: strtoull would accept signs, spaces and hex. */

@@ -31,8 +31,7 @@ static uint64_t hash_frames(const struct stack *s, bool exact)
 static bool frames_equal(const struct frame *a, const struct frame *b, bool exact)
 {
 	return (!exact || a->addr == b->addr) && a->sym == b->sym && a->off == b->off &&
-	       a->module == b->module && a->module_off == b->module_off &&
-	       a->kernel == b->kernel;
+	       a->module == b->module && a->module_off == b->module_off && a->kernel == b->kernel;
 }
 
 static bool stacks_equal(const struct stack *x, const struct stack *y, bool exact)
@@ -86,9 +85,9 @@ static bool equal_entry(const void *a, const void *b)
 {
 	const struct wait *x = a, *y = b;
 
-	return x->pid == y->pid && x->tid == y->tid && x->state == y->state &&
-	       x->comm == y->comm && x->wait_class == y->wait_class &&
-	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack;
+	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
+	       x->wait_class == y->wait_class && x->kernel_stack == y->kernel_stack &&
+	       x->user_stack == y->user_stack;
 }
 
 int profile__new(bool keep_waits, struct profile **out)
@@ -133,8 +132,7 @@ void profile__free(struct profile *p)
 	free(p);
 }
 
-const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames,
-					  size_t nr)
+const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames, size_t nr)
 {
 	struct stack *s = malloc(sizeof(*s) + nr * sizeof(*frames)), *found;
 

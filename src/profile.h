@@ -27,9 +27,9 @@ struct wait {
 	uint32_t pid;
 	uint32_t tid;
 	uint32_t cpu;
-	unsigned int state;        /* enum offcpu_state */
-	const char *comm;          /* interned */
-	const char *wait_class;    /* interned */
+	unsigned int state;		  /* enum offcpu_state */
+	const char *comm;		  /* interned */
+	const char *wait_class;		  /* interned */
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;
 };
@@ -59,8 +59,7 @@ void profile__free(struct profile *p);
  * The one copy of this stack; NULL when out of memory. Without keep_waits,
  * stacks that differ only in their addresses are one stack.
  */
-const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames,
-					  size_t nr);
+const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames, size_t nr);
 int profile__add(struct profile *p, const struct wait *w);
 /* Entries sorted by total time, largest first; free the array, not the entries. */
 int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr);

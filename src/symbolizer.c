@@ -37,7 +37,7 @@ struct symbolizer {
 	struct strpool *strings;
 	struct ksyms *ksyms;
 	struct hashmap *processes; /* pid -> struct process */
-	struct hashmap *dsos;      /* dev+inode -> struct dso */
+	struct hashmap *dsos;	   /* dev+inode -> struct dso */
 	struct dso vdso;
 	bool vdso_loaded;
 	uint64_t processes_gone;

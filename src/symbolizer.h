@@ -15,9 +15,9 @@
 
 struct frame {
 	uint64_t addr;
-	const char *sym;    /* interned; NULL when no symbol holds addr */
-	uint64_t off;       /* addr - symbol start */
-	const char *module; /* interned path or "[kernel.kallsyms]"; NULL if unmapped */
+	const char *sym;     /* interned; NULL when no symbol holds addr */
+	uint64_t off;	     /* addr - symbol start */
+	const char *module;  /* interned path or "[kernel.kallsyms]"; NULL if unmapped */
 	uint64_t module_off; /* offset in module: file offset, or addr in the kernel */
 	bool kernel;
 };

@@ -111,10 +111,9 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	 * Without rseq_update, or when a filter selects a few threads (the
 	 * hook would run for every thread), user stacks are taken at switch-out.
 	 */
-	skel->rodata->defer_user_stacks = o->user_stack &&
-					  tracepoint_args(vmlinux, "rseq_update") >= 0 &&
-					  !o->pids->nr && !o->tids->nr && !o->nr_comms &&
-					  !o->filter_cgroup;
+	skel->rodata->defer_user_stacks =
+	    o->user_stack && tracepoint_args(vmlinux, "rseq_update") >= 0 && !o->pids->nr &&
+	    !o->tids->nr && !o->nr_comms && !o->filter_cgroup;
 	if (!skel->rodata->defer_user_stacks)
 		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
 
@@ -154,10 +153,10 @@ static int fill_filters(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	/* .bss is mapped into this process: no system call per ID. */
 	for (i = 0; i < o->pids->nr; i++)
 		skel->bss->pid_bits[offcpu_id_word(o->pids->ids[i])] |=
-			offcpu_id_bit(o->pids->ids[i]);
+		    offcpu_id_bit(o->pids->ids[i]);
 	for (i = 0; i < o->tids->nr; i++)
 		skel->bss->tid_bits[offcpu_id_word(o->tids->ids[i])] |=
-			offcpu_id_bit(o->tids->ids[i]);
+		    offcpu_id_bit(o->tids->ids[i]);
 	for (i = 0; i < o->nr_comms; i++) {
 		char key[OFFCPU_COMM_LEN] = { 0 };
 
@@ -177,8 +176,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	return t->fn(t->ctx, data, size);
 }
 
-int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx,
-		struct tracer **out)
+int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, struct tracer **out)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 	int err;

@@ -41,12 +41,9 @@ struct truth {
 enum { SLEEPER, MUTEX_WAITER, PIPE_READER, CHILD_WAITER, MIGRATOR, CHAIN, NR_THREADS };
 
 static struct truth truths[NR_THREADS] = {
-	[SLEEPER] = { .name = "sleeper" },
-	[MUTEX_WAITER] = { .name = "mutex_waiter" },
-	[PIPE_READER] = { .name = "pipe_reader" },
-	[CHILD_WAITER] = { .name = "child_waiter" },
-	[MIGRATOR] = { .name = "migrator" },
-	[CHAIN] = { .name = "chain" },
+	[SLEEPER] = { .name = "sleeper" },	   [MUTEX_WAITER] = { .name = "mutex_waiter" },
+	[PIPE_READER] = { .name = "pipe_reader" }, [CHILD_WAITER] = { .name = "child_waiter" },
+	[MIGRATOR] = { .name = "migrator" },	   [CHAIN] = { .name = "chain" },
 };
 
 static pthread_mutex_t contended = PTHREAD_MUTEX_INITIALIZER;
@@ -291,9 +288,10 @@ __attribute__((noinline)) static void *chain_thread(void *arg)
 
 static int run_truth(const char *path)
 {
-	void *(*threads[])(void *) = { sleeper_thread,	   mutex_waiter_thread, mutex_holder_thread,
-				       pipe_reader_thread, pipe_writer_thread,	child_waiter_thread,
-				       migrator_thread,	   migration_driver_thread, chain_thread };
+	void *(*threads[])(
+	    void *) = { sleeper_thread,	    mutex_waiter_thread,     mutex_holder_thread,
+			pipe_reader_thread, pipe_writer_thread,	     child_waiter_thread,
+			migrator_thread,    migration_driver_thread, chain_thread };
 	pthread_t ids[sizeof(threads) / sizeof(threads[0])];
 	size_t i;
 	FILE *out;

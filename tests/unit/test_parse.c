@@ -32,8 +32,8 @@ static void durations_with_units(void **state)
 static void durations_rejected(void **state)
 {
 	static const char *const bad[] = {
-		"", "5", "-5ms", "+5ms", "5 ms", " 5ms", "5ms ", "5xs", "ms", "1.5ms",
-		"5MS", "0x10ms", "5h", "s5", "5msms",
+		"",   "5",     "-5ms", "+5ms",	 "5 ms", " 5ms", "5ms ",  "5xs",
+		"ms", "1.5ms", "5MS",  "0x10ms", "5h",	 "s5",	 "5msms",
 	};
 	uint64_t ns = 42;
 	size_t i;
@@ -67,8 +67,8 @@ static void id_lists(void **state)
 static void id_lists_rejected(void **state)
 {
 	static const char *const bad[] = {
-		"", ",", "1,", ",1", "1,,2", "a", "-1", "0", "1 2", " 1", "2147483648",
-		"99999999999999999999999",
+		"",   ",", "1,",  ",1", "1,,2",	      "a",
+		"-1", "0", "1 2", " 1", "2147483648", "99999999999999999999999",
 	};
 	struct id_list list = { 0 };
 	size_t i;
@@ -101,8 +101,10 @@ static void unsigned_numbers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(durations_with_units), cmocka_unit_test(durations_rejected),
-		cmocka_unit_test(id_lists),		cmocka_unit_test(id_lists_rejected),
+		cmocka_unit_test(durations_with_units),
+		cmocka_unit_test(durations_rejected),
+		cmocka_unit_test(id_lists),
+		cmocka_unit_test(id_lists_rejected),
 		cmocka_unit_test(unsigned_numbers),
 	};
 

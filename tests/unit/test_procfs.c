@@ -38,16 +38,14 @@ static void maps_lines(void **state)
 	assert_string_equal(m.path, "[vdso]");
 	free(m.path);
 
-	assert_int_equal(procmaps__parse_line("7f0000000000-7f0000001000 rw-p 00000000 00:00 0\n",
-					      &m),
-			 0);
+	assert_int_equal(
+	    procmaps__parse_line("7f0000000000-7f0000001000 rw-p 00000000 00:00 0\n", &m), 0);
 	assert_false(m.executable);
 	assert_string_equal(m.path, "");
 	free(m.path);
 
-	assert_int_equal(procmaps__parse_line("1000-2000 r-xp 00000000 08:02 77 /tmp/a b (deleted)",
-					      &m),
-			 0);
+	assert_int_equal(
+	    procmaps__parse_line("1000-2000 r-xp 00000000 08:02 77 /tmp/a b (deleted)", &m), 0);
 	assert_string_equal(m.path, "/tmp/a b (deleted)");
 	free(m.path);
 }
@@ -73,11 +71,11 @@ static void maps_lines_rejected(void **state)
 static void maps_file_keeps_executable_mappings(void **state)
 {
 	static const char fixture[] =
-		"400000-401000 r--p 00000000 fe:01 10 /usr/bin/prog\n"
-		"401000-402000 r-xp 00001000 fe:01 10 /usr/bin/prog\n"
-		"7f0000000000-7f0000100000 r-xp 00010000 fe:01 20 /usr/lib/libc.so.6\n"
-		"7f0000100000-7f0000200000 rw-p 00000000 00:00 0\n"
-		"7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n";
+	    "400000-401000 r--p 00000000 fe:01 10 /usr/bin/prog\n"
+	    "401000-402000 r-xp 00001000 fe:01 10 /usr/bin/prog\n"
+	    "7f0000000000-7f0000100000 r-xp 00010000 fe:01 20 /usr/lib/libc.so.6\n"
+	    "7f0000100000-7f0000200000 rw-p 00000000 00:00 0\n"
+	    "7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n";
 	FILE *f = fmemopen((void *)fixture, sizeof(fixture) - 1, "r");
 	struct proc_maps maps;
 
@@ -88,7 +86,7 @@ static void maps_file_keeps_executable_mappings(void **state)
 	assert_int_equal(maps.nr, 3);
 	assert_string_equal(procmaps__find(&maps, 0x401800)->path, "/usr/bin/prog");
 	assert_string_equal(procmaps__find(&maps, 0x7f00000fffffULL)->path, "/usr/lib/libc.so.6");
-	assert_null(procmaps__find(&maps, 0x400800));	      /* not executable */
+	assert_null(procmaps__find(&maps, 0x400800));	       /* not executable */
 	assert_null(procmaps__find(&maps, 0x7f0000100000ULL)); /* end is exclusive */
 	assert_null(procmaps__find(&maps, 0x10));
 	procmaps__free(&maps);
@@ -127,12 +125,12 @@ static void kallsyms_lines(void **state)
 	assert_string_equal(module, "nfs");
 	assert_int_equal(ksyms__parse_line("ffffffffc0000f18 t bpf_prog_6deef7357e7b4530_sd_fw_"
 					   "ingress\t[bpf]\n",
-					   &addr, &type, name, sizeof(name), module, sizeof(module)),
+					   &addr, &type, name, sizeof(name), module,
+					   sizeof(module)),
 			 0);
 	assert_string_equal(module, "bpf");
-	assert_int_not_equal(ksyms__parse_line("", &addr, &type, name, sizeof(name), module,
-					       sizeof(module)),
-			     0);
+	assert_int_not_equal(
+	    ksyms__parse_line("", &addr, &type, name, sizeof(name), module, sizeof(module)), 0);
 	assert_int_not_equal(ksyms__parse_line("xyz T foo\n", &addr, &type, name, sizeof(name),
 					       module, sizeof(module)),
 			     0);

@@ -126,10 +126,10 @@ static void folded_golden(void **state)
 
 	(void)state;
 	assert_string_equal(
-		text,
-		"app;[interruptible];[lock:futex];__x64_sys_futex_[k];futex_wait_queue_[k] 50000000\n"
-		"app;[interruptible];[sleep];main;app+0x234;clock_nanosleep;"
-		"__x64_sys_clock_nanosleep_[k];do_nanosleep_[k] 50000000\n");
+	    text,
+	    "app;[interruptible];[lock:futex];__x64_sys_futex_[k];futex_wait_queue_[k] 50000000\n"
+	    "app;[interruptible];[sleep];main;app+0x234;clock_nanosleep;"
+	    "__x64_sys_clock_nanosleep_[k];do_nanosleep_[k] 50000000\n");
 	free(text);
 	profile__free(p);
 }
@@ -142,24 +142,24 @@ static void json_golden(void **state)
 	(void)state;
 	assert_int_equal(p->nr_waits, 3);
 	assert_true(!strncmp(
-		text,
-		"{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
-		"\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,\"cpu\":1,"
-		"\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":\"do_nanosleep\","
-		"\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":\"0xffffffff81000020\","
-		"\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"}],"
-		"\"user_stack\":[{\"addr\":\"0x1100\",\"sym\":\"clock_nanosleep\",\"off\":0,"
-		"\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},"
-		"{\"addr\":\"0x1300\",\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n",
-		strlen("{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
-		       "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,"
-		       "\"cpu\":1,\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":"
-		       "\"do_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":"
-		       "\"0xffffffff81000020\",\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,"
-		       "\"module\":\"[kernel.kallsyms]\"}],\"user_stack\":[{\"addr\":\"0x1100\","
-		       "\"sym\":\"clock_nanosleep\",\"off\":0,\"module\":\"/usr/bin/app\"},"
-		       "{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1300\","
-		       "\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n")));
+	    text,
+	    "{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
+	    "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,\"cpu\":1,"
+	    "\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":\"do_nanosleep\","
+	    "\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":\"0xffffffff81000020\","
+	    "\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"}],"
+	    "\"user_stack\":[{\"addr\":\"0x1100\",\"sym\":\"clock_nanosleep\",\"off\":0,"
+	    "\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},"
+	    "{\"addr\":\"0x1300\",\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n",
+	    strlen("{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
+		   "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,"
+		   "\"cpu\":1,\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":"
+		   "\"do_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":"
+		   "\"0xffffffff81000020\",\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,"
+		   "\"module\":\"[kernel.kallsyms]\"}],\"user_stack\":[{\"addr\":\"0x1100\","
+		   "\"sym\":\"clock_nanosleep\",\"off\":0,\"module\":\"/usr/bin/app\"},"
+		   "{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1300\","
+		   "\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n")));
 	line2 = strchr(text, '\n') + 1;
 	assert_non_null(strstr(line2, "\"ts_ns\":2000"));
 	last = strstr(text, "{\"type\":\"stats\",\"switches\":0,");
@@ -178,11 +178,15 @@ static void text_report(void **state)
 
 	(void)state;
 	assert_non_null(strstr(text, "offcpu: 3 waits, 100.000 ms off CPU in total"));
-	assert_non_null(strstr(text, "  interruptible                          100.000 ms  100.0%         3\n"));
-	assert_non_null(strstr(text, "  lock:futex                              50.000 ms   50.0%         1\n"));
-	assert_non_null(strstr(text, "  app                   100      101      50.000 ms   50.0%         2\n"));
-	assert_non_null(strstr(text, "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 waits\n"
-				     "      futex_wait_queue_[k]\n      __x64_sys_futex_[k]\n"));
+	assert_non_null(strstr(
+	    text, "  interruptible                          100.000 ms  100.0%         3\n"));
+	assert_non_null(strstr(
+	    text, "  lock:futex                              50.000 ms   50.0%         1\n"));
+	assert_non_null(strstr(
+	    text, "  app                   100      101      50.000 ms   50.0%         2\n"));
+	assert_non_null(strstr(text,
+			       "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 waits\n"
+			       "      futex_wait_queue_[k]\n      __x64_sys_futex_[k]\n"));
 	assert_non_null(strstr(text, "Health counters\n  switches"));
 	free(text);
 	profile__free(p);
@@ -223,8 +227,8 @@ static const char *classify_names(unsigned int state, const char *const *names, 
 	return classify_wait(state, frames, nr);
 }
 
-#define CLASSIFY(state, ...)                                                                  \
-	classify_names(state, (const char *const[]){ __VA_ARGS__ },                           \
+#define CLASSIFY(state, ...)                                                                       \
+	classify_names(state, (const char *const[]){ __VA_ARGS__ },                                \
 		       sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
 
 static void classification(void **state)
@@ -252,8 +256,8 @@ static void classification(void **state)
 			    "net:unix");
 	/* fsync waits on block I/O: the specific rule wins. */
 	assert_string_equal(CLASSIFY(D, "io_schedule", "folio_wait_bit_common",
-				     "file_write_and_wait_range", "ext4_sync_file", "vfs_fsync_range",
-				     "do_fsync"),
+				     "file_write_and_wait_range", "ext4_sync_file",
+				     "vfs_fsync_range", "do_fsync"),
 			    "io:fsync");
 	assert_string_equal(CLASSIFY(D, "io_schedule", "folio_wait_bit_common", "filemap_read"),
 			    "io:read");
@@ -293,9 +297,9 @@ static void formats_by_name_and_extension(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(aggregation),	  cmocka_unit_test(folded_golden),
-		cmocka_unit_test(json_golden),	  cmocka_unit_test(text_report),
-		cmocka_unit_test(json_escaping),  cmocka_unit_test(classification),
+		cmocka_unit_test(aggregation),	   cmocka_unit_test(folded_golden),
+		cmocka_unit_test(json_golden),	   cmocka_unit_test(text_report),
+		cmocka_unit_test(json_escaping),   cmocka_unit_test(classification),
 		cmocka_unit_test(symbol_patterns), cmocka_unit_test(formats_by_name_and_extension),
 	};
 

@@ -17,9 +17,9 @@ struct state_case {
 
 /* Values of include/linux/sched.h as of 6.x. */
 static const struct state_case cases[] = {
-	{ 0x0000, 0, OFFCPU_STATE_RUNNING },	     /* TASK_RUNNING, sched_yield */
-	{ 0x0000, 1, OFFCPU_STATE_PREEMPTED },	     /* preempted while runnable */
-	{ 0x0001, 1, OFFCPU_STATE_PREEMPTED },	     /* preempted before schedule() */
+	{ 0x0000, 0, OFFCPU_STATE_RUNNING },   /* TASK_RUNNING, sched_yield */
+	{ 0x0000, 1, OFFCPU_STATE_PREEMPTED }, /* preempted while runnable */
+	{ 0x0001, 1, OFFCPU_STATE_PREEMPTED }, /* preempted before schedule() */
 	{ 0x0002, 1, OFFCPU_STATE_PREEMPTED },
 	{ 0x0001, 0, OFFCPU_STATE_INTERRUPTIBLE },   /* TASK_INTERRUPTIBLE */
 	{ 0x2001, 0, OFFCPU_STATE_INTERRUPTIBLE },   /* | TASK_FREEZABLE (6.1) */
@@ -44,9 +44,8 @@ static void states_value_by_value(void **state)
 		enum offcpu_state got = offcpu_state_of(cases[i].prev_state, cases[i].preempt);
 
 		if (got != cases[i].expected)
-			fail_msg("prev_state 0x%x preempt %d: got %s, want %s",
-				 cases[i].prev_state, cases[i].preempt, state_name(got),
-				 state_name(cases[i].expected));
+			fail_msg("prev_state 0x%x preempt %d: got %s, want %s", cases[i].prev_state,
+				 cases[i].preempt, state_name(got), state_name(cases[i].expected));
 	}
 }
 
@@ -74,8 +73,8 @@ static void state_lists(void **state)
 	assert_int_equal(mask, 1u << OFFCPU_STATE_PREEMPTED);
 	assert_int_equal(parse_state_list("interruptible,uninterruptible,idle", &mask), 0);
 	assert_int_equal(mask, (1u << OFFCPU_STATE_INTERRUPTIBLE) |
-				       (1u << OFFCPU_STATE_UNINTERRUPTIBLE) |
-				       (1u << OFFCPU_STATE_IDLE));
+				   (1u << OFFCPU_STATE_UNINTERRUPTIBLE) |
+				   (1u << OFFCPU_STATE_IDLE));
 	assert_int_equal(parse_state_list("", &mask), -EINVAL);
 	assert_int_equal(parse_state_list("sleeping", &mask), -EINVAL);
 	assert_int_equal(parse_state_list("idle,", &mask), -EINVAL);

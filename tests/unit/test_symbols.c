@@ -48,8 +48,7 @@ static void own_binary_symbols(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(elfsyms__open_fd(fd, &es), 0);
 	close(fd);
-	assert_int_equal(elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, &vaddr),
-			 0);
+	assert_int_equal(elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, &vaddr), 0);
 	s = elfsyms__find(es, vaddr);
 	assert_non_null(s);
 	assert_string_equal(s->name, "known_function");
