@@ -228,6 +228,13 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	}
 }
 
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t len = strlen(s), n = strlen(suffix);
+
+	return len > n && !strcmp(s + len - n, suffix);
+}
+
 static int check_combination(struct options *o)
 {
 	if (o->user_threads_only && o->kernel_threads_only) {
@@ -238,8 +245,15 @@ static int check_combination(struct options *o)
 		log_error("--min-duration is above --max-duration: no wait could pass");
 		return -EINVAL;
 	}
-	if (!o->format && o->output_path)
+	if (!o->format && o->output_path) {
 		o->format = output_format__by_path(o->output_path);
+		/* SPEC's extensions of formats this version cannot write yet. */
+		if (!o->format && (has_suffix(o->output_path, ".pb.gz") ||
+				   has_suffix(o->output_path, ".svg")))
+			return bad_value("--output", o->output_path,
+					 "pprof and svg output are not available in this version "
+					 "yet");
+	}
 	if (!o->format)
 		o->format = output_format__by_name("text");
 	return 0;
