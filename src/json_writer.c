@@ -116,3 +116,15 @@ void json__hex(struct json_writer *w, uint64_t value)
 	begin_value(w);
 	fprintf(w->out, "\"0x%" PRIx64 "\"", value);
 }
+
+void json__member_string(struct json_writer *w, const char *key, const char *value)
+{
+	json__key(w, key);
+	json__string(w, value);
+}
+
+void json__member_u64(struct json_writer *w, const char *key, uint64_t value)
+{
+	json__key(w, key);
+	json__u64(w, value);
+}

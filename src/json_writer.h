@@ -26,5 +26,8 @@ void json__string(struct json_writer *w, const char *value);
 void json__u64(struct json_writer *w, uint64_t value);
 /* "0x..." as a string: JSON numbers lose precision above 2^53. */
 void json__hex(struct json_writer *w, uint64_t value);
+/* A member of the current object: the key and its value. */
+void json__member_string(struct json_writer *w, const char *key, const char *value);
+void json__member_u64(struct json_writer *w, const char *key, uint64_t value);
 
 #endif

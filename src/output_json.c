@@ -19,15 +19,11 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 		json__key(w, "addr");
 		json__hex(w, f->addr);
 		if (f->sym) {
-			json__key(w, "sym");
-			json__string(w, f->sym);
-			json__key(w, "off");
-			json__u64(w, f->off);
+			json__member_string(w, "sym", f->sym);
+			json__member_u64(w, "off", f->off);
 		}
-		if (f->module) {
-			json__key(w, "module");
-			json__string(w, f->module);
-		}
+		if (f->module)
+			json__member_string(w, "module", f->module);
 		json__end_object(w);
 	}
 	json__end_array(w);
@@ -36,24 +32,15 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 static void write_wait(struct json_writer *w, const struct wait *wait)
 {
 	json__begin_object(w);
-	json__key(w, "type");
-	json__string(w, "offcpu");
-	json__key(w, "ts_ns");
-	json__u64(w, wait->end_ts_ns);
-	json__key(w, "pid");
-	json__u64(w, wait->pid);
-	json__key(w, "tid");
-	json__u64(w, wait->tid);
-	json__key(w, "comm");
-	json__string(w, wait->comm);
-	json__key(w, "state");
-	json__string(w, state_name(wait->state));
-	json__key(w, "wait");
-	json__string(w, wait->wait_class);
-	json__key(w, "duration_ns");
-	json__u64(w, wait->duration_ns);
-	json__key(w, "cpu");
-	json__u64(w, wait->cpu);
+	json__member_string(w, "type", "offcpu");
+	json__member_u64(w, "ts_ns", wait->end_ts_ns);
+	json__member_u64(w, "pid", wait->pid);
+	json__member_u64(w, "tid", wait->tid);
+	json__member_string(w, "comm", wait->comm);
+	json__member_string(w, "state", state_name(wait->state));
+	json__member_string(w, "wait", wait->wait_class);
+	json__member_u64(w, "duration_ns", wait->duration_ns);
+	json__member_u64(w, "cpu", wait->cpu);
 	json__key(w, "kernel_stack");
 	write_stack(w, wait->kernel_stack);
 	json__key(w, "user_stack");
@@ -74,12 +61,9 @@ int output_json_write(FILE *out, const struct profile *p)
 	}
 	json__init(&w, out);
 	json__begin_object(&w);
-	json__key(&w, "type");
-	json__string(&w, "stats");
-	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
-		json__key(&w, counter_name(i));
-		json__u64(&w, p->counters[i]);
-	}
+	json__member_string(&w, "type", "stats");
+	for (i = 0; i < OFFCPU_CNT_MAX; i++)
+		json__member_u64(&w, counter_name(i), p->counters[i]);
 	json__end_object(&w);
 	fputc('\n', out);
 	return 0;
