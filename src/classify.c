@@ -5,18 +5,13 @@
 #include "classify.h"
 #include "offcpu.h"
 
-struct wait_rule {
-	const char *pattern; /* a kernel function; a trailing '*' matches a prefix */
-	const char *wait_class;
-};
-
 /*
- * Tried in order against every frame of the stack; the first rule with a
- * matching frame wins, so the specific rules come before the generic ones
- * (fsync before block I/O, futex before poll). Old and new kernel names are
- * both listed where a function was renamed.
+ * Kernel functions (globs), tried in order against every frame of the
+ * stack; the first rule with a matching frame wins, so the specific rules
+ * come before the generic ones (fsync before block I/O, futex before poll).
+ * Old and new kernel names are both listed where a function was renamed.
  */
-static const struct wait_rule wait_rules[] = {
+static const struct builtin_rule kernel_rules[] = {
 	/* fsync and friends wait on block I/O underneath: they come first. */
 	{ "do_fsync", "io:fsync" },
 	{ "vfs_fsync_range", "io:fsync" },
@@ -100,34 +95,62 @@ static const struct wait_rule wait_rules[] = {
 	{ "__blkdev_direct_IO*", "io" },
 };
 
-/* Compiler clones (".isra.0", ".constprop.0", ".cold") match their origin. */
-static size_t base_name_length(const char *sym)
-{
-	return strcspn(sym, ".");
-}
+/*
+ * A futex wait is the kernel half of every user-space lock, condition
+ * variable and join: the user frames say which. Tried after the kernel
+ * rules have said lock:futex.
+ */
+static const struct builtin_rule futex_user_rules[] = {
+	{ "pthread_cond_*wait*", "lock:condvar" },
+	{ "__pthread_cond_*wait*", "lock:condvar" },
+	{ "pthread_rwlock_*", "lock:rwlock" },
+	{ "__pthread_rwlock_*", "lock:rwlock" },
+	{ "pthread_mutex_*lock*", "lock:mutex" },
+	{ "__pthread_mutex_*lock*", "lock:mutex" },
+	{ "__lll_lock_wait*", "lock:mutex" },
+	{ "sem_*wait", "lock:semaphore" },
+	{ "__new_sem_wait*", "lock:semaphore" },
+	{ "pthread_join", "lock:thread-join" },
+	{ "__pthread_clockjoin_ex", "lock:thread-join" },
+	{ "pthread_barrier_wait", "lock:barrier" },
+};
 
-int classify_symbol_matches(const char *pattern, const char *sym)
-{
-	size_t plen = strlen(pattern), slen = base_name_length(sym);
-
-	if (plen && pattern[plen - 1] == '*')
-		return slen >= plen - 1 && !strncmp(pattern, sym, plen - 1);
-	return slen == plen && !strncmp(pattern, sym, plen);
-}
-
-const char *classify_wait(unsigned int state, const struct frame *frames, size_t nr)
+static const char *first_match(const struct builtin_rule *rules, size_t nr_rules,
+			       const struct frame *frames, size_t nr)
 {
 	size_t r, i;
 
-	if (state == OFFCPU_STATE_PREEMPTED || state == OFFCPU_STATE_RUNNING)
-		return "cpu";
-	for (r = 0; r < sizeof(wait_rules) / sizeof(wait_rules[0]); r++) {
+	for (r = 0; r < nr_rules; r++) {
 		for (i = 0; i < nr; i++) {
-			if (frames[i].sym &&
-			    classify_symbol_matches(wait_rules[r].pattern, frames[i].sym))
-				return wait_rules[r].wait_class;
+			if (frames[i].sym && rules__symbol_matches(rules[r].pattern, frames[i].sym))
+				return rules[r].wait_class;
 		}
 	}
+	return NULL;
+}
+
+const char *classify_wait(const struct rule_set *user_rules, unsigned int state,
+			  const struct frame *kernel, size_t nr_kernel, const struct frame *user,
+			  size_t nr_user)
+{
+	const char *found;
+	size_t r;
+
+	if (state == OFFCPU_STATE_PREEMPTED || state == OFFCPU_STATE_RUNNING)
+		return "cpu";
+	for (r = 0; user_rules && r < user_rules->nr; r++) {
+		if (rules__match(&user_rules->rules[r], kernel, nr_kernel, user, nr_user))
+			return user_rules->rules[r].wait_class;
+	}
+	found = first_match(kernel_rules, sizeof(kernel_rules) / sizeof(kernel_rules[0]), kernel,
+			    nr_kernel);
+	if (found && !strcmp(found, "lock:futex"))
+		return first_match(futex_user_rules,
+				   sizeof(futex_user_rules) / sizeof(futex_user_rules[0]), user,
+				   nr_user)
+			   ?: found;
+	if (found)
+		return found;
 	if (state == OFFCPU_STATE_STOPPED || state == OFFCPU_STATE_TRACED)
 		return "signal";
 	return "other";

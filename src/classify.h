@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Wait classes of SPEC.md, derived from the blocked thread's kernel stack. */
+/* Wait classes of SPEC.md, from the blocked thread's kernel and user stacks. */
 #ifndef OFFCPU_CLASSIFY_H
 #define OFFCPU_CLASSIFY_H
 
 #include <stddef.h>
 
+#include "rules.h"
 #include "symbolizer.h"
 
+struct builtin_rule {
+	const char *pattern; /* a glob over function names */
+	const char *wait_class;
+};
+
 /*
- * frames are the kernel frames, leaf first. Returns a static string:
- * "class" or "class:detail".
+ * The class of a wait, "class" or "class:detail" (a static string or one of
+ * user_rules'): preempted and running threads wait for a CPU; otherwise the
+ * user's rules in order, then the built-in kernel rules, refined by the user
+ * frames where the kernel says only "futex". Frames leaf first.
  */
-const char *classify_wait(unsigned int state, const struct frame *frames, size_t nr);
-/* Does a kernel symbol name match a rule pattern ("name" or "prefix*")? */
-int classify_symbol_matches(const char *pattern, const char *sym);
+const char *classify_wait(const struct rule_set *user_rules, unsigned int state,
+			  const struct frame *kernel, size_t nr_kernel, const struct frame *user,
+			  size_t nr_user);
 
 #endif

@@ -8,7 +8,11 @@
 #include "hashmap.h"
 #include "log.h"
 #include "offcpu.h"
+#include "proctitle.h"
 #include "states.h"
+
+/* The title of a process as shown: a line of text, not its whole argv. */
+#define PROCESS_TITLE_MAX 256
 
 /* A stack as the kernel gave it, with what it symbolized to. */
 struct cached_stack {
@@ -18,13 +22,16 @@ struct cached_stack {
 };
 
 /*
- * User addresses mean something only in their process image: each process
- * has its own cache, dropped when it execs or exits, so memory follows the
- * live processes rather than every process ever seen.
+ * What the collector knows of a live process. User addresses mean
+ * something only in their process image: each process has its own stack
+ * cache, dropped when it execs or exits, so memory follows the live
+ * processes rather than every process ever seen.
  */
-struct process_stacks {
+struct process_info {
 	uint32_t pid;
 	struct hashmap *stacks; /* raw -> cached_stack */
+	const char *title;	/* interned; NULL: none, or the same as comm */
+	bool title_read;
 };
 
 /* Waits of one thread that take the user stack of its next record. */
@@ -34,9 +41,10 @@ struct chain {
 	size_t nr;
 };
 
-/* Classifying runs every rule over every frame: once per stack and state. */
+/* Classifying runs every rule over every frame: once per stacks and state. */
 struct cached_class {
 	const struct stack *kernel_stack;
+	const struct stack *user_stack;
 	unsigned int state;
 	const char *wait_class;
 };
@@ -45,9 +53,10 @@ struct collector {
 	struct profile *profile;
 	struct symbolizer *symbolizer;
 	struct hashmap *kernel_stacks; /* raw -> cached_stack */
-	struct hashmap *processes;     /* pid -> process_stacks */
+	struct hashmap *processes;     /* pid -> process_info */
 	struct hashmap *chains;	       /* tid -> chain */
-	struct hashmap *classes;       /* (kernel stack, state) -> cached_class */
+	struct hashmap *classes;       /* (stacks, state) -> cached_class */
+	const struct rule_set *rules;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -88,18 +97,21 @@ static bool equal_u32(const void *a, const void *b)
 static uint64_t hash_class(const void *key)
 {
 	const struct cached_class *k = key;
+	const void *stacks[2] = { k->kernel_stack, k->user_stack };
 
-	return hash_bytes(&k->kernel_stack, sizeof(k->kernel_stack), k->state);
+	return hash_bytes(stacks, sizeof(stacks), k->state);
 }
 
 static bool equal_class(const void *a, const void *b)
 {
 	const struct cached_class *x = a, *y = b;
 
-	return x->kernel_stack == y->kernel_stack && x->state == y->state;
+	return x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
+	       x->state == y->state;
 }
 
-int collector__new(struct profile *profile, struct symbolizer *symbolizer, struct collector **out)
+int collector__new(struct profile *profile, struct symbolizer *symbolizer,
+		   const struct rule_set *rules, struct collector **out)
 {
 	struct collector *c = calloc(1, sizeof(*c));
 
@@ -107,6 +119,7 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer, struc
 		return -ENOMEM;
 	c->profile = profile;
 	c->symbolizer = symbolizer;
+	c->rules = rules;
 	c->kernel_stacks = hashmap__new(hash_raw, equal_raw);
 	c->processes = hashmap__new(hash_u32, equal_u32);
 	c->chains = hashmap__new(hash_u32, equal_u32);
@@ -131,7 +144,7 @@ static void free_stacks(struct hashmap *stacks)
 	hashmap__free(stacks);
 }
 
-static void process_stacks_free(struct process_stacks *p)
+static void process_info_free(struct process_info *p)
 {
 	free_stacks(p->stacks);
 	free(p);
@@ -148,7 +161,7 @@ void collector__free(struct collector *c)
 	free_stacks(c->classes);
 	if (c->processes) {
 		while (hashmap__next(c->processes, &it, NULL, &value))
-			process_stacks_free(value);
+			process_info_free(value);
 		hashmap__free(c->processes);
 	}
 	if (c->chains) {
@@ -169,34 +182,48 @@ static bool skip_leaf(const struct frame *f)
 	if (!f->sym)
 		return false;
 	for (i = 0; i < sizeof(leaf_frames_to_skip) / sizeof(leaf_frames_to_skip[0]); i++) {
-		if (classify_symbol_matches(leaf_frames_to_skip[i], f->sym))
+		if (rules__symbol_matches(leaf_frames_to_skip[i], f->sym))
 			return true;
 	}
 	return false;
 }
 
-static struct hashmap *user_stacks_of(struct collector *c, uint32_t pid)
+static struct process_info *process_of(struct collector *c, uint32_t pid)
 {
-	struct process_stacks *p = hashmap__find(c->processes, &pid);
+	struct process_info *p = hashmap__find(c->processes, &pid);
 
 	if (p)
-		return p->stacks;
+		return p;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
 	p->stacks = hashmap__new(hash_raw, equal_raw);
 	if (!p->stacks || hashmap__insert(c->processes, &p->pid, p)) {
-		process_stacks_free(p);
+		process_info_free(p);
 		return NULL;
 	}
-	return p->stacks;
+	return p;
+}
+
+/* Read once, at the process's first wait, while it lives. */
+static const char *title_of(struct collector *c, struct process_info *p, const char *comm)
+{
+	char title[PROCESS_TITLE_MAX];
+
+	if (p->title_read)
+		return p->title;
+	p->title_read = true;
+	if (proctitle_read((int)p->pid, title, sizeof(title)) && strcmp(title, comm))
+		p->title = strpool__intern(c->profile->strings, title);
+	return p->title;
 }
 
 static const struct stack *symbolize(struct collector *c, uint32_t pid, const __u64 *ips,
 				     uint32_t nr, bool kernel, uint64_t seen_ns)
 {
-	struct hashmap *cache = kernel ? c->kernel_stacks : user_stacks_of(c, pid);
+	struct process_info *p = kernel ? NULL : process_of(c, pid);
+	struct hashmap *cache = kernel ? c->kernel_stacks : p ? p->stacks : NULL;
 	struct cached_stack *cached, *found;
 	const struct frame *first;
 	size_t i, kept;
@@ -237,10 +264,10 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 	return cached->stack;
 }
 
-static const char *wait_class_of(struct collector *c, const struct stack *kernel_stack,
-				 unsigned int state)
+static const char *wait_class_of(struct collector *c, const struct wait *w)
 {
-	struct cached_class key = { kernel_stack, state, NULL }, *cached;
+	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, NULL }, *cached;
+	const struct stack *k = w->kernel_stack, *u = w->user_stack;
 
 	cached = hashmap__find(c->classes, &key);
 	if (cached)
@@ -250,8 +277,8 @@ static const char *wait_class_of(struct collector *c, const struct stack *kernel
 		return NULL;
 	*cached = key;
 	cached->wait_class = strpool__intern(
-	    c->profile->strings, classify_wait(state, kernel_stack ? kernel_stack->frames : NULL,
-					       kernel_stack ? kernel_stack->nr : 0));
+	    c->profile->strings, classify_wait(c->rules, w->state, k ? k->frames : NULL,
+					       k ? k->nr : 0, u ? u->frames : NULL, u ? u->nr : 0));
 	if (!cached->wait_class || hashmap__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;
@@ -292,10 +319,14 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 	if (!chain)
 		return 0;
 	for (i = 0; i < chain->nr && !err; i++) {
-		chain->waits[i].user_stack = user_stack;
+		struct wait *w = &chain->waits[i];
+
+		w->user_stack = user_stack;
 		if (!user_stack)
 			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
-		err = profile__add(c->profile, &chain->waits[i]);
+		/* Its user frames are known only now. */
+		w->wait_class = wait_class_of(c, w);
+		err = w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
 	}
 	free(chain->waits);
 	free(chain);
@@ -305,6 +336,7 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
+	struct process_info *process;
 	struct wait w = { 0 };
 	char comm[OFFCPU_COMM_LEN + 1];
 	int err;
@@ -337,24 +369,28 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		if (!w.user_stack)
 			return -ENOMEM;
 	}
-	w.wait_class = wait_class_of(c, w.kernel_stack, w.state);
-	if (!w.wait_class)
+	process = process_of(c, r->pid);
+	if (!process)
 		return -ENOMEM;
+	w.title = title_of(c, process, comm);
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return add_chain(c, &w);
 	err = close_chain(c, w.tid, w.user_stack);
 	if (err)
 		return err;
+	w.wait_class = wait_class_of(c, &w);
+	if (!w.wait_class)
+		return -ENOMEM;
 	return profile__add(c->profile, &w);
 }
 
 /* A new image or a gone process: its old user addresses mean nothing now. */
 static void forget_process(struct collector *c, uint32_t pid)
 {
-	struct process_stacks *p = hashmap__remove(c->processes, &pid);
+	struct process_info *p = hashmap__remove(c->processes, &pid);
 
 	if (p)
-		process_stacks_free(p);
+		process_info_free(p);
 }
 
 static int task_record(struct collector *c, const struct offcpu_task_record *r)

@@ -10,11 +10,14 @@
 #include <stddef.h>
 
 #include "profile.h"
+#include "rules.h"
 #include "symbolizer.h"
 
 struct collector;
 
-int collector__new(struct profile *profile, struct symbolizer *symbolizer, struct collector **out);
+/* rules: the user's (--rules), tried before the built-in ones; may be empty. */
+int collector__new(struct profile *profile, struct symbolizer *symbolizer,
+		   const struct rule_set *rules, struct collector **out);
 void collector__free(struct collector *c);
 /* One ring buffer record; -EINVAL for a malformed one. */
 int collector__record(struct collector *c, const void *data, size_t size);

@@ -184,7 +184,7 @@ static int write_output(struct session *s)
 	}
 	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
 		s->profile->counters[i] += bpf_counters[i];
-	err = s->opts->format->write(s->output.stream, s->profile);
+	err = s->opts->format->write(s->output.stream, s->profile, &s->opts->report);
 	if (!err)
 		err = output_file__commit(&s->output);
 	if (err && err != -EPIPE)
@@ -220,7 +220,7 @@ static int setup(struct session *s)
 		ksyms__free(ksyms);
 		return EXIT_ENVIRONMENT;
 	}
-	err = collector__new(s->profile, s->symbolizer, &s->collector);
+	err = collector__new(s->profile, s->symbolizer, &o->rules, &s->collector);
 	if (err)
 		return EXIT_ENVIRONMENT;
 	if (o->pids.nr) {

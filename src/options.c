@@ -20,6 +20,8 @@ enum long_only_option {
 	OPT_NO_KERNEL_STACK,
 	OPT_NO_USER_STACK,
 	OPT_STATS,
+	OPT_RULES,
+	OPT_GROUP_BY,
 };
 
 static const struct option long_options[] = {
@@ -41,6 +43,8 @@ static const struct option long_options[] = {
 	{ "no-kernel-stack", no_argument, NULL, OPT_NO_KERNEL_STACK },
 	{ "no-user-stack", no_argument, NULL, OPT_NO_USER_STACK },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "rules", required_argument, NULL, OPT_RULES },
+	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -75,6 +79,10 @@ void options__usage(FILE *out)
 	      "      --no-kernel-stack       do not record kernel stacks\n"
 	      "      --no-user-stack         do not record user stacks\n"
 	      "      --stats                 print the health counters to stderr at the end\n"
+	      "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
+	      "                              (repeatable; packs: postgres)\n"
+	      "      --group-by KEY          the text report's table by tid (default), pid,\n"
+	      "                              comm, title, state or wait\n"
 	      "  -v, --verbose               say more on stderr\n"
 	      "  -h, --help                  this help\n"
 	      "  -V, --version               the version\n"
@@ -147,6 +155,29 @@ static int add_comm(struct options *o, const char *value)
 	return 0;
 }
 
+static int load_rules(const char *value, struct options *o)
+{
+	char path[512], why_line[800];
+	unsigned int line = 0;
+	const char *why = NULL;
+	FILE *file = rules__open(value, path, sizeof(path));
+	int err;
+
+	if (!file)
+		return bad_value("--rules", value, "no such file or rule pack");
+	err = rules__parse(file, &o->rules, &line, &why);
+	fclose(file);
+	if (err) {
+		/* Name the file read when a pack name stood for it. */
+		if (strcmp(path, value))
+			snprintf(why_line, sizeof(why_line), "%s line %u: %s", path, line, why);
+		else
+			snprintf(why_line, sizeof(why_line), "line %u: %s", line, why);
+		return bad_value("--rules", value, why_line);
+	}
+	return 0;
+}
+
 static int parse_format(const char *value, struct options *o)
 {
 	o->format = output_format__by_name(value);
@@ -214,6 +245,13 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_STATS:
 		o->stats = true;
 		return 0;
+	case OPT_RULES:
+		return load_rules(arg, o);
+	case OPT_GROUP_BY:
+		if (output_group_by_parse(arg, &o->report.group_by))
+			return bad_value("--group-by", arg,
+					 "expected title, comm, pid, tid, state or wait");
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -248,8 +286,8 @@ static int check_combination(struct options *o)
 	if (!o->format && o->output_path) {
 		o->format = output_format__by_path(o->output_path);
 		/* SPEC's extensions of formats this version cannot write yet. */
-		if (!o->format && (has_suffix(o->output_path, ".pb.gz") ||
-				   has_suffix(o->output_path, ".svg")))
+		if (!o->format &&
+		    (has_suffix(o->output_path, ".pb.gz") || has_suffix(o->output_path, ".svg")))
 			return bad_value("--output", o->output_path,
 					 "pprof and svg output are not available in this version "
 					 "yet");
@@ -308,4 +346,5 @@ void options__free(struct options *o)
 	free(o->comms);
 	o->comms = NULL;
 	o->nr_comms = 0;
+	rules__free(&o->rules);
 }

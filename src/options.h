@@ -8,6 +8,7 @@
 
 #include "output.h"
 #include "parse.h"
+#include "rules.h"
 
 enum options_action {
 	OPTIONS_RUN,
@@ -30,7 +31,9 @@ struct options {
 	uint32_t state_mask;  /* 0: all */
 	uint64_t duration_ns; /* 0: until a signal */
 	const struct output_format *format;
-	const char *output_path; /* NULL: stdout */
+	struct output_opts report; /* --group-by */
+	struct rule_set rules;	   /* --rules, in the order given */
+	const char *output_path;   /* NULL: stdout */
 	uint32_t max_entries;
 	uint32_t stack_depth;
 	bool kernel_stack;

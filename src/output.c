@@ -15,6 +15,24 @@ static const struct output_format formats[] = {
 	{ "json", ".json", true, output_json_write },
 };
 
+static const char *const group_by_names[] = {
+	[GROUP_BY_TID] = "tid",	    [GROUP_BY_PID] = "pid",	[GROUP_BY_COMM] = "comm",
+	[GROUP_BY_TITLE] = "title", [GROUP_BY_STATE] = "state", [GROUP_BY_WAIT] = "wait",
+};
+
+int output_group_by_parse(const char *name, enum report_group_by *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(group_by_names) / sizeof(group_by_names[0]); i++) {
+		if (!strcmp(name, group_by_names[i])) {
+			*out = (enum report_group_by)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 const struct output_format *output_format__by_name(const char *name)
 {
 	size_t i;

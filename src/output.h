@@ -12,21 +12,38 @@
 
 #include "profile.h"
 
+/* --group-by: what the text report's per-process table sums by. */
+enum report_group_by {
+	GROUP_BY_TID,
+	GROUP_BY_PID,
+	GROUP_BY_COMM,
+	GROUP_BY_TITLE,
+	GROUP_BY_STATE,
+	GROUP_BY_WAIT,
+};
+
+struct output_opts {
+	enum report_group_by group_by;
+};
+
 struct output_format {
 	const char *name;
 	const char *extension;
 	bool lists_waits; /* needs every wait kept, not only the sums */
 	/* Writes the finished profile; errors of the stream are checked by the caller. */
-	int (*write)(FILE *out, const struct profile *p);
+	int (*write)(FILE *out, const struct profile *p, const struct output_opts *opts);
 };
+
+/* "title", "comm", "pid", "tid", "state", "wait"; -EINVAL for anything else. */
+int output_group_by_parse(const char *name, enum report_group_by *out);
 
 const struct output_format *output_format__by_name(const char *name);
 /* By the extension of path; NULL if none matches. */
 const struct output_format *output_format__by_path(const char *path);
 
-int output_text_write(FILE *out, const struct profile *p);
-int output_folded_write(FILE *out, const struct profile *p);
-int output_json_write(FILE *out, const struct profile *p);
+int output_text_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_folded_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_json_write(FILE *out, const struct profile *p, const struct output_opts *opts);
 
 struct output_file {
 	FILE *stream;

@@ -5,12 +5,13 @@
 #include "folded_lines.h"
 #include "output.h"
 
-int output_folded_write(FILE *out, const struct profile *p)
+int output_folded_write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct folded_lines lines;
 	size_t i;
 	int err = folded_lines__build(p, false, &lines);
 
+	(void)opts;
 	if (err)
 		return err;
 	for (i = 0; i < lines.nr; i++)

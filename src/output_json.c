@@ -37,6 +37,8 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json__member_u64(w, "pid", wait->pid);
 	json__member_u64(w, "tid", wait->tid);
 	json__member_string(w, "comm", wait->comm);
+	if (wait->title)
+		json__member_string(w, "title", wait->title);
 	json__member_string(w, "state", state_name(wait->state));
 	json__member_string(w, "wait", wait->wait_class);
 	json__member_u64(w, "duration_ns", wait->duration_ns);
@@ -48,12 +50,13 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json__end_object(w);
 }
 
-int output_json_write(FILE *out, const struct profile *p)
+int output_json_write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct json_writer w;
 	unsigned int i;
 	size_t n;
 
+	(void)opts;
 	for (n = 0; n < p->nr_waits; n++) {
 		json__init(&w, out);
 		write_wait(&w, &p->waits[n]);

@@ -81,29 +81,56 @@ static void groups_free(struct groups *g)
 	hashmap__free(g->index);
 }
 
-enum group_by { BY_STATE, BY_WAIT, BY_THREAD };
+struct group_by_section {
+	const char *title;
+	const char *header;
+	size_t limit;
+};
 
-static void label_of(const struct profile_entry *e, enum group_by by, char *buf, size_t size)
+static const struct group_by_section sections[] = {
+	[GROUP_BY_TID] = { "By thread (top 20)", "comm                  pid      tid",
+			   TOP_THREADS },
+	[GROUP_BY_PID] = { "By process (top 20)", "process                        pid",
+			   TOP_THREADS },
+	[GROUP_BY_COMM] = { "By command name (top 20)", "comm", TOP_THREADS },
+	[GROUP_BY_TITLE] = { "By process title (top 20)", "title", TOP_THREADS },
+	[GROUP_BY_STATE] = { "By thread state", "state", OFFCPU_STATE_COUNT },
+	[GROUP_BY_WAIT] = { "By wait class", "wait class", (size_t)-1 },
+};
+
+static void label_of(const struct profile_entry *e, enum report_group_by by, char *buf, size_t size)
 {
+	const char *name = e->key.title ? e->key.title : e->key.comm;
+
 	switch (by) {
-	case BY_STATE:
+	case GROUP_BY_TID:
+		snprintf(buf, size, "%-16s %8u %8u", e->key.comm, e->key.pid, e->key.tid);
+		break;
+	case GROUP_BY_PID:
+		snprintf(buf, size, "%-25.25s %8u", name, e->key.pid);
+		break;
+	case GROUP_BY_COMM:
+		snprintf(buf, size, "%s", e->key.comm);
+		break;
+	case GROUP_BY_TITLE:
+		snprintf(buf, size, "%s", name);
+		break;
+	case GROUP_BY_STATE:
 		snprintf(buf, size, "%s", state_name(e->key.state));
 		break;
-	case BY_WAIT:
+	case GROUP_BY_WAIT:
 		snprintf(buf, size, "%s", e->key.wait_class);
-		break;
-	case BY_THREAD:
-		snprintf(buf, size, "%-16s %8u %8u", e->key.comm, e->key.pid, e->key.tid);
 		break;
 	}
 }
 
 static int print_groups(FILE *out, const struct profile *p, struct profile_entry **entries,
-			size_t nr, enum group_by by, const char *title, const char *header,
-			size_t limit)
+			size_t nr, enum report_group_by by)
 {
+	const char *title = sections[by].title, *header = sections[by].header;
+	size_t limit = sections[by].limit;
 	struct groups g = { 0 };
-	char label[128], time[32];
+	char label[300], time[32];
 	size_t i;
 	int err = 0;
 
@@ -182,7 +209,7 @@ static int print_top_stacks(FILE *out, const struct profile *p)
 	return 0;
 }
 
-int output_text_write(FILE *out, const struct profile *p)
+int output_text_write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct profile_entry **entries;
 	char time[32];
@@ -193,14 +220,11 @@ int output_text_write(FILE *out, const struct profile *p)
 		return err;
 	format_duration(p->total_ns, time, sizeof(time));
 	fprintf(out, "offcpu: %" PRIu64 " waits, %s off CPU in total\n", p->total_count, time);
-	err = print_groups(out, p, entries, nr, BY_STATE, "By thread state", "state",
-			   OFFCPU_STATE_COUNT);
-	err = err
-		  ?: print_groups(out, p, entries, nr, BY_WAIT, "By wait class", "wait class",
-				  (size_t)-1);
-	err = err
-		  ?: print_groups(out, p, entries, nr, BY_THREAD, "By thread (top 20)",
-				  "comm                  pid      tid", TOP_THREADS);
+	err = print_groups(out, p, entries, nr, GROUP_BY_STATE);
+	err = err ?: print_groups(out, p, entries, nr, GROUP_BY_WAIT);
+	/* --group-by state or wait would repeat a table above. */
+	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
+		err = err ?: print_groups(out, p, entries, nr, opts->group_by);
 	free(entries);
 	err = err ?: print_top_stacks(out, p);
 	if (err)

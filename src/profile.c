@@ -76,6 +76,7 @@ static uint64_t hash_entry(const void *key)
 	h = hash_bytes(&w->tid, sizeof(w->tid), h);
 	h = hash_bytes(&w->state, sizeof(w->state), h);
 	h = hash_bytes(&w->comm, sizeof(w->comm), h);
+	h = hash_bytes(&w->title, sizeof(w->title), h);
 	h = hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
 	h = hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
 	return hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
@@ -86,8 +87,8 @@ static bool equal_entry(const void *a, const void *b)
 	const struct wait *x = a, *y = b;
 
 	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
-	       x->wait_class == y->wait_class && x->kernel_stack == y->kernel_stack &&
-	       x->user_stack == y->user_stack;
+	       x->title == y->title && x->wait_class == y->wait_class &&
+	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack;
 }
 
 int profile__new(bool keep_waits, struct profile **out)

@@ -29,6 +29,7 @@ struct wait {
 	uint32_t cpu;
 	unsigned int state;		  /* enum offcpu_state */
 	const char *comm;		  /* interned */
+	const char *title;		  /* interned process title; NULL: none beyond comm */
 	const char *wait_class;		  /* interned */
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;

@@ -8,6 +8,7 @@ Prints one line per check and ends with "N passed, N failed".
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -115,7 +116,8 @@ def test_child_waiter_exact():
 def test_migrating_thread_counted_once():
     check_thread("migrator", "pipe", "migrator_thread")
     tid = TRUTH["migrator"][0]
-    cpus = [w["cpu"] for w in WAITS if w["tid"] == tid]
+    # Its blocking reads; a preemption (waiting for a CPU) is not one of them.
+    cpus = [w["cpu"] for w in WAITS if w["tid"] == tid and w["state"] in BLOCKED_STATES]
     if os.cpu_count() > 1:
         # The driver moves it to CPU (i + 1) % 2 before waking it the i-th time.
         assert cpus == [(i + 1) % 2 for i in range(len(cpus))], "resumed on CPUs %s" % cpus
@@ -420,6 +422,98 @@ def test_bad_input():
         assert first.startswith("offcpu: ") and needle in first, "%s: %r" % (args, r.stderr)
         assert r.stdout == "", "%s: stdout %r" % (args, r.stdout)
         assert set(os.listdir(TMP)) == before, "%s: left a file" % args
+
+
+def test_user_rules_before_builtin():
+    rules = os.path.join(TMP, "mine.rules")
+    with open(rules, "w") as f:
+        # Frame pointers skip the direct caller of a libc function without
+        # one (sleep_ms here): the stack is clock_nanosleep, main, ...
+        f.write("# a sleep from main is a back-off, for this test\n"
+                "user *clock_nanosleep main lock:backoff\n")
+    out = os.path.join(TMP, "rules.json")
+    r = run([OFFCPU, "--rules", rules, "-f", "json", "-o", out, "--",
+             WORKLOAD, "sleep", "wl_rules", "5", "20"])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_rules" and w["state"] in BLOCKED_STATES]
+    assert len(mine) == 5, len(mine)
+    assert {w["wait"] for w in mine} == {"lock:backoff"}, {w["wait"] for w in mine}
+
+
+def test_bad_rules_file():
+    rules = os.path.join(TMP, "bad.rules")
+    with open(rules, "w") as f:
+        f.write("user ProcSleep lock:pg-heavyweight\nuser LWLockAcquire waiting\n")
+    for args, needle in ((["--rules", rules], "line 2: unknown wait class"),
+                         (["--rules", "no-such-pack"], "no such file or rule pack"),
+                         (["--group-by", "host"], "'host'")):
+        r = run([OFFCPU, "-d", "1s"] + args)
+        assert r.returncode == 2, "%s: exit %d" % (args, r.returncode)
+        first = r.stderr.splitlines()[0]
+        assert first.startswith("offcpu: ") and needle in first, r.stderr
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------------
+
+PG_BIN = "/usr/lib/postgresql/15/bin"
+
+
+def as_postgres(args, **kw):
+    return run(["runuser", "-u", "postgres", "--"] + args, **kw)
+
+
+def test_postgres_pgbench_waits():
+    """A real PostgreSQL 15 cluster under pgbench contention (one branch row,
+    16 clients): heavyweight lock waits, WAL flushes and client reads must
+    each show with their class, and client backends apart from background
+    processes by their titles."""
+    assert os.path.exists(os.path.join(PG_BIN, "postgres")), "PostgreSQL 15 is not installed"
+    home = tempfile.mkdtemp(prefix="offcpu-pg-")
+    os.chmod(home, 0o755)
+    shutil.chown(home, "postgres")
+    data, port = os.path.join(home, "data"), "54329"
+    conn = ["-h", home, "-p", port]
+    try:
+        r = as_postgres([PG_BIN + "/initdb", "-D", data, "-A", "trust", "-U", "postgres"])
+        assert r.returncode == 0, r.stderr
+        # Unix socket in our own directory only: nothing on the network.
+        r = as_postgres([PG_BIN + "/pg_ctl", "-D", data, "-w", "-l", home + "/log", "-o",
+                         "-p %s -k %s -c listen_addresses=''" % (port, home), "start"])
+        assert r.returncode == 0, r.stdout + r.stderr
+        r = as_postgres([PG_BIN + "/pgbench", "-i", "-s", "1"] + conn + ["postgres"])
+        assert r.returncode == 0, r.stderr
+        bench = subprocess.Popen(["runuser", "-u", "postgres", "--", PG_BIN + "/pgbench", "-c",
+                                  "16", "-j", "2", "-T", "8"] + conn + ["postgres"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        time.sleep(1.0)
+        waits, stats = trace_json(["-c", "postgres", "--rules", "postgres", "-m", "100us"],
+                                  seconds="5s")
+        out, _ = bench.communicate(timeout=60)
+        assert bench.returncode == 0, out
+    finally:
+        as_postgres([PG_BIN + "/pg_ctl", "-D", data, "-m", "immediate", "stop"])
+        shutil.rmtree(home, ignore_errors=True)
+
+    total = sum(w["duration_ns"] for w in waits)
+    by_class = {}
+    for w in waits:
+        by_class[w["wait"]] = by_class.get(w["wait"], 0) + w["duration_ns"]
+    summary = {k: "%.1f%%" % (100.0 * v / total) for k, v in by_class.items()}
+    locks = by_class.get("lock:pg-heavyweight", 0) + by_class.get("lock:pg-lwlock", 0)
+    assert locks >= 0.2 * total, "lock waits %s" % summary
+    assert by_class.get("io:pg-wal", 0) > 0, "no WAL flush waits: %s" % summary
+    assert by_class.get("net:pg-client", 0) > 0, "no client waits: %s" % summary
+    clients = [w for w in waits if "[local]" in w.get("title", "")]
+    background = [w for w in waits if w.get("title", "").startswith("postgres: ") and
+                  "[local]" not in w["title"]]
+    assert clients and background, "titles: %s" % {w.get("title") for w in waits}
+    assert all(w["wait"] != "sleep:pg-idle" for w in clients)
+    assert {w["wait"] for w in clients if w["state"] in BLOCKED_STATES} & \
+        {"lock:pg-heavyweight", "lock:pg-lwlock", "io:pg-wal", "net:pg-client"}
+    idle = {w["title"] for w in background if w["wait"] == "sleep:pg-idle"}
+    assert idle & {"postgres: walwriter", "postgres: background writer",
+                   "postgres: checkpointer", "postgres: autovacuum launcher"}, idle
 
 
 def test_help_and_version():

@@ -70,6 +70,7 @@ static struct profile *fixture_profile(bool keep_waits)
 	assert_int_equal(profile__add(p, &w), 0);
 
 	w.tid = 102;
+	w.title = strpool__intern(p->strings, "app --worker");
 	w.state = OFFCPU_STATE_INTERRUPTIBLE;
 	w.wait_class = strpool__intern(p->strings, "lock:futex");
 	w.kernel_stack = profile__intern_stack(p, k_futex, 2);
@@ -107,16 +108,24 @@ static void aggregation(void **state)
 	profile__free(p);
 }
 
-static char *render(int (*write)(FILE *, const struct profile *), const struct profile *p)
+static char *render_by(int (*write)(FILE *, const struct profile *, const struct output_opts *),
+		       const struct profile *p, enum report_group_by group_by)
 {
+	struct output_opts opts = { .group_by = group_by };
 	char *buf = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&buf, &size);
 
 	assert_non_null(out);
-	assert_int_equal(write(out, p), 0);
+	assert_int_equal(write(out, p, &opts), 0);
 	fclose(out);
 	return buf;
+}
+
+static char *render(int (*write)(FILE *, const struct profile *, const struct output_opts *),
+		    const struct profile *p)
+{
+	return render_by(write, p, GROUP_BY_TID);
 }
 
 static void folded_golden(void **state)
@@ -162,6 +171,9 @@ static void json_golden(void **state)
 		   "\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n")));
 	line2 = strchr(text, '\n') + 1;
 	assert_non_null(strstr(line2, "\"ts_ns\":2000"));
+	/* "title" only where it says more than comm. */
+	assert_null(strstr(text, "\"tid\":101,\"comm\":\"app\",\"title\""));
+	assert_non_null(strstr(text, "\"tid\":102,\"comm\":\"app\",\"title\":\"app --worker\","));
 	last = strstr(text, "{\"type\":\"stats\",\"switches\":0,");
 	assert_non_null(last);
 	assert_non_null(strstr(last, "\"ringbuf_full\":0"));
@@ -188,6 +200,29 @@ static void text_report(void **state)
 			       "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 waits\n"
 			       "      futex_wait_queue_[k]\n      __x64_sys_futex_[k]\n"));
 	assert_non_null(strstr(text, "Health counters\n  switches"));
+	free(text);
+	profile__free(p);
+}
+
+static void text_group_by(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	char *text = render_by(output_text_write, p, GROUP_BY_TITLE);
+
+	(void)state;
+	assert_non_null(strstr(text, "By process title (top 20)\n"));
+	assert_non_null(strstr(
+	    text, "\n  app --worker                            50.000 ms   50.0%         1\n"));
+	assert_non_null(strstr(
+	    text, "\n  app                                     50.000 ms   50.0%         2\n"));
+	assert_null(strstr(text, "By thread (top 20)"));
+	free(text);
+	text = render_by(output_text_write, p, GROUP_BY_PID);
+	assert_non_null(strstr(text, "By process (top 20)\n"));
+	free(text);
+	/* By state or wait class: the tables above already are. */
+	text = render_by(output_text_write, p, GROUP_BY_WAIT);
+	assert_null(strstr(text, "(top 20)"));
 	free(text);
 	profile__free(p);
 }
@@ -224,7 +259,7 @@ static const char *classify_names(unsigned int state, const char *const *names, 
 
 	for (i = 0; i < nr; i++)
 		frames[i].sym = names[i];
-	return classify_wait(state, frames, nr);
+	return classify_wait(NULL, state, frames, nr, NULL, 0);
 }
 
 #define CLASSIFY(state, ...)                                                                       \
@@ -267,18 +302,18 @@ static void classification(void **state)
 	assert_string_equal(CLASSIFY(OFFCPU_STATE_RUNNING, "do_sched_yield"), "cpu");
 	assert_string_equal(CLASSIFY(OFFCPU_STATE_IDLE, "worker_thread", "kthread"), "other");
 	assert_string_equal(CLASSIFY(OFFCPU_STATE_STOPPED, "get_signal"), "signal");
-	assert_string_equal(classify_wait(S, NULL, 0), "other");
+	assert_string_equal(classify_wait(NULL, S, NULL, 0, NULL, 0), "other");
 }
 
 static void symbol_patterns(void **state)
 {
 	(void)state;
-	assert_true(classify_symbol_matches("schedule", "schedule"));
-	assert_false(classify_symbol_matches("schedule", "schedule_timeout"));
-	assert_true(classify_symbol_matches("schedule", "schedule.cold"));
-	assert_true(classify_symbol_matches("futex_wait*", "futex_wait_queue"));
-	assert_true(classify_symbol_matches("futex_wait*", "futex_wait"));
-	assert_false(classify_symbol_matches("futex_wait*", "futex_wake"));
+	assert_true(rules__symbol_matches("schedule", "schedule"));
+	assert_false(rules__symbol_matches("schedule", "schedule_timeout"));
+	assert_true(rules__symbol_matches("schedule", "schedule.cold"));
+	assert_true(rules__symbol_matches("futex_wait*", "futex_wait_queue"));
+	assert_true(rules__symbol_matches("futex_wait*", "futex_wait"));
+	assert_false(rules__symbol_matches("futex_wait*", "futex_wake"));
 }
 
 static void formats_by_name_and_extension(void **state)
@@ -297,10 +332,15 @@ static void formats_by_name_and_extension(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(aggregation),	   cmocka_unit_test(folded_golden),
-		cmocka_unit_test(json_golden),	   cmocka_unit_test(text_report),
-		cmocka_unit_test(json_escaping),   cmocka_unit_test(classification),
-		cmocka_unit_test(symbol_patterns), cmocka_unit_test(formats_by_name_and_extension),
+		cmocka_unit_test(aggregation),
+		cmocka_unit_test(folded_golden),
+		cmocka_unit_test(json_golden),
+		cmocka_unit_test(text_report),
+		cmocka_unit_test(text_group_by),
+		cmocka_unit_test(json_escaping),
+		cmocka_unit_test(classification),
+		cmocka_unit_test(symbol_patterns),
+		cmocka_unit_test(formats_by_name_and_extension),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
