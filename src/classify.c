@@ -101,12 +101,10 @@ static const struct builtin_rule kernel_rules[] = {
  * rules have said lock:futex.
  */
 static const struct builtin_rule futex_user_rules[] = {
-	{ "pthread_cond_*wait*", "lock:condvar" },
-	{ "__pthread_cond_*wait*", "lock:condvar" },
-	{ "pthread_rwlock_*", "lock:rwlock" },
-	{ "__pthread_rwlock_*", "lock:rwlock" },
-	{ "pthread_mutex_*lock*", "lock:mutex" },
-	{ "__pthread_mutex_*lock*", "lock:mutex" },
+	/* glibc's own names carry one to three leading underscores. */
+	{ "*pthread_cond_*wait*", "lock:condvar" },
+	{ "*pthread_rwlock_*", "lock:rwlock" },
+	{ "*pthread_mutex_*lock*", "lock:mutex" },
 	{ "__lll_lock_wait*", "lock:mutex" },
 	{ "sem_*wait", "lock:semaphore" },
 	{ "__new_sem_wait*", "lock:semaphore" },

@@ -6,6 +6,8 @@
  *
  *   workload truth FILE        the threads below; writes "name tid count total_ns"
  *   workload sleep NAME N MS   sets its comm to NAME, sleeps N x MS ms
+ *   workload classes DIR       one thread per kind of wait, each named for the
+ *                              class it should get (tests/unit/fixtures)
  *
  * Threads of "truth": a sleeper (N x 20 ms), a waiter on a contended mutex,
  * a reader of an empty pipe, a parent waiting for a child process, a
@@ -22,7 +24,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -286,6 +298,378 @@ __attribute__((noinline)) static void *chain_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * "classes": each thread blocks once or twice in one kind of wait, about
+ * WAIT_MS, and is named for the class offcpu should give it (a comm is 15
+ * bytes: short names). The threads that need a peer get it from a helper.
+ */
+static const char *classes_dir;
+
+/* Helpers do their own waiting under another name than the thread they serve. */
+static void *peer_after(void *arg)
+{
+	int fd = *(int *)arg;
+
+	prctl(PR_SET_NAME, "helper");
+	sleep_ms(WAIT_MS);
+	if (write(fd, "x", 1) != 1)
+		abort();
+	return NULL;
+}
+
+static void wake_later(pthread_t *t, int *fd)
+{
+	if (pthread_create(t, NULL, peer_after, fd))
+		abort();
+}
+
+static void *cls_sleep(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "c_sleep");
+	sleep_ms(WAIT_MS);
+	return NULL;
+}
+
+static void *cls_pipe(void *arg)
+{
+	int fds[2];
+	pthread_t t;
+	char c;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_pipe");
+	if (pipe(fds))
+		abort();
+	wake_later(&t, &fds[1]);
+	if (read(fds[0], &c, 1) != 1)
+		abort();
+	pthread_join(t, NULL);
+	return NULL;
+}
+
+static void *cls_unix(void *arg)
+{
+	int fds[2];
+	pthread_t t;
+	char c;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_net:unix");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
+		abort();
+	wake_later(&t, &fds[1]);
+	if (recv(fds[0], &c, 1, 0) != 1)
+		abort();
+	pthread_join(t, NULL);
+	return NULL;
+}
+
+static int tcp_listener(struct sockaddr_in *addr)
+{
+	socklen_t len = sizeof(*addr);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(addr, 0, sizeof(*addr));
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)addr, sizeof(*addr)) || listen(fd, 4) ||
+	    getsockname(fd, (struct sockaddr *)addr, &len))
+		abort();
+	return fd;
+}
+
+static struct sockaddr_in accept_addr;
+
+static void *connect_after(void *arg)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	(void)arg;
+	prctl(PR_SET_NAME, "helper");
+	sleep_ms(WAIT_MS);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&accept_addr, sizeof(accept_addr)))
+		abort();
+	close(fd);
+	return NULL;
+}
+
+static void *cls_accept(void *arg)
+{
+	int fd = tcp_listener(&accept_addr), conn;
+	pthread_t t;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_net:accept");
+	if (pthread_create(&t, NULL, connect_after, NULL))
+		abort();
+	conn = accept(fd, NULL, NULL);
+	if (conn < 0)
+		abort();
+	pthread_join(t, NULL);
+	close(conn);
+	close(fd);
+	return NULL;
+}
+
+static void *cls_tcp_recv(void *arg)
+{
+	struct sockaddr_in addr;
+	int listener = tcp_listener(&addr), client = socket(AF_INET, SOCK_STREAM, 0), server;
+	pthread_t t;
+	char c;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_net:recv");
+	if (client < 0 || connect(client, (struct sockaddr *)&addr, sizeof(addr)))
+		abort();
+	server = accept(listener, NULL, NULL);
+	if (server < 0)
+		abort();
+	wake_later(&t, &server);
+	if (recv(client, &c, 1, 0) != 1)
+		abort();
+	pthread_join(t, NULL);
+	close(client);
+	close(server);
+	close(listener);
+	return NULL;
+}
+
+static void *cls_epoll(void *arg)
+{
+	struct epoll_event ev;
+	int ep = epoll_create1(0);
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_poll:epoll");
+	if (ep < 0 || epoll_wait(ep, &ev, 1, WAIT_MS) != 0)
+		abort();
+	close(ep);
+	return NULL;
+}
+
+static void *cls_select(void *arg)
+{
+	struct timeval tv = { 0, WAIT_MS * 1000 };
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_poll:select");
+	if (select(0, NULL, NULL, NULL, &tv) != 0)
+		abort();
+	return NULL;
+}
+
+static void *cls_poll(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "c_poll");
+	if (poll(NULL, 0, WAIT_MS) != 0)
+		abort();
+	return NULL;
+}
+
+static void *cls_child(void *arg)
+{
+	pid_t child;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_child");
+	child = fork();
+	if (child == 0) {
+		prctl(PR_SET_NAME, "helper");
+		sleep_ms(WAIT_MS);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, NULL, 0) != child)
+		abort();
+	return NULL;
+}
+
+static void *cls_signal(void *arg)
+{
+	struct timespec ts = { 0, WAIT_MS * 1000000L };
+	sigset_t set;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_signal");
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (sigtimedwait(&set, NULL, &ts) != -1)
+		abort();
+	return NULL;
+}
+
+static pthread_mutex_t class_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t class_cond = PTHREAD_COND_INITIALIZER;
+
+static void *hold_mutex(void *arg)
+{
+	atomic_int *held = arg;
+
+	prctl(PR_SET_NAME, "helper");
+	pthread_mutex_lock(&class_mutex);
+	atomic_store(held, 1);
+	sleep_ms(WAIT_MS);
+	pthread_mutex_unlock(&class_mutex);
+	return NULL;
+}
+
+static void *cls_mutex(void *arg)
+{
+	atomic_int held = 0;
+	pthread_t t;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_futex_mutex");
+	if (pthread_create(&t, NULL, hold_mutex, &held))
+		abort();
+	while (!atomic_load(&held))
+		;
+	pthread_mutex_lock(&class_mutex);
+	pthread_mutex_unlock(&class_mutex);
+	pthread_join(t, NULL);
+	return NULL;
+}
+
+static void *cls_condvar(void *arg)
+{
+	struct timespec until;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_futex_cond");
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += WAIT_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&class_mutex);
+	pthread_cond_timedwait(&class_cond, &class_mutex, &until);
+	pthread_mutex_unlock(&class_mutex);
+	return NULL;
+}
+
+static char *class_file(const char *name)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s", classes_dir, name) < 0)
+		abort();
+	return path;
+}
+
+static void *hold_flock(void *arg)
+{
+	atomic_int *held = arg;
+	char *path = class_file("flock");
+	int fd = open(path, O_RDWR | O_CREAT, 0600);
+
+	prctl(PR_SET_NAME, "helper");
+	if (fd < 0 || flock(fd, LOCK_EX))
+		abort();
+	atomic_store(held, 1);
+	sleep_ms(WAIT_MS);
+	close(fd);
+	free(path);
+	return NULL;
+}
+
+static void *cls_flock(void *arg)
+{
+	atomic_int held = 0;
+	char *path = class_file("flock");
+	pthread_t t;
+	int fd;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_lock:file");
+	if (pthread_create(&t, NULL, hold_flock, &held))
+		abort();
+	while (!atomic_load(&held))
+		;
+	fd = open(path, O_RDWR);
+	if (fd < 0 || flock(fd, LOCK_EX))
+		abort();
+	close(fd);
+	pthread_join(t, NULL);
+	free(path);
+	return NULL;
+}
+
+/* Writes 8 MiB and syncs it: the fsync waits for the disk. */
+static void *cls_fsync(void *arg)
+{
+	char *path = class_file("fsync"), *buf = calloc(1, 1 << 20);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600), i;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_io:fsync");
+	if (fd < 0 || !buf)
+		abort();
+	for (i = 0; i < 8; i++) {
+		if (write(fd, buf, 1 << 20) != 1 << 20)
+			abort();
+	}
+	if (fsync(fd))
+		abort();
+	close(fd);
+	free(buf);
+	free(path);
+	return NULL;
+}
+
+/* Touches a file mapping whose pages were dropped from the page cache. */
+static void *cls_pagefault(void *arg)
+{
+	char *path = class_file("fault"), *buf = calloc(1, 1 << 20), *map;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600), i;
+	volatile char sum = 0;
+
+	(void)arg;
+	if (fd < 0 || !buf)
+		abort();
+	for (i = 0; i < 8; i++) {
+		memset(buf, i + 1, 1 << 20);
+		if (write(fd, buf, 1 << 20) != 1 << 20)
+			abort();
+	}
+	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		abort();
+	/* Named only now: the writes and the fsync above are not faults. */
+	prctl(PR_SET_NAME, "c_pagefault");
+	map = mmap(NULL, 8 << 20, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		abort();
+	for (i = 0; i < 8 << 20; i += 4096)
+		sum += map[i];
+	munmap(map, 8 << 20);
+	close(fd);
+	free(buf);
+	free(path);
+	return NULL;
+}
+
+static int run_classes(const char *dir)
+{
+	void *(*threads[])(
+	    void *) = { cls_sleep, cls_pipe,	cls_unix,  cls_accept, cls_tcp_recv,
+			cls_epoll, cls_select,	cls_poll,  cls_child,  cls_signal,
+			cls_mutex, cls_condvar, cls_flock, cls_fsync,  cls_pagefault };
+	pthread_t ids[sizeof(threads) / sizeof(threads[0])];
+	size_t i;
+
+	classes_dir = dir;
+	/* One at a time: each thread's waits are its own kind only. */
+	for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+		if (pthread_create(&ids[i], NULL, threads[i], NULL))
+			return 1;
+		pthread_join(ids[i], NULL);
+	}
+	return 0;
+}
+
 static int run_truth(const char *path)
 {
 	void *(*threads[])(
@@ -317,6 +701,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "truth"))
 		return run_truth(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "classes"))
+		return run_classes(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "sleep")) {
 		int n = atoi(argv[3]), ms = atoi(argv[4]), i;
 
@@ -325,6 +711,7 @@ int main(int argc, char **argv)
 			sleep_ms(ms);
 		return 0;
 	}
-	fprintf(stderr, "usage: workload truth FILE | workload sleep NAME N MS\n");
+	fprintf(stderr, "usage: workload truth FILE | workload sleep NAME N MS | "
+			"workload classes DIR\n");
 	return 2;
 }

@@ -217,6 +217,8 @@ static void futex_refined_by_user_frames(void **state)
 	k = FRAMES(0, "futex_do_wait", "__futex_wait", "futex_wait", "do_futex");
 	u = FRAMES(1, "__futex_abstimed_wait_common", "__pthread_cond_wait", "worker_loop");
 	assert_string_equal(classify_recorded(NULL, S, k, u), "lock:condvar");
+	u = FRAMES(1, "__futex_abstimed_wait_common", "___pthread_cond_timedwait", "worker_loop");
+	assert_string_equal(classify_recorded(NULL, S, k, u), "lock:condvar");
 	u = FRAMES(1, "__lll_lock_wait", "___pthread_mutex_lock", "update_counter");
 	assert_string_equal(classify_recorded(NULL, S, k, u), "lock:mutex");
 	u = FRAMES(1, "__futex_abstimed_wait_common", "__pthread_clockjoin_ex", "main");
