@@ -651,21 +651,193 @@ static void *cls_pagefault(void *arg)
 	return NULL;
 }
 
+static void *hold_fcntl_lock(void *arg)
+{
+	atomic_int *held = arg;
+	struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char *path = class_file("fcntl");
+	int fd = open(path, O_RDWR | O_CREAT, 0600);
+
+	prctl(PR_SET_NAME, "helper");
+	if (fd < 0 || fcntl(fd, F_SETLKW, &lock))
+		abort();
+	atomic_store(held, 1);
+	sleep_ms(WAIT_MS);
+	close(fd);
+	free(path);
+	return NULL;
+}
+
+/* POSIX record locks belong to the process: the holder must be another one. */
+static void *cls_fcntl(void *arg)
+{
+	struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	atomic_int *held =
+	    mmap(NULL, sizeof(*held), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *path = class_file("fcntl");
+	pid_t child;
+	int fd;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_lock:file");
+	if (held == MAP_FAILED)
+		abort();
+	*held = 0;
+	child = fork();
+	if (child == 0) {
+		hold_fcntl_lock(held);
+		_exit(0);
+	}
+	while (!atomic_load(held))
+		;
+	fd = open(path, O_RDWR);
+	if (fd < 0 || fcntl(fd, F_SETLKW, &lock))
+		abort();
+	close(fd);
+	waitpid(child, NULL, 0);
+	munmap(held, sizeof(*held));
+	free(path);
+	return NULL;
+}
+
+static void *drain_after(void *arg)
+{
+	int fd = *(int *)arg;
+	char buf[65536];
+
+	prctl(PR_SET_NAME, "helper");
+	sleep_ms(WAIT_MS);
+	/* Until the sender, done, closes its end. */
+	while (recv(fd, buf, sizeof(buf), 0) > 0)
+		;
+	return NULL;
+}
+
+/* Fills a unix socket until the sender waits for buffer space. */
+static void *cls_send(void *arg)
+{
+	int fds[2], size = 4096;
+	char buf[8192] = { 0 };
+	pthread_t t;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_net:send");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) ||
+	    setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)))
+		abort();
+	while (send(fds[0], buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	if (pthread_create(&t, NULL, drain_after, &fds[1]))
+		abort();
+	if (send(fds[0], buf, sizeof(buf), 0) <= 0)
+		abort();
+	close(fds[0]);
+	pthread_join(t, NULL);
+	close(fds[1]);
+	return NULL;
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+}
+
+static void *signal_after(void *arg)
+{
+	pthread_t target = *(pthread_t *)arg;
+
+	prctl(PR_SET_NAME, "helper");
+	sleep_ms(WAIT_MS);
+	pthread_kill(target, SIGUSR2);
+	return NULL;
+}
+
+static void *cls_sigsuspend(void *arg)
+{
+	pthread_t self = pthread_self(), t;
+	sigset_t block, wait;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_signal");
+	signal(SIGUSR2, on_usr2);
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &block, &wait);
+	sigdelset(&wait, SIGUSR2);
+	if (pthread_create(&t, NULL, signal_after, &self))
+		abort();
+	sigsuspend(&wait);
+	pthread_join(t, NULL);
+	return NULL;
+}
+
+/* A child stopped by SIGSTOP waits in the stopped state until SIGCONT. */
+static void *cls_stopped(void *arg)
+{
+	pid_t child;
+
+	(void)arg;
+	child = fork();
+	if (child == 0) {
+		prctl(PR_SET_NAME, "c_signal");
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, NULL, WUNTRACED) != child)
+		abort();
+	sleep_ms(WAIT_MS);
+	kill(child, SIGCONT);
+	waitpid(child, NULL, 0);
+	return NULL;
+}
+
+/* Reads a file whose pages were dropped from the page cache. */
+static void *cls_cold_read(void *arg)
+{
+	char *path = class_file("cold"), *buf = calloc(1, 1 << 20);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600), i;
+
+	(void)arg;
+	if (fd < 0 || !buf)
+		abort();
+	for (i = 0; i < 8; i++) {
+		if (write(fd, buf, 1 << 20) != 1 << 20)
+			abort();
+	}
+	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) || lseek(fd, 0, SEEK_SET))
+		abort();
+	prctl(PR_SET_NAME, "c_io:read");
+	for (i = 0; i < 8; i++) {
+		if (read(fd, buf, 1 << 20) != 1 << 20)
+			abort();
+	}
+	close(fd);
+	free(buf);
+	free(path);
+	return NULL;
+}
+
+typedef void *(*thread_fn)(void *);
+
+static const thread_fn class_threads[] = {
+	cls_sleep, cls_pipe,	cls_unix,	cls_accept,  cls_tcp_recv,
+	cls_epoll, cls_select,	cls_poll,	cls_child,   cls_signal,
+	cls_mutex, cls_condvar, cls_flock,	cls_fsync,   cls_pagefault,
+	cls_fcntl, cls_send,	cls_sigsuspend, cls_stopped, cls_cold_read,
+};
+
 static int run_classes(const char *dir)
 {
-	void *(*threads[])(
-	    void *) = { cls_sleep, cls_pipe,	cls_unix,  cls_accept, cls_tcp_recv,
-			cls_epoll, cls_select,	cls_poll,  cls_child,  cls_signal,
-			cls_mutex, cls_condvar, cls_flock, cls_fsync,  cls_pagefault };
-	pthread_t ids[sizeof(threads) / sizeof(threads[0])];
 	size_t i;
 
 	classes_dir = dir;
 	/* One at a time: each thread's waits are its own kind only. */
-	for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
-		if (pthread_create(&ids[i], NULL, threads[i], NULL))
+	for (i = 0; i < sizeof(class_threads) / sizeof(class_threads[0]); i++) {
+		pthread_t id;
+
+		if (pthread_create(&id, NULL, class_threads[i], NULL))
 			return 1;
-		pthread_join(ids[i], NULL);
+		pthread_join(id, NULL);
 	}
 	return 0;
 }

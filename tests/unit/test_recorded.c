@@ -83,7 +83,7 @@ static void recorded_stacks_get_their_class(void **state)
 	free(line);
 	fclose(f);
 	/* One per kind of wait the recording workload makes. */
-	assert_true(checked >= 15);
+	assert_true(checked >= 20);
 }
 
 int main(void)
