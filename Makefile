@@ -29,7 +29,7 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 WORKLOADS := $(OUTPUT)/tests/workload
 
 DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev zlib1g-dev \
-	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15
+	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg
 
 ifeq ($(V),1)
 Q :=

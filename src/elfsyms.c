@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +19,14 @@ struct load_segment {
 struct elfsyms {
 	struct elf_symbol *syms;
 	size_t nr;
+	bool from_debug_file;
 	struct load_segment *segments;
 	size_t nr_segments;
 };
+
+/* Where Debian's -dbg and -dbgsym packages put separate debug files. */
+#define DEBUG_ROOT "/usr/lib/debug"
+#define BUILD_ID_MAX 64
 
 /* Aliases and nested symbols share addresses; look back this far for one that holds the address. */
 #define OVERLAP_LOOKBACK 16
@@ -55,6 +63,17 @@ static int read_segments(Elf *elf, struct elfsyms *es)
 	return 0;
 }
 
+static void drop_symbols(struct elfsyms *es)
+{
+	size_t i;
+
+	for (i = 0; i < es->nr; i++)
+		free((char *)es->syms[i].name);
+	free(es->syms);
+	es->syms = NULL;
+	es->nr = 0;
+}
+
 static int read_symbols(Elf *elf, Elf_Scn *scn, struct elfsyms *es)
 {
 	GElf_Shdr shdr;
@@ -84,9 +103,10 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, struct elfsyms *es)
 		    sym.st_size == 0 || sym.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-		if (!name || !name[0])
+		if (!name || !name[0] || name[0] == '@')
 			continue;
-		name = strdup(name);
+		/* "clock_nanosleep@@GLIBC_2.17": the version is not part of the name. */
+		name = strndup(name, strcspn(name, "@"));
 		if (!name)
 			return -ENOMEM;
 		es->syms[es->nr++] = (struct elf_symbol){
@@ -111,6 +131,67 @@ static Elf_Scn *find_section(Elf *elf, unsigned int type)
 	return NULL;
 }
 
+/* The NT_GNU_BUILD_ID note; 0 when there is none. */
+static size_t read_build_id(Elf *elf, unsigned char *id)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Nhdr note;
+		size_t offset = 0, name_at, desc_at;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (offset = gelf_getnote(data, offset, &note, &name_at, &desc_at))) {
+			if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + name_at, "GNU", 4) && note.n_descsz > 0 &&
+			    note.n_descsz <= BUILD_ID_MAX) {
+				memcpy(id, (char *)data->d_buf + desc_at, note.n_descsz);
+				return note.n_descsz;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * A stripped file's full symbol table, from its separate debug file found
+ * by build ID, and used only if that file's build ID is the same.
+ */
+static int read_debug_symbols(Elf *elf, struct elfsyms *es)
+{
+	unsigned char id[BUILD_ID_MAX], debug_id[BUILD_ID_MAX];
+	char path[sizeof(DEBUG_ROOT) + 2 * BUILD_ID_MAX + 32];
+	size_t len = read_build_id(elf, id), i, at;
+	Elf *debug;
+	Elf_Scn *scn;
+	int fd, err = -ENOENT;
+
+	if (len < 2)
+		return -ENOENT;
+	at = (size_t)snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", id[0]);
+	for (i = 1; i < len; i++)
+		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
+	snprintf(path + at, sizeof(path) - at, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (debug && elf_kind(debug) == ELF_K_ELF && read_build_id(debug, debug_id) == len &&
+	    !memcmp(id, debug_id, len)) {
+		scn = find_section(debug, SHT_SYMTAB);
+		err = scn ? read_symbols(debug, scn, es) : -ENOENT;
+		if (err)
+			drop_symbols(es);
+	}
+	elf_end(debug);
+	close(fd);
+	return err;
+}
+
 static int load(Elf *elf, struct elfsyms **out)
 {
 	struct elfsyms *es;
@@ -126,8 +207,11 @@ static int load(Elf *elf, struct elfsyms **out)
 	if (err)
 		goto fail;
 	scn = find_section(elf, SHT_SYMTAB);
-	if (!scn)
-		scn = find_section(elf, SHT_DYNSYM);
+	if (!scn) {
+		es->from_debug_file = !read_debug_symbols(elf, es);
+		if (!es->from_debug_file)
+			scn = find_section(elf, SHT_DYNSYM);
+	}
 	if (scn) {
 		err = read_symbols(elf, scn, es);
 		if (err)
@@ -212,15 +296,16 @@ size_t elfsyms__count(const struct elfsyms *es)
 	return es->nr;
 }
 
+bool elfsyms__from_debug_file(const struct elfsyms *es)
+{
+	return es->from_debug_file;
+}
+
 void elfsyms__free(struct elfsyms *es)
 {
-	size_t i;
-
 	if (!es)
 		return;
-	for (i = 0; i < es->nr; i++)
-		free((char *)es->syms[i].name);
-	free(es->syms);
+	drop_symbols(es);
 	free(es->segments);
 	free(es);
 }

@@ -3,6 +3,7 @@
 #ifndef OFFCPU_ELFSYMS_H
 #define OFFCPU_ELFSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,7 +15,11 @@ struct elf_symbol {
 
 struct elfsyms;
 
-/* Reads .symtab, else .dynsym; the fd may be closed afterwards. */
+/*
+ * Reads .symtab; a stripped file's from its separate debug file (found by
+ * build ID under /usr/lib/debug), else its .dynsym. The fd may be closed
+ * afterwards.
+ */
 int elfsyms__open_fd(int fd, struct elfsyms **out);
 /* An ELF image in memory, such as the vdso. */
 int elfsyms__open_memory(const void *image, size_t size, struct elfsyms **out);
@@ -23,6 +28,8 @@ int elfsyms__offset_to_vaddr(const struct elfsyms *es, uint64_t file_offset, uin
 /* Only a symbol whose [start, start + size) holds vaddr; else NULL. */
 const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr);
 size_t elfsyms__count(const struct elfsyms *es);
+/* Its symbols came from a separate debug file. */
+bool elfsyms__from_debug_file(const struct elfsyms *es);
 void elfsyms__free(struct elfsyms *es);
 
 #endif

@@ -48,6 +48,7 @@ struct truth {
 	pid_t tid;
 	int count;
 	uint64_t total_ns;
+	uint64_t calls[ROUNDS][2]; /* CLOCK_MONOTONIC start and end of each call */
 };
 
 enum { SLEEPER, MUTEX_WAITER, PIPE_READER, CHILD_WAITER, MIGRATOR, CHAIN, NR_THREADS };
@@ -89,7 +90,13 @@ static void start_truth(struct truth *t, const char *comm)
 
 static void record(struct truth *t, uint64_t start)
 {
-	t->total_ns += now_ns() - start;
+	uint64_t end = now_ns();
+
+	t->total_ns += end - start;
+	if (t->count < ROUNDS) {
+		t->calls[t->count][0] = start;
+		t->calls[t->count][1] = end;
+	}
 	t->count++;
 }
 
@@ -522,7 +529,7 @@ static void *cls_mutex(void *arg)
 	pthread_t t;
 
 	(void)arg;
-	prctl(PR_SET_NAME, "c_futex_mutex");
+	prctl(PR_SET_NAME, "c_lock:mutex");
 	if (pthread_create(&t, NULL, hold_mutex, &held))
 		abort();
 	while (!atomic_load(&held))
@@ -863,9 +870,18 @@ static int run_truth(const char *path)
 	out = fopen(path, "w");
 	if (!out)
 		return 1;
+	/* "name tid count total_ns", then "call tid start_ns end_ns" per call. */
 	for (i = 0; i < NR_THREADS; i++)
 		fprintf(out, "%s %d %d %llu\n", truths[i].name, truths[i].tid, truths[i].count,
 			(unsigned long long)truths[i].total_ns);
+	for (i = 0; i < NR_THREADS; i++) {
+		int c;
+
+		for (c = 0; c < truths[i].count && c < ROUNDS; c++)
+			fprintf(out, "call %d %llu %llu\n", truths[i].tid,
+				(unsigned long long)truths[i].calls[c][0],
+				(unsigned long long)truths[i].calls[c][1]);
+	}
 	return fclose(out) ? 1 : 0;
 }
 

@@ -89,6 +89,41 @@ static void names_only_inside_symbols(void **state)
 	elfsyms__free(es);
 }
 
+/*
+ * Debian's libc has no .symtab; libc6-dbg (make deps) holds it in a file
+ * named by libc's build ID. Its names come without symbol versions.
+ */
+static void stripped_library_uses_its_debug_file(void **state)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&clock_nanosleep, vaddr;
+	const struct proc_map *m;
+	const struct elf_symbol *s;
+	struct proc_maps maps;
+	struct elfsyms *es;
+	char path[128];
+	int fd;
+
+	(void)state;
+	assert_int_equal(procmaps__read_pid(getpid(), &maps), 0);
+	m = procmaps__find(&maps, addr);
+	assert_non_null(m);
+	assert_non_null(strstr(m->path, "libc.so"));
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx", (unsigned long)m->start,
+		 (unsigned long)m->end);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elfsyms__open_fd(fd, &es), 0);
+	close(fd);
+	if (!elfsyms__from_debug_file(es))
+		fail_msg("no debug file for %s: is libc6-dbg installed (make deps)?", m->path);
+	assert_int_equal(elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, &vaddr), 0);
+	s = elfsyms__find(es, vaddr);
+	assert_non_null(s);
+	assert_string_equal(s->name, "clock_nanosleep");
+	elfsyms__free(es);
+	procmaps__free(&maps);
+}
+
 static void symbolizer_user_frames(void **state)
 {
 	struct strpool *strings = strpool__new();
@@ -151,6 +186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(own_binary_symbols),
 		cmocka_unit_test(names_only_inside_symbols),
+		cmocka_unit_test(stripped_library_uses_its_debug_file),
 		cmocka_unit_test(symbolizer_user_frames),
 		cmocka_unit_test(symbolizer_vdso),
 	};
