@@ -132,46 +132,30 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	return 0;
 }
 
-static void free_stacks(struct hashmap *stacks)
+static void process_info_free(void *value)
 {
-	struct hashmap_iter it = { 0 };
-	void *value;
+	struct process_info *p = value;
 
-	if (!stacks)
-		return;
-	while (hashmap__next(stacks, &it, NULL, &value))
-		free(value);
-	hashmap__free(stacks);
+	hashmap__free_values(p->stacks, free);
+	free(p);
 }
 
-static void process_info_free(struct process_info *p)
+static void chain_free(void *value)
 {
-	free_stacks(p->stacks);
-	free(p);
+	struct chain *chain = value;
+
+	free(chain->waits);
+	free(chain);
 }
 
 void collector__free(struct collector *c)
 {
-	struct hashmap_iter it = { 0 };
-	void *value;
-
 	if (!c)
 		return;
-	free_stacks(c->kernel_stacks);
-	free_stacks(c->classes);
-	if (c->processes) {
-		while (hashmap__next(c->processes, &it, NULL, &value))
-			process_info_free(value);
-		hashmap__free(c->processes);
-	}
-	if (c->chains) {
-		memset(&it, 0, sizeof(it));
-		while (hashmap__next(c->chains, &it, NULL, &value)) {
-			free(((struct chain *)value)->waits);
-			free(value);
-		}
-		hashmap__free(c->chains);
-	}
+	hashmap__free_values(c->kernel_stacks, free);
+	hashmap__free_values(c->classes, free);
+	hashmap__free_values(c->processes, process_info_free);
+	hashmap__free_values(c->chains, chain_free);
 	free(c);
 }
 
@@ -328,8 +312,7 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		w->wait_class = wait_class_of(c, w);
 		err = w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
 	}
-	free(chain->waits);
-	free(chain);
+	chain_free(chain);
 	return err;
 }
 

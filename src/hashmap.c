@@ -57,6 +57,18 @@ void hashmap__free(struct hashmap *map)
 	free(map);
 }
 
+void hashmap__free_values(struct hashmap *map, void (*free_value)(void *value))
+{
+	struct hashmap_iter it = { 0 };
+	void *value;
+
+	if (!map)
+		return;
+	while (hashmap__next(map, &it, NULL, &value))
+		free_value(value);
+	hashmap__free(map);
+}
+
 static struct hashmap_entry **find_slot(const struct hashmap *map, const void *key, uint64_t hash)
 {
 	struct hashmap_entry **slot = &map->buckets[hash & (map->nr_buckets - 1)];

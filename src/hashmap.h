@@ -22,6 +22,8 @@ struct hashmap_iter {
 
 struct hashmap *hashmap__new(hashmap_hash_fn hash, hashmap_equal_fn equal);
 void hashmap__free(struct hashmap *map);
+/* Frees every value with free_value, then the map; NULL is fine. */
+void hashmap__free_values(struct hashmap *map, void (*free_value)(void *value));
 void *hashmap__find(const struct hashmap *map, const void *key);
 int hashmap__insert(struct hashmap *map, const void *key, void *value);
 /* Returns the value it unlinked, or NULL. */

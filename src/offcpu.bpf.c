@@ -106,6 +106,7 @@ struct pending_wait {
 	__u64 user_ip; /* user registers when it was parked */
 	__u64 user_sp;
 	__u32 armed;
+	__u32 flushing; /* a preemptible program is sending the record */
 };
 
 struct {
@@ -267,6 +268,21 @@ static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait
 		count(c, OFFCPU_CNT_EMITTED);
 }
 
+/*
+ * rseq_update and the exit and exec programs run with preemption on. If
+ * their own thread is preempted while they send its parked record, its
+ * next switch-in must not rewrite that record under them: it sees this
+ * flag and sends its wait on its own. The thread stays on this CPU while a
+ * program runs, and sched_switch runs with interrupts off, so program
+ * order is all it takes; the barrier keeps the compiler to it.
+ */
+static __always_inline void set_flushing(struct pending_wait *p, __u32 on)
+{
+	asm volatile("" ::: "memory");
+	*(volatile __u32 *)&p->flushing = on;
+	asm volatile("" ::: "memory");
+}
+
 static __always_inline void disarm(struct offcpu_counters *c, struct pending_wait *p)
 {
 	p->armed = 0;
@@ -405,7 +421,11 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 
 	if (want_user_stack && !kthread && user_stack_deferred(next)) {
 		p = bpf_task_storage_get(&pending, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (p) {
+		if (p && p->flushing) {
+			/* Preempted on its way back to user space: see set_flushing(). */
+			count(c, OFFCPU_CNT_USTACK_LOST);
+			p = NULL;
+		} else if (p) {
 			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(next);
 			__u64 ip = PT_REGS_IP_CORE(regs);
 			__u64 sp = PT_REGS_SP_CORE(regs);
@@ -545,6 +565,7 @@ int BPF_PROG(offcpu_rseq_update)
 	p = bpf_task_storage_get(&pending, task, 0, 0);
 	if (!p || !p->armed)
 		return 0;
+	set_flushing(p, 1);
 	c = counters_get();
 	disarm(c, p);
 	kernel_frames = p->record.kernel_frames;
@@ -560,6 +581,7 @@ int BPF_PROG(offcpu_rseq_update)
 		p->record.user_stack = OFFCPU_USTACK_TAKEN;
 	}
 	submit(c, &p->record);
+	set_flushing(p, 0);
 	return 0;
 }
 
@@ -568,8 +590,11 @@ static __always_inline void flush_current(void)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pending_wait *p = bpf_task_storage_get(&pending, task, 0, 0);
 
-	if (p)
-		flush_parked(counters_get(), p, OFFCPU_USTACK_NONE);
+	if (!p || !p->armed)
+		return;
+	set_flushing(p, 1);
+	flush_parked(counters_get(), p, OFFCPU_USTACK_NONE);
+	set_flushing(p, 0);
 }
 
 /*

@@ -112,22 +112,10 @@ int profile__new(bool keep_waits, struct profile **out)
 
 void profile__free(struct profile *p)
 {
-	struct hashmap_iter it = { 0 };
-	void *value;
-
 	if (!p)
 		return;
-	if (p->stacks) {
-		while (hashmap__next(p->stacks, &it, NULL, &value))
-			free(value);
-		hashmap__free(p->stacks);
-	}
-	if (p->entries) {
-		memset(&it, 0, sizeof(it));
-		while (hashmap__next(p->entries, &it, NULL, &value))
-			free(value);
-		hashmap__free(p->entries);
-	}
+	hashmap__free_values(p->stacks, free);
+	hashmap__free_values(p->entries, free);
 	free(p->waits);
 	strpool__free(p->strings);
 	free(p);

@@ -41,13 +41,8 @@ const char *strpool__intern(struct strpool *pool, const char *str)
 
 void strpool__free(struct strpool *pool)
 {
-	struct hashmap_iter it = { 0 };
-	void *value;
-
 	if (!pool)
 		return;
-	while (hashmap__next(pool->strings, &it, NULL, &value))
-		free(value);
-	hashmap__free(pool->strings);
+	hashmap__free_values(pool->strings, free);
 	free(pool);
 }

@@ -91,33 +91,29 @@ int symbolizer__new(struct strpool *strings, struct ksyms *ksyms, struct symboli
 	return 0;
 }
 
-static void process_free(struct process *p)
+static void process_free(void *value)
 {
+	struct process *p = value;
+
 	procmaps__free(&p->maps);
 	free(p->dsos);
 	free(p);
 }
 
+static void dso_free(void *value)
+{
+	struct dso *dso = value;
+
+	elfsyms__free(dso->syms);
+	free(dso);
+}
+
 void symbolizer__free(struct symbolizer *s)
 {
-	struct hashmap_iter it = { 0 };
-	void *value;
-
 	if (!s)
 		return;
-	if (s->processes) {
-		while (hashmap__next(s->processes, &it, NULL, &value))
-			process_free(value);
-		hashmap__free(s->processes);
-	}
-	if (s->dsos) {
-		memset(&it, 0, sizeof(it));
-		while (hashmap__next(s->dsos, &it, NULL, &value)) {
-			elfsyms__free(((struct dso *)value)->syms);
-			free(value);
-		}
-		hashmap__free(s->dsos);
-	}
+	hashmap__free_values(s->processes, process_free);
+	hashmap__free_values(s->dsos, dso_free);
 	elfsyms__free(s->vdso.syms);
 	ksyms__free(s->ksyms);
 	free(s);

@@ -305,17 +305,6 @@ static void classification(void **state)
 	assert_string_equal(classify_wait(NULL, S, NULL, 0, NULL, 0), "other");
 }
 
-static void symbol_patterns(void **state)
-{
-	(void)state;
-	assert_true(rules__symbol_matches("schedule", "schedule"));
-	assert_false(rules__symbol_matches("schedule", "schedule_timeout"));
-	assert_true(rules__symbol_matches("schedule", "schedule.cold"));
-	assert_true(rules__symbol_matches("futex_wait*", "futex_wait_queue"));
-	assert_true(rules__symbol_matches("futex_wait*", "futex_wait"));
-	assert_false(rules__symbol_matches("futex_wait*", "futex_wake"));
-}
-
 static void formats_by_name_and_extension(void **state)
 {
 	(void)state;
@@ -332,15 +321,10 @@ static void formats_by_name_and_extension(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(aggregation),
-		cmocka_unit_test(folded_golden),
-		cmocka_unit_test(json_golden),
-		cmocka_unit_test(text_report),
-		cmocka_unit_test(text_group_by),
-		cmocka_unit_test(json_escaping),
-		cmocka_unit_test(classification),
-		cmocka_unit_test(symbol_patterns),
-		cmocka_unit_test(formats_by_name_and_extension),
+		cmocka_unit_test(aggregation),	  cmocka_unit_test(folded_golden),
+		cmocka_unit_test(json_golden),	  cmocka_unit_test(text_report),
+		cmocka_unit_test(text_group_by),  cmocka_unit_test(json_escaping),
+		cmocka_unit_test(classification), cmocka_unit_test(formats_by_name_and_extension),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

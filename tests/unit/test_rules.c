@@ -100,6 +100,7 @@ static void classes_and_globs(void **state)
 	assert_false(rules__symbol_matches("schedule", "schedule_timeout"));
 	assert_true(rules__symbol_matches("schedule", "schedule.cold"));
 	assert_true(rules__symbol_matches("futex_wait*", "futex_wait_queue"));
+	assert_true(rules__symbol_matches("futex_wait*", "futex_wait"));
 	assert_true(rules__symbol_matches("*_nanosleep", "hrtimer_nanosleep"));
 	assert_true(rules__symbol_matches("LWLock[AW]*", "LWLockAcquire"));
 	assert_false(rules__symbol_matches("futex_wait*", "futex_wake"));
