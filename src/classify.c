@@ -127,6 +127,23 @@ static const char *first_match(const struct builtin_rule *rules, size_t nr_rules
 	return NULL;
 }
 
+static const struct builtin_rule yield_rules[] = {
+	{ "do_sched_yield", "running" },
+	{ "__x64_sys_sched_yield", "running" },
+	{ "yield", "running" },
+	{ "yield_to", "running" },
+};
+
+unsigned int classify_state(unsigned int state, const struct frame *kernel, size_t nr_kernel)
+{
+	if (state != OFFCPU_STATE_RUNNING)
+		return state;
+	if (first_match(yield_rules, sizeof(yield_rules) / sizeof(yield_rules[0]), kernel,
+			nr_kernel))
+		return OFFCPU_STATE_RUNNING;
+	return OFFCPU_STATE_PREEMPTED;
+}
+
 const char *classify_wait(const struct rule_set *user_rules, unsigned int state,
 			  const struct frame *kernel, size_t nr_kernel, const struct frame *user,
 			  size_t nr_user)

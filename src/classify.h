@@ -23,4 +23,12 @@ const char *classify_wait(const struct rule_set *user_rules, unsigned int state,
 			  const struct frame *kernel, size_t nr_kernel, const struct frame *user,
 			  size_t nr_user);
 
+/*
+ * sched_switch says "runnable, no preempt flag" both for sched_yield() and
+ * for a thread that schedule()s on its way back to user space because its
+ * time was up: only the first gave the CPU away. Tells them apart by the
+ * kernel stack; any other state is returned as it is.
+ */
+unsigned int classify_state(unsigned int state, const struct frame *kernel, size_t nr_kernel);
+
 #endif

@@ -57,6 +57,7 @@ struct collector {
 	struct hashmap *chains;	       /* tid -> chain */
 	struct hashmap *classes;       /* (stacks, state) -> cached_class */
 	const struct rule_set *rules;
+	uint32_t state_mask;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -111,7 +112,7 @@ static bool equal_class(const void *a, const void *b)
 }
 
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
-		   const struct rule_set *rules, struct collector **out)
+		   const struct rule_set *rules, uint32_t state_mask, struct collector **out)
 {
 	struct collector *c = calloc(1, sizeof(*c));
 
@@ -120,6 +121,7 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->profile = profile;
 	c->symbolizer = symbolizer;
 	c->rules = rules;
+	c->state_mask = state_mask;
 	c->kernel_stacks = hashmap__new(hash_raw, equal_raw);
 	c->processes = hashmap__new(hash_u32, equal_u32);
 	c->chains = hashmap__new(hash_u32, equal_u32);
@@ -320,6 +322,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 {
 	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
 	struct process_info *process;
+	bool filtered;
 	struct wait w = { 0 };
 	char comm[OFFCPU_COMM_LEN + 1];
 	int err;
@@ -343,6 +346,8 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		if (!w.kernel_stack)
 			return -ENOMEM;
 	}
+	if (w.kernel_stack)
+		w.state = classify_state(w.state, w.kernel_stack->frames, w.kernel_stack->nr);
 	/* Frame-pointer walks end on a zero return address: not a frame. */
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
@@ -356,10 +361,14 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (!process)
 		return -ENOMEM;
 	w.title = title_of(c, process, comm);
+	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
+	if (filtered)
+		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
-		return add_chain(c, &w);
+		return filtered ? 0 : add_chain(c, &w);
+	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
 	err = close_chain(c, w.tid, w.user_stack);
-	if (err)
+	if (err || filtered)
 		return err;
 	w.wait_class = wait_class_of(c, &w);
 	if (!w.wait_class)

@@ -15,9 +15,13 @@
 
 struct collector;
 
-/* rules: the user's (--rules), tried before the built-in ones; may be empty. */
+/*
+ * rules: the user's (--rules), tried before the built-in ones; may be empty.
+ * state_mask: --state (0: all), applied again once the kernel stack tells a
+ * yield from a preemption.
+ */
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
-		   const struct rule_set *rules, struct collector **out);
+		   const struct rule_set *rules, uint32_t state_mask, struct collector **out);
 void collector__free(struct collector *c);
 /* One ring buffer record; -EINVAL for a malformed one. */
 int collector__record(struct collector *c, const void *data, size_t size);

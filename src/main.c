@@ -220,7 +220,7 @@ static int setup(struct session *s)
 		ksyms__free(ksyms);
 		return EXIT_ENVIRONMENT;
 	}
-	err = collector__new(s->profile, s->symbolizer, &o->rules, &s->collector);
+	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
 	if (err)
 		return EXIT_ENVIRONMENT;
 	if (o->pids.nr) {

@@ -56,13 +56,6 @@ const volatile bool defer_user_stacks;
 /* Any of -p -t -c --cgroup -u -k --state. */
 const volatile bool any_filter;
 
-/*
- * rseq_update runs on every return to user space after a switch, selected
- * thread or not, so user space attaches it only once a wait is parked for
- * it (unless attached up front). Set here, read there.
- */
-bool wants_rseq_hook;
-
 /* --max-entries: threads that can hold an in-flight slot at once. */
 const volatile __u64 max_slots = 65536;
 
@@ -355,6 +348,20 @@ static __always_inline void take_switch_out_stack(void *ctx, struct task_struct 
 	u->frames = n < 0 ? -1 : n / sizeof(__u64);
 }
 
+/*
+ * --state. A runnable thread without the preempt flag may have yielded or
+ * been preempted on its way back to user space: user space tells which
+ * from its kernel stack, so it passes here if either is selected.
+ */
+static __always_inline bool state_selected(__u32 prev_state, bool preempt)
+{
+	__u32 state = offcpu_state_of(prev_state, preempt), bits = 1u << state;
+
+	if (state == OFFCPU_STATE_RUNNING)
+		bits |= 1u << OFFCPU_STATE_PREEMPTED;
+	return !state_mask || (state_mask & bits);
+}
+
 static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 				       struct task_struct *prev, bool preempt, __u32 prev_state,
 				       __u64 *now)
@@ -363,8 +370,7 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 
 	if (prev_state & TASK_DEAD_BIT)
 		return;
-	if (!task_selected(prev) ||
-	    (state_mask && !(state_mask & (1u << offcpu_state_of(prev_state, preempt))))) {
+	if (!task_selected(prev) || !state_selected(prev_state, preempt)) {
 		count_in_switch(c, OFFCPU_CNT_FILTERED);
 		return;
 	}
@@ -473,8 +479,6 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	if (p) {
 		p->armed = 1;
 		count(c, OFFCPU_CNT_USTACK_PENDING);
-		if (!wants_rseq_hook)
-			wants_rseq_hook = true;
 		return;
 	}
 	if (want_user_stack && !kthread)

@@ -22,7 +22,13 @@ struct tracer {
 	void *ctx;
 };
 
-/* Attached always: the ones that see every wait and every process. */
+/*
+ * After sched_switch is detached, waits parked for their user stack reach
+ * user space within microseconds; allow for a loaded machine.
+ */
+#define SETTLE_NS 50000000L
+
+/* Every program this run loaded. */
 static int attach_core(struct offcpu_bpf *skel)
 {
 	struct {
@@ -33,38 +39,20 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_sched_process_exit, &skel->links.offcpu_sched_process_exit },
 		{ skel->progs.offcpu_sched_process_exec, &skel->links.offcpu_sched_process_exec },
 		{ skel->progs.offcpu_sched_process_fork, &skel->links.offcpu_sched_process_fork },
+		/* Loaded only when waits are parked for it (defer_user_stacks). */
+		{ skel->progs.offcpu_rseq_update, &skel->links.offcpu_rseq_update },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(core) / sizeof(core[0]); i++) {
+		if (!bpf_program__autoload(core[i].prog))
+			continue;
 		*core[i].link = bpf_program__attach(core[i].prog);
 		if (!*core[i].link)
 			return -errno;
 	}
 	return 0;
 }
-
-/* Attaches rseq_update once a parked wait asks for it; later calls do nothing. */
-static int attach_rseq_hook(struct tracer *t)
-{
-	struct offcpu_bpf *skel = t->skel;
-	struct bpf_program *prog = skel->progs.offcpu_rseq_update;
-
-	if (skel->links.offcpu_rseq_update || !bpf_program__autoload(prog) ||
-	    !skel->bss->wants_rseq_hook)
-		return 0;
-	skel->links.offcpu_rseq_update = bpf_program__attach(prog);
-	if (!skel->links.offcpu_rseq_update)
-		return -errno;
-	log_info("attached %s", bpf_program__name(prog));
-	return 0;
-}
-
-/*
- * After sched_switch is detached, waits parked for their user stack reach
- * user space within microseconds; allow for a loaded machine.
- */
-#define SETTLE_NS 50000000L
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -225,9 +213,7 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 	 */
 	if (n >= 0)
 		n = ring_buffer__consume(t->ring);
-	if (n < 0)
-		return n;
-	return attach_rseq_hook(t);
+	return n < 0 ? n : 0;
 }
 
 int tracer__stop(struct tracer *t)

@@ -41,10 +41,7 @@ struct tracer;
  */
 int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx,
 		struct tracer **out);
-/*
- * Waits for records up to timeout_ms and attaches rseq_update once a parked
- * wait asks for it. 0, -EINTR when a signal came, or -errno.
- */
+/* Waits for records up to timeout_ms. 0, -EINTR when a signal came, or -errno. */
 int tracer__poll(struct tracer *t, int timeout_ms);
 /* Detaches from sched_switch, lets parked waits reach user space, drains. */
 int tracer__stop(struct tracer *t);

@@ -232,6 +232,25 @@ static void futex_refined_by_user_frames(void **state)
 	assert_string_equal(classify_recorded(NULL, S, k, u), "sleep");
 }
 
+/* Recorded on 6.18: a CPU hog's switch on its way to user space, and a yield. */
+static void yield_or_preempted(void **state)
+{
+	size_t k;
+
+	(void)state;
+	k = FRAMES(0, "exit_to_user_mode_loop", "do_syscall_64", "entry_SYSCALL_64_after_hwframe");
+	assert_int_equal(classify_state(OFFCPU_STATE_RUNNING, frames[0], k),
+			 OFFCPU_STATE_PREEMPTED);
+	k = FRAMES(0, "irqentry_exit_to_user_mode", "asm_sysvec_apic_timer_interrupt");
+	assert_int_equal(classify_state(OFFCPU_STATE_RUNNING, frames[0], k),
+			 OFFCPU_STATE_PREEMPTED);
+	k = FRAMES(0, "do_sched_yield", "__x64_sys_sched_yield", "do_syscall_64");
+	assert_int_equal(classify_state(OFFCPU_STATE_RUNNING, frames[0], k), OFFCPU_STATE_RUNNING);
+	/* Other states are what sched_switch said. */
+	assert_int_equal(classify_state(OFFCPU_STATE_INTERRUPTIBLE, frames[0], k),
+			 OFFCPU_STATE_INTERRUPTIBLE);
+}
+
 static void titles(void **state)
 {
 	static const char cmdline[] = "postgres: alice bench [local] UPDATE\0\0\0";
@@ -262,6 +281,7 @@ int main(void)
 		cmocka_unit_test(postgres_pack),
 		cmocka_unit_test(user_rules_before_builtin),
 		cmocka_unit_test(futex_refined_by_user_frames),
+		cmocka_unit_test(yield_or_preempted),
 		cmocka_unit_test(titles),
 	};
 
