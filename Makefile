@@ -16,7 +16,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc
 WARNINGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU_SOURCE
-LDLIBS := -lbpf -lelf -lz
+LDLIBS := -lbpf -lelf -lz -liberty
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
 
 # Everything but main.c also goes into the unit tests.
@@ -26,9 +26,9 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 UNIT_ASAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/asan/%,$(UNIT_SRCS))
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-WORKLOADS := $(OUTPUT)/tests/workload
+WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/cxx_workload
 
-DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev zlib1g-dev \
+DEB_PACKAGES := clang make gcc g++ libbpf-dev bpftool libelf-dev zlib1g-dev libiberty-dev \
 	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg
 
 ifeq ($(V),1)
@@ -83,6 +83,11 @@ $(OUTPUT)/tests/asan/test_%: tests/unit/test_%.c $(LIB_SRCS) $(OUTPUT)/offcpu.sk
 $(OUTPUT)/tests/workload: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread $< -o $@
+
+# C++ with templates, for demangling.
+$(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -std=c++17 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline $< -o $@
 
 test: offcpu $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS)
 	$(Q)tests/run

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "elfsyms.h"
 #include "hashmap.h"
 #include "log.h"
@@ -335,6 +336,7 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	struct process *p = mappings_of(s, pid);
 	const struct proc_map *map = NULL;
 	const struct elf_symbol *sym;
+	char *demangled;
 	struct dso *dso;
 	uint64_t vaddr;
 
@@ -364,6 +366,13 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	sym = elfsyms__find(dso->syms, vaddr);
 	if (!sym)
 		return;
-	f->sym = strpool__intern(s->strings, sym->name);
+	demangled = demangle_symbol(sym->name);
+	if (demangled) {
+		f->sym = strpool__intern(s->strings, demangled);
+		f->system_name = strpool__intern(s->strings, sym->name);
+		free(demangled);
+	} else {
+		f->sym = strpool__intern(s->strings, sym->name);
+	}
 	f->off = vaddr - sym->start + (addr - lookup);
 }

@@ -15,10 +15,11 @@
 
 struct frame {
 	uint64_t addr;
-	const char *sym;     /* interned; NULL when no symbol holds addr */
-	uint64_t off;	     /* addr - symbol start */
-	const char *module;  /* interned path or "[kernel.kallsyms]"; NULL if unmapped */
-	uint64_t module_off; /* offset in module: file offset, or addr in the kernel */
+	const char *sym;	 /* interned, demangled; NULL when no symbol holds addr */
+	const char *system_name; /* interned raw (mangled) name, where it differs */
+	uint64_t off;		 /* addr - symbol start */
+	const char *module;	 /* interned path or "[kernel.kallsyms]"; NULL if unmapped */
+	uint64_t module_off;	 /* offset in module: file offset, or addr in the kernel */
 	bool kernel;
 };
 

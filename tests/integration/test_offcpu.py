@@ -180,6 +180,24 @@ def test_system_wide_deferred_user_stacks():
             assert not [s for s in user_syms(w) if s and s.startswith("chain_b")], user_syms(w)
 
 
+def test_cxx_names_demangled():
+    out = os.path.join(TMP, "cxx.json")
+    folded = os.path.join(TMP, "cxx.folded")
+    cxx = os.path.join(ROOT, "build", "tests", "cxx_workload")
+    r = run([OFFCPU, "-f", "json", "-o", out, "--", cxx, "3", "20"])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "cxx_workload" and w["state"] in BLOCKED_STATES]
+    assert len(mine) >= 2, len(mine)
+    for w in mine:
+        assert "offcpu_test::Waiter<int>::block() const" in user_syms(w), user_syms(w)
+    # Folded frames keep the name, without the spaces folded readers split on.
+    r = run([OFFCPU, "-o", folded, "--", cxx, "3", "20"])
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in open(folded) if l.startswith("cxx_workload;")]
+    assert any(";offcpu_test::Waiter<int>::block()_const;" in l for l in lines), lines
+
+
 def test_children_traced_and_symbolized():
     # Each child sleeps once, then exits at once: its maps are gone by the
     # time its wait is read, and its parent's stand in for them.

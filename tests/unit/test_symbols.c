@@ -7,12 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "demangle.h"
 #include "elfsyms.h"
 #include "procmaps.h"
 #include "strpool.h"
@@ -124,6 +126,36 @@ static void stripped_library_uses_its_debug_file(void **state)
 	procmaps__free(&maps);
 }
 
+static void demangled_names(void **state)
+{
+	static const struct {
+		const char *raw, *name;
+	} cases[] = {
+		{ "_ZN11offcpu_test6WaiterIiE5blockEv", "offcpu_test::Waiter<int>::block()" },
+		{ "_ZNKSt6vectorIiSaIiEE4sizeEv",
+		  "std::vector<int, std::allocator<int> >::size() const" },
+		/* Rust, legacy (its hash dropped) and v0. */
+		{ "_ZN3std6thread4park17h0123456789abcdefE", "std::thread::park" },
+		{ "_RNvMs_NtNtCsalM65ksrrJu_3std6thread6threadNtB4_6Thread12park_timeout",
+		  "<std::thread::thread::Thread>::park_timeout" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *name = demangle_symbol(cases[i].raw);
+
+		assert_non_null(name);
+		assert_string_equal(name, cases[i].name);
+		free(name);
+	}
+	/* C names and what does not demangle stay as they are. */
+	assert_null(demangle_symbol("main"));
+	assert_null(demangle_symbol("__lll_lock_wait"));
+	assert_null(demangle_symbol("_Znotmangled"));
+	assert_null(demangle_symbol("_"));
+}
+
 static void symbolizer_user_frames(void **state)
 {
 	struct strpool *strings = strpool__new();
@@ -187,6 +219,7 @@ int main(void)
 		cmocka_unit_test(own_binary_symbols),
 		cmocka_unit_test(names_only_inside_symbols),
 		cmocka_unit_test(stripped_library_uses_its_debug_file),
+		cmocka_unit_test(demangled_names),
 		cmocka_unit_test(symbolizer_user_frames),
 		cmocka_unit_test(symbolizer_vdso),
 	};
