@@ -13,6 +13,7 @@
 #include "elfsyms.h"
 #include "hashmap.h"
 #include "log.h"
+#include "perfmap.h"
 #include "procmaps.h"
 #include "symbolizer.h"
 
@@ -29,9 +30,12 @@ struct process {
 	struct proc_maps maps;
 	struct dso **dsos; /* one per mapping */
 	uint64_t read_at_ns;
-	bool loaded;  /* its maps were read, or tried */
-	bool gone;    /* they could not be read */
-	bool counted; /* in processes_gone */
+	bool loaded;		     /* its maps were read, or tried */
+	bool gone;		     /* they could not be read */
+	bool counted;		     /* in processes_gone */
+	struct perfmap perfmap;	     /* JIT symbols for its anonymous code */
+	uint64_t perfmap_read_at_ns; /* 0: not read yet */
+	const char *perfmap_module;
 };
 
 struct symbolizer {
@@ -96,6 +100,7 @@ static void process_free(void *value)
 {
 	struct process *p = value;
 
+	perfmap__free(&p->perfmap);
 	procmaps__free(&p->maps);
 	free(p->dsos);
 	free(p);
@@ -329,6 +334,34 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 	return s->processes_gone;
 }
 
+/*
+ * JIT code lives in anonymous memory, named in the process's perf map.
+ * Read when first needed, and again when a stack newer than the last read
+ * misses it: a JIT keeps adding code.
+ */
+static const struct perfmap_symbol *jit_symbol(struct symbolizer *s, struct process *p,
+					       uint64_t addr, uint64_t seen_ns)
+{
+	const struct perfmap_symbol *sym = NULL;
+	char module[64];
+	FILE *file;
+
+	if (p->perfmap_read_at_ns)
+		sym = perfmap__find(&p->perfmap, addr);
+	if (sym || p->perfmap_read_at_ns > seen_ns)
+		return sym;
+	p->perfmap_read_at_ns = now_ns();
+	if (perfmap__open((int)p->pid, &file))
+		return NULL;
+	perfmap__free(&p->perfmap);
+	if (perfmap__parse(file, &p->perfmap))
+		memset(&p->perfmap, 0, sizeof(p->perfmap));
+	fclose(file);
+	snprintf(module, sizeof(module), "/tmp/perf-%u.map", p->pid);
+	p->perfmap_module = strpool__intern(s->strings, module);
+	return perfmap__find(&p->perfmap, addr);
+}
+
 void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f)
 {
@@ -359,6 +392,18 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	f->module = strpool__intern(s->strings, map->path[0] ? map->path : "[anon]");
 	f->module_off = addr - map->start + map->file_offset;
 	dso = p->dsos[map - p->maps.maps];
+	/* Anonymous executable memory (not the vdso, which has its image). */
+	if (!dso) {
+		const struct perfmap_symbol *jit = jit_symbol(s, p, lookup, seen_ns);
+
+		if (jit) {
+			f->sym = strpool__intern(s->strings, jit->name);
+			f->off = addr - jit->start;
+			f->module = p->perfmap_module;
+			f->module_off = addr - jit->start;
+			return;
+		}
+	}
 	if (!dso || !dso->syms)
 		return;
 	if (elfsyms__offset_to_vaddr(dso->syms, lookup - map->start + map->file_offset, &vaddr))

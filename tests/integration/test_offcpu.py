@@ -198,6 +198,27 @@ def test_cxx_names_demangled():
     assert any(";offcpu_test::Waiter<int>::block()_const;" in l for l in lines), lines
 
 
+def test_jit_frames_from_perf_map():
+    out = os.path.join(TMP, "jit.json")
+    r = run([OFFCPU, "-f", "json", "-o", out, "--", WORKLOAD, "jit", "3", "-1"])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_jit" and w["state"] in BLOCKED_STATES]
+    assert mine
+    for w in mine:
+        syms = user_syms(w)
+        assert "jit_trampoline" in syms and "jit_callee" in syms and "run_jit" in syms, syms
+        jit = [f for f in w["user_stack"] if f.get("sym") == "jit_trampoline"][0]
+        assert jit["module"].startswith("/tmp/perf-") and jit["off"] > 0, jit
+    # A perf map that is not the process's user's (or root's) is not read.
+    r = run([OFFCPU, "-f", "json", "-o", out, "--", WORKLOAD, "jit", "3", "65534"])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_jit" and w["state"] in BLOCKED_STATES]
+    assert mine and all("jit_trampoline" not in user_syms(w) and "run_jit" in user_syms(w)
+                        for w in mine), [user_syms(w) for w in mine]
+
+
 def test_children_traced_and_symbolized():
     # Each child sleeps once, then exits at once: its maps are gone by the
     # time its wait is read, and its parent's stand in for them.

@@ -8,6 +8,8 @@
  *   workload sleep NAME N MS   sets its comm to NAME, sleeps N x MS ms
  *   workload classes DIR       one thread per kind of wait, each named for the
  *                              class it should get (tests/unit/fixtures)
+ *   workload jit N UID         sleeps N x 20 ms under JIT code named in a perf
+ *                              map owned by UID (-1: its own)
  *
  * Threads of "truth": a sleeper (N x 20 ms), a waiter on a contended mutex,
  * a reader of an empty pipe, a parent waiting for a child process, a
@@ -849,6 +851,49 @@ static int run_classes(const char *dir)
 	return 0;
 }
 
+/*
+ * "jit": a stand-in for JIT code. A trampoline written into executable
+ * anonymous memory (x86-64: push rbp; mov rbp,rsp; call rax; pop rbp; ret,
+ * so frame pointers walk through it) calls jit_callee, which sleeps. The
+ * trampoline is named in /tmp/perf-PID.map, owned by uid.
+ */
+__attribute__((noinline)) static void jit_callee(void)
+{
+	sleep_ms(WAIT_MS);
+}
+
+static int run_jit(int rounds, long owner)
+{
+	static const unsigned char prologue[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0xb8 };
+	static const unsigned char epilogue[] = { 0xff, 0xd0, 0x5d, 0xc3 };
+	void (*callee)(void) = jit_callee;
+	unsigned char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char path[64];
+	FILE *map;
+	int i;
+
+	prctl(PR_SET_NAME, "wl_jit");
+	if (code == MAP_FAILED)
+		return 1;
+	memcpy(code, prologue, sizeof(prologue));
+	memcpy(code + sizeof(prologue), &callee, sizeof(callee));
+	memcpy(code + sizeof(prologue) + sizeof(callee), epilogue, sizeof(epilogue));
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", getpid());
+	map = fopen(path, "w");
+	if (!map)
+		return 1;
+	fprintf(map, "%lx %zx jit_trampoline\n", (unsigned long)code,
+		sizeof(prologue) + sizeof(callee) + sizeof(epilogue));
+	fclose(map);
+	if (owner >= 0 && chown(path, (uid_t)owner, (gid_t)owner))
+		return 1;
+	for (i = 0; i < rounds; i++)
+		((void (*)(void))code)();
+	unlink(path);
+	return 0;
+}
+
 static int run_truth(const char *path)
 {
 	void *(*threads[])(
@@ -889,6 +934,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "truth"))
 		return run_truth(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "jit"))
+		return run_jit(atoi(argv[2]), atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "classes"))
 		return run_classes(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "sleep")) {
@@ -900,6 +947,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: workload truth FILE | workload sleep NAME N MS | "
-			"workload classes DIR\n");
+			"workload classes DIR | workload jit N OWNER_UID\n");
 	return 2;
 }
