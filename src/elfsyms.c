@@ -20,6 +20,8 @@ struct elfsyms {
 	struct elf_symbol *syms;
 	size_t nr;
 	bool from_debug_file;
+	struct elf_symbol *functions; /* .eh_frame ranges, unnamed, sorted */
+	size_t nr_functions;
 	struct load_segment *segments;
 	size_t nr_segments;
 };
@@ -192,6 +194,145 @@ static int read_debug_symbols(Elf *elf, struct elfsyms *es)
 	return err;
 }
 
+/* DWARF pointer encodings (LSB Core, "DWARF Extensions"). */
+#define DW_EH_PE_udata4 0x03
+#define DW_EH_PE_sdata4 0x0b
+#define DW_EH_PE_pcrel 0x10
+#define DW_EH_PE_datarel 0x30
+
+static Elf_Data *section_named(Elf *elf, const char *name, uint64_t *addr)
+{
+	size_t strndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	if (elf_getshdrstrndx(elf, &strndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS)
+			continue;
+		n = elf_strptr(elf, strndx, shdr.sh_name);
+		if (n && !strcmp(n, name)) {
+			*addr = shdr.sh_addr;
+			return elf_getdata(scn, NULL);
+		}
+	}
+	return NULL;
+}
+
+static int32_t read_s32(const unsigned char *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t read_uleb(const unsigned char **p, const unsigned char *end)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (*p < end && shift < 64) {
+		unsigned char b = *(*p)++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+/*
+ * The pc_begin/pc_range encoding of the CIE at offset cie in .eh_frame:
+ * the 'R' augmentation. -1 for anything but the 4-byte encodings GCC and
+ * clang emit, which the caller then skips rather than guesses.
+ */
+static int fde_encoding(const unsigned char *frame, size_t size, size_t cie)
+{
+	const unsigned char *p = frame + cie, *end;
+	const char *aug;
+	uint32_t len;
+
+	if (cie + 9 > size)
+		return -1;
+	memcpy(&len, p, 4);
+	if (len == 0xffffffffU || cie + 4 + len > size || read_s32(p + 4) != 0)
+		return -1;
+	end = p + 4 + len;
+	p += 9; /* length, CIE id, version */
+	aug = (const char *)p;
+	while (p < end && *p)
+		p++;
+	if (p++ >= end || aug[0] != 'z')
+		return -1;
+	read_uleb(&p, end); /* code alignment */
+	read_uleb(&p, end); /* data alignment (sleb: only skipped) */
+	read_uleb(&p, end); /* return address register */
+	read_uleb(&p, end); /* augmentation data length */
+	for (aug++; *aug && p < end; aug++) {
+		if (*aug == 'R')
+			return (*p & 0x0f) == DW_EH_PE_sdata4 || (*p & 0x0f) == DW_EH_PE_udata4 ? *p
+												: -1;
+		if (*aug == 'L')
+			p++;
+		else if (*aug == 'P')
+			return -1; /* a personality pointer before R: not worth decoding */
+	}
+	return -1;
+}
+
+/*
+ * Function ranges from .eh_frame_hdr's sorted table and each FDE's range:
+ * what groups the frames of one function that no symbol names. Only the
+ * encodings GNU ld writes (table datarel|sdata4) are read.
+ */
+static int read_function_ranges(Elf *elf, struct elfsyms *es)
+{
+	uint64_t hdr_addr = 0, frame_addr = 0;
+	Elf_Data *hdr = section_named(elf, ".eh_frame_hdr", &hdr_addr);
+	Elf_Data *frame = section_named(elf, ".eh_frame", &frame_addr);
+	const unsigned char *h, *f;
+	uint32_t count, i;
+
+	if (!hdr || !frame || !hdr->d_buf || !frame->d_buf || hdr->d_size < 12)
+		return 0;
+	h = hdr->d_buf;
+	f = frame->d_buf;
+	if (h[0] != 1 || h[2] != DW_EH_PE_udata4 || h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return 0;
+	memcpy(&count, h + 8, 4);
+	if (12 + (uint64_t)count * 8 > hdr->d_size)
+		return 0;
+	es->functions = calloc(count ? count : 1, sizeof(*es->functions));
+	if (!es->functions)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		uint64_t start = hdr_addr + read_s32(h + 12 + 8 * i);
+		uint64_t fde = hdr_addr + read_s32(h + 16 + 8 * i) - frame_addr;
+		uint32_t len;
+		int enc;
+
+		if (fde + 16 > frame->d_size)
+			continue;
+		memcpy(&len, f + fde, 4);
+		if (len == 0xffffffffU || len < 12)
+			continue;
+		enc = fde_encoding(f, frame->d_size, fde + 4 - read_s32(f + fde + 4));
+		if (enc < 0)
+			continue;
+		es->functions[es->nr_functions++] = (struct elf_symbol){
+			.start = start,
+			.size = (uint32_t)read_s32(f + fde + 12),
+			.name = NULL,
+		};
+	}
+	return 0;
+}
+
 static int load(Elf *elf, struct elfsyms **out)
 {
 	struct elfsyms *es;
@@ -217,6 +358,9 @@ static int load(Elf *elf, struct elfsyms **out)
 		if (err)
 			goto fail;
 	}
+	err = read_function_ranges(elf, es);
+	if (err)
+		goto fail;
 	*out = es;
 	return 0;
 fail:
@@ -301,11 +445,29 @@ bool elfsyms__from_debug_file(const struct elfsyms *es)
 	return es->from_debug_file;
 }
 
+const struct elf_symbol *elfsyms__find_function(const struct elfsyms *es, uint64_t vaddr)
+{
+	size_t lo = 0, hi = es->nr_functions;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (es->functions[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || vaddr - es->functions[lo - 1].start >= es->functions[lo - 1].size)
+		return NULL;
+	return &es->functions[lo - 1];
+}
+
 void elfsyms__free(struct elfsyms *es)
 {
 	if (!es)
 		return;
 	drop_symbols(es);
+	free(es->functions);
 	free(es->segments);
 	free(es);
 }

@@ -28,6 +28,11 @@ int elfsyms__offset_to_vaddr(const struct elfsyms *es, uint64_t file_offset, uin
 /* Only a symbol whose [start, start + size) holds vaddr; else NULL. */
 const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr);
 size_t elfsyms__count(const struct elfsyms *es);
+/*
+ * The function holding vaddr by the unwind tables (.eh_frame), for code
+ * no symbol names: name is NULL. NULL when no FDE covers vaddr.
+ */
+const struct elf_symbol *elfsyms__find_function(const struct elfsyms *es, uint64_t vaddr);
 /* Its symbols came from a separate debug file. */
 bool elfsyms__from_debug_file(const struct elfsyms *es);
 void elfsyms__free(struct elfsyms *es);

@@ -335,6 +335,25 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 }
 
 /*
+ * Code that no symbol names, in a function the unwind tables know: named
+ * by module and function start ("postgres!0x4a3f20"), so that its frames
+ * group together; the "!" says it is no symbol's name.
+ */
+static void unnamed_function(struct symbolizer *s, struct frame *f, const struct elfsyms *es,
+			     const char *path, uint64_t vaddr, uint64_t leaf_adjust)
+{
+	const struct elf_symbol *fn = elfsyms__find_function(es, vaddr);
+	const char *slash = strrchr(path, '/');
+	char name[160];
+
+	if (!fn)
+		return;
+	snprintf(name, sizeof(name), "%s!0x%" PRIx64, slash ? slash + 1 : path, fn->start);
+	f->sym = strpool__intern(s->strings, name);
+	f->off = vaddr - fn->start + leaf_adjust;
+}
+
+/*
  * JIT code lives in anonymous memory, named in the process's perf map.
  * Read when first needed, and again when a stack newer than the last read
  * misses it: a JIT keeps adding code.
@@ -409,8 +428,10 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	if (elfsyms__offset_to_vaddr(dso->syms, lookup - map->start + map->file_offset, &vaddr))
 		return;
 	sym = elfsyms__find(dso->syms, vaddr);
-	if (!sym)
+	if (!sym) {
+		unnamed_function(s, f, dso->syms, map->path, vaddr, addr - lookup);
 		return;
+	}
 	demangled = demangle_symbol(sym->name);
 	if (demangled) {
 		f->sym = strpool__intern(s->strings, demangled);

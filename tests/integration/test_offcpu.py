@@ -219,6 +219,27 @@ def test_jit_frames_from_perf_map():
                         for w in mine), [user_syms(w) for w in mine]
 
 
+def test_stripped_binary_frames_grouped():
+    stripped = os.path.join(TMP, "wl-stripped")
+    r = run(["strip", "-s", "-o", stripped, WORKLOAD])
+    assert r.returncode == 0, r.stderr
+    out = os.path.join(TMP, "stripped.json")
+    r = run([OFFCPU, "-f", "json", "-o", out, "--", stripped, "sleep", "wl_strip", "3", "20"])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_strip" and w["state"] in BLOCKED_STATES]
+    assert len(mine) >= 2
+    names = set()
+    for w in mine:
+        own = [f for f in w["user_stack"] if f.get("module", "").endswith("/wl-stripped")]
+        assert own, w["user_stack"]
+        for f in own:
+            # No symbol is left to name it: its function's start does, honestly.
+            assert re.match(r"^wl-stripped!0x[0-9a-f]+$", f.get("sym", "")), f
+        names.add(tuple(f["sym"] for f in own))
+    assert len(names) == 1, names
+
+
 def test_children_traced_and_symbolized():
     # Each child sleeps once, then exits at once: its maps are gone by the
     # time its wait is read, and its parent's stand in for them.

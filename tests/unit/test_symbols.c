@@ -126,6 +126,54 @@ static void stripped_library_uses_its_debug_file(void **state)
 	procmaps__free(&maps);
 }
 
+/* Stripped of every symbol, a function is still found by its unwind table entry. */
+static void stripped_binary_keeps_function_ranges(void **state)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&known_function, vaddr;
+	const struct elf_symbol *named, *unnamed;
+	struct elfsyms *full, *stripped;
+	const struct proc_map *m;
+	struct proc_maps maps;
+	char cmd[256];
+	int fd;
+
+	(void)state;
+	assert_int_equal(procmaps__read_pid(getpid(), &maps), 0);
+	m = procmaps__find(&maps, addr);
+	assert_non_null(m);
+	fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elfsyms__open_fd(fd, &full), 0);
+	close(fd);
+	assert_int_equal(elfsyms__offset_to_vaddr(full, addr - m->start + m->file_offset, &vaddr),
+			 0);
+	named = elfsyms__find(full, vaddr + 1);
+	assert_non_null(named);
+	assert_string_equal(named->name, "known_function");
+
+	snprintf(cmd, sizeof(cmd), "strip -s -o /tmp/offcpu-stripped-%d /proc/%d/exe", getpid(),
+		 getpid());
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "/tmp/offcpu-stripped-%d", getpid());
+	fd = open(cmd, O_RDONLY);
+	unlink(cmd);
+	assert_true(fd >= 0);
+	assert_int_equal(elfsyms__open_fd(fd, &stripped), 0);
+	close(fd);
+	assert_null(elfsyms__find(stripped, vaddr + 1));
+	unnamed = elfsyms__find_function(stripped, vaddr + 1);
+	assert_non_null(unnamed);
+	assert_true(unnamed->start == named->start && unnamed->size == named->size);
+	assert_null(unnamed->name);
+	/* Just past the function's end belongs to no FDE of it. */
+	unnamed = elfsyms__find_function(stripped, named->start + named->size);
+	assert_true(!unnamed || unnamed->start == named->start + named->size ||
+		    unnamed->start > named->start);
+	elfsyms__free(full);
+	elfsyms__free(stripped);
+	procmaps__free(&maps);
+}
+
 static void demangled_names(void **state)
 {
 	static const struct {
@@ -220,6 +268,7 @@ int main(void)
 		cmocka_unit_test(names_only_inside_symbols),
 		cmocka_unit_test(stripped_library_uses_its_debug_file),
 		cmocka_unit_test(demangled_names),
+		cmocka_unit_test(stripped_binary_keeps_function_ranges),
 		cmocka_unit_test(symbolizer_user_frames),
 		cmocka_unit_test(symbolizer_vdso),
 	};
