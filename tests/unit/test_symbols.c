@@ -33,16 +33,15 @@ __attribute__((noinline)) int known_function(int x)
 	return x * 3 + 1;
 }
 
-static void own_binary_symbols(void **state)
+/* This test binary's symbols, and known_function's ELF virtual address in it. */
+static struct elfsyms *open_self(uint64_t *known_vaddr)
 {
-	uint64_t addr = (uint64_t)(uintptr_t)&known_function, vaddr;
+	uint64_t addr = (uint64_t)(uintptr_t)&known_function;
 	const struct proc_map *m;
-	const struct elf_symbol *s;
 	struct proc_maps maps;
 	struct elfsyms *es;
 	int fd;
 
-	(void)state;
 	assert_int_equal(procmaps__read_pid(getpid(), &maps), 0);
 	m = procmaps__find(&maps, addr);
 	assert_non_null(m);
@@ -50,13 +49,24 @@ static void own_binary_symbols(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(elfsyms__open_fd(fd, &es), 0);
 	close(fd);
-	assert_int_equal(elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, &vaddr), 0);
+	assert_int_equal(
+	    elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, known_vaddr), 0);
+	procmaps__free(&maps);
+	return es;
+}
+
+static void own_binary_symbols(void **state)
+{
+	const struct elf_symbol *s;
+	uint64_t vaddr;
+	struct elfsyms *es = open_self(&vaddr);
+
+	(void)state;
 	s = elfsyms__find(es, vaddr);
 	assert_non_null(s);
 	assert_string_equal(s->name, "known_function");
 	assert_true(vaddr >= s->start && vaddr < s->start + s->size);
 	elfsyms__free(es);
-	procmaps__free(&maps);
 }
 
 /* Never a wrong name: every address named lies inside that symbol. */
@@ -129,24 +139,14 @@ static void stripped_library_uses_its_debug_file(void **state)
 /* Stripped of every symbol, a function is still found by its unwind table entry. */
 static void stripped_binary_keeps_function_ranges(void **state)
 {
-	uint64_t addr = (uint64_t)(uintptr_t)&known_function, vaddr;
 	const struct elf_symbol *named, *unnamed;
 	struct elfsyms *full, *stripped;
-	const struct proc_map *m;
-	struct proc_maps maps;
+	uint64_t vaddr;
 	char cmd[256];
 	int fd;
 
 	(void)state;
-	assert_int_equal(procmaps__read_pid(getpid(), &maps), 0);
-	m = procmaps__find(&maps, addr);
-	assert_non_null(m);
-	fd = open("/proc/self/exe", O_RDONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(elfsyms__open_fd(fd, &full), 0);
-	close(fd);
-	assert_int_equal(elfsyms__offset_to_vaddr(full, addr - m->start + m->file_offset, &vaddr),
-			 0);
+	full = open_self(&vaddr);
 	named = elfsyms__find(full, vaddr + 1);
 	assert_non_null(named);
 	assert_string_equal(named->name, "known_function");
@@ -171,7 +171,6 @@ static void stripped_binary_keeps_function_ranges(void **state)
 		    unnamed->start > named->start);
 	elfsyms__free(full);
 	elfsyms__free(stripped);
-	procmaps__free(&maps);
 }
 
 static void demangled_names(void **state)
