@@ -419,13 +419,14 @@ static __always_inline void add_switch_out_stack(struct offcpu_counters *c,
 static __always_inline void emit_wait(struct offcpu_counters *c, struct task_struct *next,
 				      __u32 tid, struct offcpu_start *start, __u64 now)
 {
-	bool kthread = next->flags & OFFCPU_PF_KTHREAD;
+	bool user = want_user_stack && !(next->flags & OFFCPU_PF_KTHREAD);
+	bool deferred = user && user_stack_deferred(next);
 	struct offcpu_wait_record *r = NULL;
 	struct pending_wait *p = NULL;
 	__u32 zero = 0;
 	long n;
 
-	if (want_user_stack && !kthread && user_stack_deferred(next)) {
+	if (deferred) {
 		p = bpf_task_storage_get(&pending, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (p && p->flushing) {
 			/* Preempted on its way back to user space: see set_flushing(). */
@@ -481,7 +482,8 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 		count(c, OFFCPU_CNT_USTACK_PENDING);
 		return;
 	}
-	if (want_user_stack && !kthread)
+	/* A deferred thread that could not park was counted above, once. */
+	if (user && !deferred)
 		add_switch_out_stack(c, next, r);
 	submit(c, r);
 }
