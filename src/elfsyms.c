@@ -275,8 +275,9 @@ static int fde_encoding(const unsigned char *frame, size_t size, size_t cie)
 	read_uleb(&p, end); /* augmentation data length */
 	for (aug++; *aug && p < end; aug++) {
 		if (*aug == 'R')
-			return (*p & 0x0f) == DW_EH_PE_sdata4 || (*p & 0x0f) == DW_EH_PE_udata4 ? *p
-												: -1;
+			return (*p & 0x0f) == DW_EH_PE_sdata4 || (*p & 0x0f) == DW_EH_PE_udata4
+				   ? *p
+				   : -1;
 		if (*aug == 'L')
 			p++;
 		else if (*aug == 'P')
@@ -445,21 +446,27 @@ bool elfsyms__from_debug_file(const struct elfsyms *es)
 	return es->from_debug_file;
 }
 
-const struct elf_symbol *elfsyms__find_function(const struct elfsyms *es, uint64_t vaddr)
+const struct elf_symbol *elf_symbol_containing(const struct elf_symbol *sorted, size_t nr,
+					       uint64_t addr)
 {
-	size_t lo = 0, hi = es->nr_functions;
+	size_t lo = 0, hi = nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (es->functions[mid].start <= vaddr)
+		if (sorted[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || vaddr - es->functions[lo - 1].start >= es->functions[lo - 1].size)
+	if (lo == 0 || addr - sorted[lo - 1].start >= sorted[lo - 1].size)
 		return NULL;
-	return &es->functions[lo - 1];
+	return &sorted[lo - 1];
+}
+
+const struct elf_symbol *elfsyms__find_function(const struct elfsyms *es, uint64_t vaddr)
+{
+	return elf_symbol_containing(es->functions, es->nr_functions, vaddr);
 }
 
 void elfsyms__free(struct elfsyms *es)

@@ -29,6 +29,12 @@ int elfsyms__offset_to_vaddr(const struct elfsyms *es, uint64_t file_offset, uin
 const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr);
 size_t elfsyms__count(const struct elfsyms *es);
 /*
+ * In a table sorted by start whose ranges do not overlap, the entry whose
+ * [start, start + size) holds addr; NULL if none does.
+ */
+const struct elf_symbol *elf_symbol_containing(const struct elf_symbol *sorted, size_t nr,
+					       uint64_t addr);
+/*
  * The function holding vaddr by the unwind tables (.eh_frame), for code
  * no symbol names: name is NULL. NULL when no FDE covers vaddr.
  */

@@ -16,15 +16,15 @@
 
 static int compare_symbols(const void *a, const void *b)
 {
-	const struct perfmap_symbol *x = a, *y = b;
+	const struct elf_symbol *x = a, *y = b;
 
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
 /* "7f0a1c000000 40 LazyCompile:~main app.js:1" */
-static int parse_line(const char *line, struct perfmap_symbol *sym)
+static int parse_line(const char *line, struct elf_symbol *sym)
 {
-	char *end;
+	char *end, *name;
 	size_t len;
 
 	errno = 0;
@@ -42,8 +42,9 @@ static int parse_line(const char *line, struct perfmap_symbol *sym)
 		len--;
 	if (len == 0 || len > PERFMAP_NAME_MAX)
 		return -EINVAL;
-	sym->name = strndup(line, len);
-	return sym->name ? 0 : -ENOMEM;
+	name = strndup(line, len);
+	sym->name = name;
+	return name ? 0 : -ENOMEM;
 }
 
 int perfmap__parse(FILE *file, struct perfmap *out)
@@ -54,7 +55,7 @@ int perfmap__parse(FILE *file, struct perfmap *out)
 	int err = 0;
 
 	while (getline(&line, &size, file) > 0 && map.nr < PERFMAP_MAX_SYMBOLS) {
-		struct perfmap_symbol sym;
+		struct elf_symbol sym;
 
 		err = parse_line(line, &sym);
 		if (err == -EINVAL) {
@@ -65,12 +66,12 @@ int perfmap__parse(FILE *file, struct perfmap *out)
 		if (err)
 			break;
 		if (map.nr == cap) {
-			struct perfmap_symbol *grown;
+			struct elf_symbol *grown;
 
 			cap = cap ? cap * 2 : 64;
 			grown = realloc(map.syms, cap * sizeof(*grown));
 			if (!grown) {
-				free(sym.name);
+				free((char *)sym.name);
 				err = -ENOMEM;
 				break;
 			}
@@ -146,21 +147,9 @@ int perfmap__open(int pid, FILE **out)
 	return 0;
 }
 
-const struct perfmap_symbol *perfmap__find(const struct perfmap *map, uint64_t addr)
+const struct elf_symbol *perfmap__find(const struct perfmap *map, uint64_t addr)
 {
-	size_t lo = 0, hi = map->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (map->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr - map->syms[lo - 1].start >= map->syms[lo - 1].size)
-		return NULL;
-	return &map->syms[lo - 1];
+	return elf_symbol_containing(map->syms, map->nr, addr);
 }
 
 void perfmap__free(struct perfmap *map)
@@ -168,7 +157,7 @@ void perfmap__free(struct perfmap *map)
 	size_t i;
 
 	for (i = 0; i < map->nr; i++)
-		free(map->syms[i].name);
+		free((char *)map->syms[i].name);
 	free(map->syms);
 	map->syms = NULL;
 	map->nr = 0;

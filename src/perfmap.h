@@ -12,14 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct perfmap_symbol {
-	uint64_t start;
-	uint64_t size;
-	char *name;
-};
+#include "elfsyms.h"
 
 struct perfmap {
-	struct perfmap_symbol *syms; /* sorted by start */
+	struct elf_symbol *syms; /* sorted by start; names owned */
 	size_t nr;
 	size_t bad_lines; /* skipped, not fatal: the file is the target's */
 };
@@ -33,7 +29,7 @@ int perfmap__parse(FILE *file, struct perfmap *out);
  * -ENOENT when there is none, -EPERM when it fails a check.
  */
 int perfmap__open(int pid, FILE **out);
-const struct perfmap_symbol *perfmap__find(const struct perfmap *map, uint64_t addr);
+const struct elf_symbol *perfmap__find(const struct perfmap *map, uint64_t addr);
 void perfmap__free(struct perfmap *map);
 
 #define PERFMAP_MAX_BYTES (64 << 20)

@@ -358,10 +358,10 @@ static void unnamed_function(struct symbolizer *s, struct frame *f, const struct
  * Read when first needed, and again when a stack newer than the last read
  * misses it: a JIT keeps adding code.
  */
-static const struct perfmap_symbol *jit_symbol(struct symbolizer *s, struct process *p,
-					       uint64_t addr, uint64_t seen_ns)
+static const struct elf_symbol *jit_symbol(struct symbolizer *s, struct process *p, uint64_t addr,
+					   uint64_t seen_ns)
 {
-	const struct perfmap_symbol *sym = NULL;
+	const struct elf_symbol *sym = NULL;
 	char module[64];
 	FILE *file;
 
@@ -413,7 +413,7 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	dso = p->dsos[map - p->maps.maps];
 	/* Anonymous executable memory (not the vdso, which has its image). */
 	if (!dso) {
-		const struct perfmap_symbol *jit = jit_symbol(s, p, lookup, seen_ns);
+		const struct elf_symbol *jit = jit_symbol(s, p, lookup, seen_ns);
 
 		if (jit) {
 			f->sym = strpool__intern(s->strings, jit->name);

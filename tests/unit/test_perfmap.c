@@ -26,7 +26,7 @@ static void parse_fixture(void **state)
 				      "7f0000005000 8 trailing blanks   \n";
 	FILE *f = fmemopen((void *)fixture, sizeof(fixture) - 1, "r");
 	struct perfmap map;
-	const struct perfmap_symbol *s;
+	const struct elf_symbol *s;
 
 	(void)state;
 	assert_int_equal(perfmap__parse(f, &map), 0);
