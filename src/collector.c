@@ -56,6 +56,7 @@ struct collector {
 	struct hashmap *processes;     /* pid -> process_info */
 	struct hashmap *chains;	       /* tid -> chain */
 	struct hashmap *classes;       /* (stacks, state) -> cached_class */
+	struct cached_stack *key;      /* lookup key, room for the deepest stack */
 	const struct rule_set *rules;
 	uint32_t state_mask;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
@@ -126,7 +127,8 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->processes = hashmap__new(hash_u32, equal_u32);
 	c->chains = hashmap__new(hash_u32, equal_u32);
 	c->classes = hashmap__new(hash_class, equal_class);
-	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes) {
+	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
+	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key) {
 		collector__free(c);
 		return -ENOMEM;
 	}
@@ -158,6 +160,7 @@ void collector__free(struct collector *c)
 	hashmap__free_values(c->classes, free);
 	hashmap__free_values(c->processes, process_info_free);
 	hashmap__free_values(c->chains, chain_free);
+	free(c->key);
 	free(c);
 }
 
@@ -216,16 +219,16 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 
 	if (!cache)
 		return NULL;
+	/* Most stacks were seen before: look up with the reusable key, copy on a miss. */
+	c->key->nr = nr;
+	memcpy(c->key->ips, ips, nr * sizeof(ips[0]));
+	found = hashmap__find(cache, c->key);
+	if (found)
+		return found->stack;
 	cached = malloc(sizeof(*cached) + nr * sizeof(ips[0]));
 	if (!cached)
 		return NULL;
-	cached->nr = nr;
-	memcpy(cached->ips, ips, nr * sizeof(ips[0]));
-	found = hashmap__find(cache, cached);
-	if (found) {
-		free(cached);
-		return found->stack;
-	}
+	memcpy(cached, c->key, sizeof(*cached) + nr * sizeof(ips[0]));
 	for (i = 0; i < nr; i++) {
 		struct frame *f = &c->frames[i];
 
