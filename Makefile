@@ -29,7 +29,8 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/cxx_workload
 
 DEB_PACKAGES := clang make gcc g++ libbpf-dev bpftool libelf-dev zlib1g-dev libiberty-dev \
-	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg
+	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg \
+	golang-go chromium nodejs
 
 ifeq ($(V),1)
 Q :=
@@ -59,6 +60,13 @@ $(OUTPUT)/offcpu.skel.h: $(OUTPUT)/offcpu.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name offcpu_bpf > $@
 
+# The flame graph's script, as a C string literal for output_svg.c.
+$(OUTPUT)/flamegraph_js.inc: src/flamegraph.js | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+
+$(OUTPUT)/output_svg.o: $(OUTPUT)/flamegraph_js.inc
+
 # tracer.c includes the skeleton.
 $(OUTPUT)/tracer.o: $(OUTPUT)/offcpu.skel.h
 
@@ -75,7 +83,7 @@ $(OUTPUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUTPUT)/tests
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
 # The unit tests again, with every library file rebuilt under the sanitizers.
-$(OUTPUT)/tests/asan/test_%: tests/unit/test_%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h | $(OUTPUT)/tests/asan
+$(OUTPUT)/tests/asan/test_%: tests/unit/test_%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc | $(OUTPUT)/tests/asan
 	$(call msg,CC-ASAN,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANITIZE) $(filter %.c,$^) $(LDLIBS) -lcmocka -o $@
 
@@ -106,9 +114,12 @@ $(OUTPUT)/bench/empty_switch: bench/empty_switch.c | $(OUTPUT)/bench
 bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o
 	$(Q)bench/run
 
+# go tool pprof reads the pprof output; Chromium, driven by playwright-core
+# from the npm registry (pinned in tests/browser/package-lock.json), opens the SVG.
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+	cd tests/browser && npm ci --no-audit --no-fund
 
 clean:
 	$(Q)rm -rf $(OUTPUT) offcpu

@@ -10,6 +10,10 @@
 
 #include "elfsyms.h"
 
+/* Where Debian's -dbg and -dbgsym packages put separate debug files. */
+#define DEBUG_ROOT "/usr/lib/debug"
+#define BUILD_ID_MAX 64
+
 struct load_segment {
 	uint64_t file_offset;
 	uint64_t vaddr;
@@ -24,11 +28,8 @@ struct elfsyms {
 	size_t nr_functions;
 	struct load_segment *segments;
 	size_t nr_segments;
+	char build_id[2 * BUILD_ID_MAX + 1]; /* hex; empty when the file has none */
 };
-
-/* Where Debian's -dbg and -dbgsym packages put separate debug files. */
-#define DEBUG_ROOT "/usr/lib/debug"
-#define BUILD_ID_MAX 64
 
 /* Aliases and nested symbols share addresses; look back this far for one that holds the address. */
 #define OVERLAP_LOOKBACK 16
@@ -334,6 +335,15 @@ static int read_function_ranges(Elf *elf, struct elfsyms *es)
 	return 0;
 }
 
+static void save_build_id(Elf *elf, struct elfsyms *es)
+{
+	unsigned char id[BUILD_ID_MAX];
+	size_t len = read_build_id(elf, id), i;
+
+	for (i = 0; i < len; i++)
+		snprintf(es->build_id + 2 * i, 3, "%02x", id[i]);
+}
+
 static int load(Elf *elf, struct elfsyms **out)
 {
 	struct elfsyms *es;
@@ -348,6 +358,7 @@ static int load(Elf *elf, struct elfsyms **out)
 	err = read_segments(elf, es);
 	if (err)
 		goto fail;
+	save_build_id(elf, es);
 	scn = find_section(elf, SHT_SYMTAB);
 	if (!scn) {
 		es->from_debug_file = !read_debug_symbols(elf, es);
@@ -439,6 +450,11 @@ const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr)
 size_t elfsyms__count(const struct elfsyms *es)
 {
 	return es->nr;
+}
+
+const char *elfsyms__build_id(const struct elfsyms *es)
+{
+	return es->build_id;
 }
 
 bool elfsyms__from_debug_file(const struct elfsyms *es)

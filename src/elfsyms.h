@@ -39,6 +39,8 @@ const struct elf_symbol *elf_symbol_containing(const struct elf_symbol *sorted, 
  * no symbol names: name is NULL. NULL when no FDE covers vaddr.
  */
 const struct elf_symbol *elfsyms__find_function(const struct elfsyms *es, uint64_t vaddr);
+/* The GNU build ID in hex; "" when the file has none. */
+const char *elfsyms__build_id(const struct elfsyms *es);
 /* Its symbols came from a separate debug file. */
 bool elfsyms__from_debug_file(const struct elfsyms *es);
 void elfsyms__free(struct elfsyms *es);

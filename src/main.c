@@ -26,6 +26,7 @@
 #include "options.h"
 #include "output.h"
 #include "profile.h"
+#include "recording.h"
 #include "symbolizer.h"
 #include "tracer.h"
 
@@ -149,8 +150,13 @@ static int start_tracer(struct session *s)
 
 static int record(struct session *s)
 {
-	uint64_t deadline = s->opts->duration_ns ? monotonic_ns() + s->opts->duration_ns : 0;
+	uint64_t started_ns = monotonic_ns();
+	uint64_t deadline = s->opts->duration_ns ? started_ns + s->opts->duration_ns : 0;
+	struct timespec now;
 	int err = 0;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	s->profile->start_time_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 
 	while (!stop_requested) {
 		err = tracer__poll(s->tracer, POLL_INTERVAL_MS);
@@ -165,6 +171,7 @@ static int record(struct session *s)
 	}
 	if (!err)
 		err = tracer__stop(s->tracer);
+	s->profile->duration_ns = monotonic_ns() - started_ns;
 	if (err) {
 		log_error("reading trace records failed: %s", strerror(-err));
 		return err;
@@ -259,6 +266,61 @@ static void teardown(struct session *s)
 	id_list__free(&s->pids);
 }
 
+/* offcpu report: a saved json recording, written in another format. */
+static int report(const struct options *o)
+{
+	struct recording_filter filter = {
+		.pids = &o->pids,
+		.tids = &o->tids,
+		.comms = o->comms,
+		.nr_comms = o->nr_comms,
+		.state_mask = o->state_mask,
+		.min_duration_ns = o->min_duration_ns,
+		.max_duration_ns = o->max_duration_ns,
+		.rules = &o->rules,
+	};
+	struct output_file output;
+	struct profile *profile = NULL;
+	FILE *in;
+	int err;
+
+	in = fopen(o->recording_path, "re");
+	if (!in) {
+		log_error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	err = output_file__open(o->output_path, &output);
+	if (err) {
+		log_error("cannot write output file '%s': %s", o->output_path, strerror(-err));
+		fclose(in);
+		return EXIT_USAGE;
+	}
+	err = profile__new(o->format->lists_waits, &profile);
+	err = err ?: recording__read(in, o->recording_path, &filter, profile);
+	fclose(in);
+	if (err) {
+		if (err != -EINVAL)
+			log_error("cannot read recording '%s': %s", o->recording_path,
+				  strerror(-err));
+		output_file__abort(&output);
+		profile__free(profile);
+		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
+	}
+	err = o->format->write(output.stream, profile, &o->report);
+	err = err ?: output_file__commit(&output);
+	if (err) {
+		output_file__abort(&output);
+		if (err != -EPIPE)
+			log_error("cannot write the output: %s", strerror(-err));
+	}
+	if (o->stats) {
+		fputs("offcpu health counters (of the recording):\n", stderr);
+		counters_print(stderr, profile->counters, "  ");
+	}
+	profile__free(profile);
+	return err ? EXIT_ENVIRONMENT : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -283,6 +345,11 @@ int main(int argc, char **argv)
 	log_set_verbose(opts.verbose);
 	/* A closed stdout (offcpu | head) is an EPIPE error, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
+	if (opts.report_command) {
+		status = report(&opts);
+		options__free(&opts);
+		return status;
+	}
 	s.opts = &opts;
 	install_signal_handlers();
 

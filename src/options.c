@@ -56,39 +56,45 @@ static const char short_options[] = "+p:t:c:ukm:M:d:f:o:vhV";
 
 void options__usage(FILE *out)
 {
-	fputs("Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
-	      "Records where and why threads wait off CPU, with kernel and user stacks.\n"
-	      "\n"
-	      "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
-	      "  -t, --tid LIST              thread IDs, comma separated\n"
-	      "  -c, --comm NAME             task command name, exact (repeatable)\n"
-	      "      --cgroup PATH           tasks inside this cgroup v2 directory\n"
-	      "  -u, --user-threads-only     only user threads\n"
-	      "  -k, --kernel-threads-only   only kernel threads\n"
-	      "  -m, --min-duration DUR      only waits at least this long (default 1ms; 0: all)\n"
-	      "  -M, --max-duration DUR      only waits at most this long\n"
-	      "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n"
-	      "      --state LIST            only these thread states: interruptible,\n"
-	      "                              uninterruptible, idle, preempted, running,\n"
-	      "                              stopped, traced, parked, other\n"
-	      "  -d, --duration DUR          stop after this long (default: at SIGINT/SIGTERM)\n"
-	      "  -f, --format FMT            text, folded, json (default: from -o, else text)\n"
-	      "  -o, --output FILE           write here ('-': stdout); .txt .folded .json\n"
-	      "      --max-entries N         threads off CPU at once that can be tracked (65536)\n"
-	      "      --stack-depth N         frames per stack, 1..127 (127)\n"
-	      "      --no-kernel-stack       do not record kernel stacks\n"
-	      "      --no-user-stack         do not record user stacks\n"
-	      "      --stats                 print the health counters to stderr at the end\n"
-	      "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
-	      "                              (repeatable; packs: postgres)\n"
-	      "      --group-by KEY          the text report's table by tid (default), pid,\n"
-	      "                              comm, title, state or wait\n"
-	      "  -v, --verbose               say more on stderr\n"
-	      "  -h, --help                  this help\n"
-	      "  -V, --version               the version\n"
-	      "\n"
-	      "DUR is a number with a unit: ns, us, ms, s, m (500us, 5ms, 2s); a bare 0.\n",
-	      out);
+	fputs(
+	    "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
+	    "       offcpu report [-f FMT] [-o FILE] [FILTERS] RECORDING.json\n"
+	    "Records where and why threads wait off CPU, with kernel and user stacks.\n"
+	    "'report' turns a json recording into another format; -p -t -c -m -M --state\n"
+	    "--rules and --group-by apply to it as to tracing.\n"
+	    "\n"
+	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
+	    "  -t, --tid LIST              thread IDs, comma separated\n"
+	    "  -c, --comm NAME             task command name, exact (repeatable)\n"
+	    "      --cgroup PATH           tasks inside this cgroup v2 directory\n"
+	    "  -u, --user-threads-only     only user threads\n"
+	    "  -k, --kernel-threads-only   only kernel threads\n"
+	    "  -m, --min-duration DUR      only waits at least this long (default 1ms; 0: all)\n"
+	    "  -M, --max-duration DUR      only waits at most this long\n"
+	    "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n"
+	    "      --state LIST            only these thread states: interruptible,\n"
+	    "                              uninterruptible, idle, preempted, running,\n"
+	    "                              stopped, traced, parked, other\n"
+	    "  -d, --duration DUR          stop after this long (default: at SIGINT/SIGTERM)\n"
+	    "  -f, --format FMT            text, folded, json, pprof, svg (default: from -o, else\n"
+	    "                              text)\n"
+	    "  -o, --output FILE           write here ('-': stdout); .txt .folded .json .pb.gz\n"
+	    "                              .svg pick the format\n"
+	    "      --max-entries N         threads off CPU at once that can be tracked (65536)\n"
+	    "      --stack-depth N         frames per stack, 1..127 (127)\n"
+	    "      --no-kernel-stack       do not record kernel stacks\n"
+	    "      --no-user-stack         do not record user stacks\n"
+	    "      --stats                 print the health counters to stderr at the end\n"
+	    "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
+	    "                              (repeatable; packs: postgres)\n"
+	    "      --group-by KEY          the text report's table by tid (default), pid,\n"
+	    "                              comm, title, state or wait\n"
+	    "  -v, --verbose               say more on stderr\n"
+	    "  -h, --help                  this help\n"
+	    "  -V, --version               the version\n"
+	    "\n"
+	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 5ms, 2s); a bare 0.\n",
+	    out);
 }
 
 static int bad_value(const char *option, const char *value, const char *why)
@@ -123,14 +129,15 @@ static int parse_number_option(const char *option, const char *value, uint64_t m
 	return 0;
 }
 
-static int parse_ids(const char *option, const char *value, struct id_list *list, bool tasks)
+static int parse_ids(const char *option, const char *value, struct id_list *list, bool tasks,
+		     bool must_exist)
 {
 	size_t before = list->nr, i;
 	char path[64];
 
 	if (parse_id_list(value, list))
 		return bad_value(option, value, "expected positive IDs separated by commas");
-	for (i = before; i < list->nr; i++) {
+	for (i = before; must_exist && i < list->nr; i++) {
 		/* /proc/TID exists for every thread, listed or not. */
 		snprintf(path, sizeof(path), "/proc/%u", list->ids[i]);
 		if (access(path, F_OK)) {
@@ -181,21 +188,48 @@ static int load_rules(const char *value, struct options *o)
 static int parse_format(const char *value, struct options *o)
 {
 	o->format = output_format__by_name(value);
-	if (!o->format) {
-		if (!strcmp(value, "pprof") || !strcmp(value, "svg"))
-			return bad_value("--format", value, "not available in this version yet");
-		return bad_value("--format", value, "expected text, folded or json");
-	}
+	if (!o->format)
+		return bad_value("--format", value, "expected text, folded, json, pprof or svg");
 	return 0;
+}
+
+/* Options that shape tracing itself, which a report of a recording cannot redo. */
+static const char *tracing_only(int opt)
+{
+	switch (opt) {
+	case OPT_CGROUP:
+		return "--cgroup";
+	case 'u':
+		return "--user-threads-only";
+	case 'k':
+		return "--kernel-threads-only";
+	case OPT_SAMPLE_RATE:
+		return "--sample-rate";
+	case 'd':
+		return "--duration";
+	case OPT_MAX_ENTRIES:
+		return "--max-entries";
+	case OPT_STACK_DEPTH:
+		return "--stack-depth";
+	case OPT_NO_KERNEL_STACK:
+		return "--no-kernel-stack";
+	case OPT_NO_USER_STACK:
+		return "--no-user-stack";
+	default:
+		return NULL;
+	}
 }
 
 static int parse_one(int opt, const char *arg, struct options *o)
 {
+	if (!o->tracing_option)
+		o->tracing_option = tracing_only(opt);
 	switch (opt) {
 	case 'p':
-		return parse_ids("--pid", arg, &o->pids, false);
+		/* A recording's processes may be long gone. */
+		return parse_ids("--pid", arg, &o->pids, false, !o->report_command);
 	case 't':
-		return parse_ids("--tid", arg, &o->tids, true);
+		return parse_ids("--tid", arg, &o->tids, true, !o->report_command);
 	case 'c':
 		return add_comm(o, arg);
 	case OPT_CGROUP:
@@ -208,6 +242,7 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		o->kernel_threads_only = true;
 		return 0;
 	case 'm':
+		o->min_duration_given = true;
 		return parse_duration_option("--min-duration", arg, &o->min_duration_ns);
 	case 'M':
 		return parse_duration_option("--max-duration", arg, &o->max_duration_ns);
@@ -266,11 +301,25 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	}
 }
 
-static bool has_suffix(const char *s, const char *suffix)
+static int check_report(struct options *o, int argc, char **argv)
 {
-	size_t len = strlen(s), n = strlen(suffix);
-
-	return len > n && !strcmp(s + len - n, suffix);
+	if (o->tracing_option) {
+		log_error("%s applies to tracing, not to 'offcpu report'", o->tracing_option);
+		return -EINVAL;
+	}
+	if (optind >= argc) {
+		log_error("'offcpu report' needs a recording: offcpu report [OPTIONS] FILE.json");
+		return -EINVAL;
+	}
+	if (optind + 1 < argc) {
+		log_error("unexpected argument '%s' (one recording at a time)", argv[optind + 1]);
+		return -EINVAL;
+	}
+	o->recording_path = argv[optind];
+	/* The recording already passed its own -m: keep every wait it holds. */
+	if (!o->min_duration_given)
+		o->min_duration_ns = 0;
+	return 0;
 }
 
 static int check_combination(struct options *o)
@@ -283,15 +332,8 @@ static int check_combination(struct options *o)
 		log_error("--min-duration is above --max-duration: no wait could pass");
 		return -EINVAL;
 	}
-	if (!o->format && o->output_path) {
+	if (!o->format && o->output_path)
 		o->format = output_format__by_path(o->output_path);
-		/* SPEC's extensions of formats this version cannot write yet. */
-		if (!o->format &&
-		    (has_suffix(o->output_path, ".pb.gz") || has_suffix(o->output_path, ".svg")))
-			return bad_value("--output", o->output_path,
-					 "pprof and svg output are not available in this version "
-					 "yet");
-	}
 	if (!o->format)
 		o->format = output_format__by_name("text");
 	return 0;
@@ -310,9 +352,16 @@ int options__parse(int argc, char **argv, struct options *o)
 	o->kernel_stack = true;
 	o->user_stack = true;
 
+	if (argc > 1 && !strcmp(argv[1], "report")) {
+		o->report_command = true;
+		argc--;
+		argv++;
+	}
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
+	while ((opt = getopt_long(argc, argv, o->report_command ? short_options + 1 : short_options,
+				  long_options, NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
 			if (optopt && optopt < 256)
 				log_error("unknown option or missing value: '-%c'", optopt);
@@ -327,7 +376,11 @@ int options__parse(int argc, char **argv, struct options *o)
 		if (o->action != OPTIONS_RUN)
 			return 0;
 	}
-	if (optind < argc) {
+	if (o->report_command) {
+		err = check_report(o, argc, argv);
+		if (err)
+			return err;
+	} else if (optind < argc) {
 		/* getopt stops at "--" and consumes it; anything else is stray. */
 		if (strcmp(argv[optind - 1], "--")) {
 			log_error("unexpected argument '%s' (a command goes after '--')",

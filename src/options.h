@@ -41,9 +41,17 @@ struct options {
 	bool stats;
 	bool verbose;
 	char **command; /* NULL-terminated argv after "--", or NULL */
+	/* offcpu report: the recording to read instead of tracing */
+	bool report_command;
+	const char *recording_path;
+	const char *tracing_option; /* the first option given that only tracing takes */
+	bool min_duration_given;
 };
 
-/* 0, or -EINVAL after reporting the one bad value. */
+/*
+ * 0, or -EINVAL after reporting the one bad value. "offcpu report [OPTIONS]
+ * RECORDING.json" sets report_command and recording_path.
+ */
 int options__parse(int argc, char **argv, struct options *o);
 void options__free(struct options *o);
 void options__usage(FILE *out);

@@ -13,6 +13,8 @@ static const struct output_format formats[] = {
 	{ "text", ".txt", false, output_text_write },
 	{ "folded", ".folded", false, output_folded_write },
 	{ "json", ".json", true, output_json_write },
+	{ "pprof", ".pb.gz", false, output_pprof_write },
+	{ "svg", ".svg", false, output_svg_write },
 };
 
 static const char *const group_by_names[] = {

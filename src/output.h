@@ -44,6 +44,8 @@ const struct output_format *output_format__by_path(const char *path);
 int output_text_write(FILE *out, const struct profile *p, const struct output_opts *opts);
 int output_folded_write(FILE *out, const struct profile *p, const struct output_opts *opts);
 int output_json_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_pprof_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_svg_write(FILE *out, const struct profile *p, const struct output_opts *opts);
 
 struct output_file {
 	FILE *stream;

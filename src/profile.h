@@ -52,6 +52,8 @@ struct profile {
 	uint64_t counters[OFFCPU_CNT_MAX];
 	uint64_t total_ns;
 	uint64_t total_count;
+	uint64_t start_time_ns; /* CLOCK_REALTIME when recording began; 0: unknown */
+	uint64_t duration_ns;	/* how long it recorded */
 };
 
 int profile__new(bool keep_waits, struct profile **out);

@@ -22,6 +22,7 @@ struct dso {
 	uint64_t dev;
 	uint64_t inode;
 	struct elfsyms *syms; /* NULL: no symbols could be read */
+	const char *build_id; /* interned; NULL: none */
 };
 
 struct process {
@@ -155,6 +156,9 @@ static struct dso *vdso_dso(struct symbolizer *s, const struct proc_map *map)
 		s->vdso_loaded = true;
 		if (image && elfsyms__open_memory(image, map->end - map->start, &s->vdso.syms))
 			s->vdso.syms = NULL;
+		if (s->vdso.syms && elfsyms__build_id(s->vdso.syms)[0])
+			s->vdso.build_id =
+			    strpool__intern(s->strings, elfsyms__build_id(s->vdso.syms));
 	}
 	return &s->vdso;
 }
@@ -201,6 +205,8 @@ static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct pro
 	}
 	if (!dso->syms)
 		log_info("no symbols for %s (pid %u)", map->path, pid);
+	else if (elfsyms__build_id(dso->syms)[0])
+		dso->build_id = strpool__intern(s->strings, elfsyms__build_id(dso->syms));
 	if (hashmap__insert(s->dsos, &dso->dev, dso)) {
 		elfsyms__free(dso->syms);
 		free(dso);
@@ -425,6 +431,7 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	}
 	if (!dso || !dso->syms)
 		return;
+	f->build_id = dso->build_id;
 	if (elfsyms__offset_to_vaddr(dso->syms, lookup - map->start + map->file_offset, &vaddr))
 		return;
 	sym = elfsyms__find(dso->syms, vaddr);

@@ -13,6 +13,17 @@
 #include "ksyms.h"
 #include "strpool.h"
 
+/*
+ * A function inlined at a frame's address, from DWARF: the innermost first,
+ * each called from the next, the last called from the frame's own function.
+ */
+struct frame_inline {
+	const char *function; /* demangled */
+	const char *file;     /* where its code at this address is */
+	uint32_t line;
+	const struct frame_inline *caller;
+};
+
 struct frame {
 	uint64_t addr;
 	const char *sym;	 /* interned, demangled; NULL when no symbol holds addr */
@@ -20,6 +31,10 @@ struct frame {
 	uint64_t off;		 /* addr - symbol start */
 	const char *module;	 /* interned path or "[kernel.kallsyms]"; NULL if unmapped */
 	uint64_t module_off;	 /* offset in module: file offset, or addr in the kernel */
+	const char *build_id;	 /* interned hex GNU build ID of module; NULL if none */
+	const char *file;	 /* interned source file (DWARF); NULL if unknown */
+	uint32_t line;		 /* in file: of addr, or of the call into inlined code */
+	const struct frame_inline *inlined; /* owned by the symbolizer; NULL: none */
 	bool kernel;
 };
 

@@ -475,9 +475,8 @@ BAD_INPUTS = [
     (["-p", "2147483647"], "2147483647"),
     (["-t", "0"], "'0'"),
     (["-f", "xml"], "'xml'"),
-    (["-f", "svg"], "'svg'"),
-    (["-o", "/tmp/offcpu-test-out.svg"], "/tmp/offcpu-test-out.svg"),
-    (["-o", "/tmp/offcpu-test-out.pb.gz"], "/tmp/offcpu-test-out.pb.gz"),
+    (["-f", "pprof.gz"], "'pprof.gz'"),
+    (["-o", "/nonexistent-dir/out.svg"], "/nonexistent-dir/out.svg"),
     (["--state", "sleepy"], "'sleepy'"),
     (["--stack-depth", "128"], "'128'"),
     (["--max-entries", "0"], "'0'"),
@@ -610,6 +609,227 @@ def test_missing_btf_is_an_environment_error():
     r = run([OFFCPU, "-d", "1s"], env=env)
     assert r.returncode == 1, r.returncode
     assert len(r.stderr.splitlines()) == 1 and "BTF" in r.stderr, r.stderr
+
+
+# --- pprof, svg and offcpu report ---------------------------------------------------------------
+
+ARTIFACTS = os.path.join(ROOT, "build", "artifacts")
+BROWSER_CHECK = os.path.join(ROOT, "tests", "browser", "flamegraph_check.js")
+SPEEDSCOPE_CHECK = os.path.join(ROOT, "tests", "browser", "speedscope_check.js")
+
+
+def go_pprof(args):
+    # pprof keeps state under $HOME; a throwaway one keeps the tests apart from the user's.
+    env = dict(os.environ, HOME=TMP, GOCACHE=os.path.join(TMP, "gocache"))
+    r = run(["go", "tool", "pprof"] + args, env=env)
+    assert r.returncode == 0, "go tool pprof %s: %s" % (args, r.stderr)
+    return r.stdout
+
+
+def parse_pprof_raw(text):
+    """go tool pprof -raw: samples with their values and labels, locations, mappings."""
+    samples, locations, mappings = [], {}, []
+    section = None
+    for line in text.splitlines():
+        if line.startswith("Samples:"):
+            section = "samples"
+            continue
+        if line.startswith("Locations"):
+            section = "locations"
+            continue
+        if line.startswith("Mappings"):
+            section = "mappings"
+            continue
+        if section == "samples":
+            m = re.match(r"^\s+(\d+)\s+(\d+): ([\d ]*)$", line)
+            if m:
+                samples.append({"count": int(m.group(1)), "ns": int(m.group(2)),
+                                "locations": [int(x) for x in m.group(3).split()],
+                                "labels": {}})
+            elif samples and line.strip():
+                for key, value in re.findall(r"([a-z.]+):\[([^\]]*)\]", line):
+                    samples[-1]["labels"][key] = value
+        elif section == "locations":
+            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) M=(\d+) (.*) \S*:\d+ s=\d+", line)
+            if m:
+                locations[int(m.group(1))] = {"mapping": int(m.group(3)),
+                                              "functions": [m.group(4)]}
+            else:
+                m = re.match(r"^\s+(.*) \S*:\d+ s=\d+", line)
+                if m and locations:
+                    locations[max(locations)]["functions"].append(m.group(1))
+        elif section == "mappings" and line.strip():
+            mappings.append(line)
+    return samples, locations, mappings
+
+
+def elf_build_id(path):
+    r = run(["readelf", "-n", path])
+    m = re.search(r"Build ID: ([0-9a-f]+)", r.stdout)
+    assert m, "no build ID in %s" % path
+    return m.group(1)
+
+
+def test_pprof_read_by_go_tool_pprof():
+    out = os.path.join(TMP, "sleep.pb.gz")
+    r = run([OFFCPU, "-o", out, "--", WORKLOAD, "sleep", "wl_pprof", "20", "20"])
+    assert r.returncode == 0, r.stderr
+    with open(out, "rb") as f:
+        assert f.read(2) == b"\x1f\x8b", "not gzip"
+    samples, locations, mappings = parse_pprof_raw(go_pprof(["-raw", out]))
+    mine = [s for s in samples if s["labels"].get("thread.name") == "wl_pprof"]
+    assert mine, "no sample of the workload: %s" % samples[:3]
+    sleeps = [s for s in mine if s["labels"].get("wait.class") == "sleep"]
+    assert sum(s["count"] for s in sleeps) == 20, sleeps
+    ns = sum(s["ns"] for s in sleeps)
+    assert 400_000_000 <= ns < 600_000_000, ns
+    for s in sleeps:
+        assert s["labels"]["thread.state"] == "interruptible", s
+        assert s["labels"]["process.title"].startswith(WORKLOAD), s
+        assert int(s["labels"]["process.pid"]) == int(s["labels"]["thread.id"]) > 0, s
+        functions = [fn for loc in s["locations"] for fn in locations[loc]["functions"]]
+        assert "do_nanosleep" in functions or "hrtimer_nanosleep" in functions, functions
+        assert "main" in functions and "clock_nanosleep" in functions, functions
+    # The workload's mapping carries its file and build ID.
+    wl = [m for m in mappings if WORKLOAD in m]
+    assert wl and elf_build_id(WORKLOAD) in wl[0], mappings
+    assert any("[kernel.kallsyms]" in m for m in mappings), mappings
+    # -tagfocus slices by the labels.
+    focused, _, _ = parse_pprof_raw(go_pprof(["-raw", "-tagfocus", "wait.class=sleep", out]))
+    assert focused and all(s["labels"]["wait.class"] == "sleep" for s in focused), focused
+    top = go_pprof(["-top", "-sample_index=off_cpu", out])
+    assert "Type: off_cpu" in top and "Duration:" in top, top
+
+
+def report_of(recording, extension, args=()):
+    out = os.path.join(TMP, "report-%d%s" % (time.monotonic_ns(), extension))
+    r = run([OFFCPU, "report", "-o", out] + list(args) + [recording])
+    assert r.returncode == 0, "report %s: %s" % (extension, r.stderr)
+    assert r.stderr == "", r.stderr
+    return out
+
+
+def folded_total(path):
+    return sum(int(line.rsplit(" ", 1)[1]) for line in open(path))
+
+
+def svg_total(path):
+    text = open(path).read()
+    return int(re.search(r'<svg [^>]*data-total="(\d+)"', text).group(1))
+
+
+def test_formats_agree_on_one_recording():
+    recording = os.path.join(TMP, "workload.json")
+    waits, _ = read_json_lines(recording)
+    total = sum(w["duration_ns"] for w in waits)
+    assert total > 0
+    assert folded_total(report_of(recording, ".folded")) == total
+    assert svg_total(report_of(recording, ".svg")) == total
+    samples, _, _ = parse_pprof_raw(go_pprof(["-raw", report_of(recording, ".pb.gz")]))
+    assert sum(s["ns"] for s in samples) == total
+    assert sum(s["count"] for s in samples) == len(waits)
+    text = open(report_of(recording, ".txt")).read()
+    m = re.match(r"offcpu: (\d+) waits, ([\d.]+) (s|ms) off CPU in total", text)
+    assert m and int(m.group(1)) == len(waits), text[:200]
+    shown = float(m.group(2)) * (1e9 if m.group(3) == "s" else 1e6)
+    assert abs(shown - total) <= 0.0005 * total + 1e6, (shown, total)
+    # json -> json is the same recording.
+    again = report_of(recording, ".json")
+    assert open(again).read() == open(recording).read()
+    # The tracing filters apply to a report: one thread, one state.
+    tid = TRUTH["sleeper"][0]
+    only, _ = read_json_lines(report_of(recording, ".json", ["-t", str(tid), "--state",
+                                                             "interruptible"]))
+    assert only and all(w["tid"] == tid and w["state"] == "interruptible" for w in only)
+    assert len(only) == len([w for w in waits if w["tid"] == tid and
+                             w["state"] == "interruptible"])
+
+
+def test_report_bad_input():
+    good = os.path.join(TMP, "workload.json")
+    cut = os.path.join(TMP, "cut.json")
+    with open(good) as f, open(cut, "w") as g:
+        g.write(f.readline())
+        g.write('{"type":"offcpu","ts_ns":1,"pid":')
+    cases = [
+        ([cut], "cut.json:2: not JSON"),
+        ([os.path.join(TMP, "missing.json")], "missing.json"),
+        (["-d", "1s", good], "--duration"),
+        ([], "needs a recording"),
+        ([good, good], "unexpected argument"),
+    ]
+    for args, needle in cases:
+        out = os.path.join(TMP, "bad-report.svg")
+        r = run([OFFCPU, "report", "-o", out] + args)
+        assert r.returncode == 2, "%s: exit %d" % (args, r.returncode)
+        first = r.stderr.splitlines()[0]
+        assert first.startswith("offcpu: ") and needle in first, "%s: %r" % (args, r.stderr)
+        assert not os.path.exists(out), "%s: wrote %s" % (args, out)
+        assert not [f for f in os.listdir(TMP) if f.startswith(".bad-report")], args
+
+
+def test_svg_flame_graph_in_browser():
+    recording = os.path.join(TMP, "workload.json")
+    svg = report_of(recording, ".svg")
+    folded = report_of(recording, ".folded")
+    total = folded_total(folded)
+    term = "nanosleep"
+    # What the search must find: every stack with a frame matching the term.
+    expected = sum(int(line.rsplit(" ", 1)[1]) for line in open(folded)
+                   if any(re.search(term, fr) for fr in line.rsplit(" ", 1)[0].split(";")[3:]))
+    assert expected > 0
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    shot = os.path.join(ARTIFACTS, "flamegraph.png")
+    r = run(["node", BROWSER_CHECK, svg, term, shot], timeout=180)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    assert seen["errors"] == [], seen["errors"]
+    assert seen["requests"] == [], "the SVG fetched %s" % seen["requests"]
+    assert seen["frames"] > 10 and seen["legend"], seen
+    assert seen["root"]["width"] > 1170 and not seen["root"]["hidden"], seen["root"]
+    # Clicking a wait class zooms to it: full width, everything outside hidden.
+    assert seen["zoomed"] == seen["clicked"], seen
+    assert seen["zoomedFrame"]["width"] > 1170, seen["zoomedFrame"]
+    assert seen["resetVisible"] and seen["hiddenWhileZoomed"] > 0, seen
+    assert seen["afterReset"] == "all" and seen["hiddenAfterReset"] == 0, seen
+    # Search highlights the matches and says their share, counted once.
+    assert seen["matchedFrames"] == seen["highlighted"] > 0, seen
+    assert abs(seen["matchedNs"] - expected) <= 0.01 * total, (seen["matchedNs"], expected)
+    assert "Matched: " in seen["matched"], seen["matched"]
+    assert "off CPU" in seen["tooltip"] and "wait" in seen["details"], seen
+    # Flame to icicle: the root moves from the bottom to the top.
+    assert seen["orientation"] == "icicle", seen
+    assert seen["rootIcicle"]["y"] < seen["root"]["y"], seen
+    assert os.path.getsize(shot) > 10_000, "screenshot missing"
+
+
+def test_folded_imports_in_speedscope():
+    folded = report_of(os.path.join(TMP, "workload.json"), ".folded")
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    r = run(["node", SPEEDSCOPE_CHECK, folded, os.path.join(ARTIFACTS, "speedscope.png")],
+            timeout=180)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    assert seen["errors"] == [] and seen["dialogs"] == [], seen
+    assert seen["title"] == os.path.basename(folded) + " - speedscope", seen["title"]
+    # The sandwich table: "TOTAL (x%)", "SELF (y%)", "NAME" per frame. Each leaf's
+    # self time must be what the folded lines ending in it add up to.
+    lines = [l.strip() for l in seen["sandwich"].splitlines()]
+    self_ns = {}
+    for i in range(len(lines) - 2):
+        a, b = re.match(r"^([\d,]+) \(", lines[i]), re.match(r"^([\d,]+) \(", lines[i + 1])
+        if a and b and not re.match(r"^[\d,]+ \(", lines[i + 2]):
+            self_ns[lines[i + 2]] = int(b.group(1).replace(",", ""))
+    expected = {}
+    for line in open(folded):
+        stack, value = line.rsplit(" ", 1)
+        leaf = stack.split(";")[-1]
+        expected[leaf] = expected.get(leaf, 0) + int(value)
+    assert expected, "empty folded output"
+    for leaf, ns in expected.items():
+        assert self_ns.get(leaf) == ns, "%s: speedscope %s, folded %d" % (
+            leaf, self_ns.get(leaf), ns)
+    assert sum(self_ns.values()) == folded_total(folded)
 
 
 def main():
