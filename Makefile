@@ -16,7 +16,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc
 WARNINGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU_SOURCE
-LDLIBS := -lbpf -lelf -lz -liberty
+LDLIBS := -lbpf -ldw -lelf -lz -liberty
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
 
 # Everything but main.c also goes into the unit tests.
@@ -26,9 +26,12 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 UNIT_ASAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/asan/%,$(UNIT_SRCS))
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/cxx_workload
+SYMBOLS_DIR := $(OUTPUT)/tests/symbols
+SYMBOL_PROGRAMS := $(addprefix $(SYMBOLS_DIR)/,libsymlib.so symprog-pie symprog-nopie \
+	symprog-debuglink symprog-stripped)
+WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS)
 
-DEB_PACKAGES := clang make gcc g++ libbpf-dev bpftool libelf-dev zlib1g-dev libiberty-dev \
+DEB_PACKAGES := clang make gcc g++ libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
 	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg \
 	golang-go chromium nodejs
 
@@ -97,6 +100,35 @@ $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tes
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) -std=c++17 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline $< -o $@
 
+# The symbol tests' programs: a shared library; PIE and non-PIE executables
+# with their DWARF; one stripped with a separate debug file found by
+# .gnu_debuglink; one stripped with nothing left but .dynsym and .eh_frame.
+SYMBOL_CFLAGS := -std=gnu11 $(WARNINGS) -O2 -g -fno-omit-frame-pointer
+$(SYMBOLS_DIR):
+	$(Q)mkdir -p $@
+
+$(SYMBOLS_DIR)/libsymlib.so: tests/integration/symbols/symlib.c | $(SYMBOLS_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SYMBOL_CFLAGS) -fPIC -shared $< -o $@
+
+$(SYMBOLS_DIR)/symprog-pie: tests/integration/symbols/symprog.c $(SYMBOLS_DIR)/libsymlib.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SYMBOL_CFLAGS) -fPIE -pie $< -L$(SYMBOLS_DIR) -lsymlib '-Wl,-rpath,$$ORIGIN' -o $@
+
+$(SYMBOLS_DIR)/symprog-nopie: tests/integration/symbols/symprog.c $(SYMBOLS_DIR)/libsymlib.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SYMBOL_CFLAGS) -fno-PIE -no-pie $< -L$(SYMBOLS_DIR) -lsymlib '-Wl,-rpath,$$ORIGIN' -o $@
+
+$(SYMBOLS_DIR)/symprog-debuglink: $(SYMBOLS_DIR)/symprog-pie
+	$(call msg,STRIP,$@)
+	$(Q)objcopy --only-keep-debug $< $@.debug
+	$(Q)strip --strip-all -o $@ $<
+	$(Q)cd $(SYMBOLS_DIR) && objcopy --add-gnu-debuglink=symprog-debuglink.debug symprog-debuglink
+
+$(SYMBOLS_DIR)/symprog-stripped: $(SYMBOLS_DIR)/symprog-pie
+	$(call msg,STRIP,$@)
+	$(Q)strip --strip-all -o $@ $<
+
 test: offcpu $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS)
 	$(Q)tests/run
 
@@ -111,8 +143,13 @@ $(OUTPUT)/bench/empty_switch: bench/empty_switch.c | $(OUTPUT)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDLIBS) -o $@
 
-bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o
+$(OUTPUT)/bench/symbolize: bench/symbolize.c $(LIB_OBJS) | $(OUTPUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
+
+bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o $(OUTPUT)/bench/symbolize
 	$(Q)bench/run
+	$(Q)$(OUTPUT)/bench/symbolize
 
 # go tool pprof reads the pprof output; Chromium, driven by playwright-core
 # from the npm registry (pinned in tests/browser/package-lock.json), opens the SVG.

@@ -425,6 +425,11 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	}
 }
 
+static void resolve_lines(void *ctx, struct frame *f)
+{
+	symbolizer__resolve_lines(ctx, f);
+}
+
 int collector__finish(struct collector *c)
 {
 	struct hashmap_iter it = { 0 };
@@ -439,5 +444,6 @@ int collector__finish(struct collector *c)
 		memset(&it, 0, sizeof(it));
 	}
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
+	profile__for_each_frame(c->profile, resolve_lines, c->symbolizer);
 	return err;
 }

@@ -25,7 +25,10 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 void collector__free(struct collector *c);
 /* One ring buffer record; -EINVAL for a malformed one. */
 int collector__record(struct collector *c, const void *data, size_t size);
-/* Ends the open chains: their waits go in without a user stack. */
+/*
+ * Ends the open chains (their waits go in without a user stack), then looks
+ * up the source lines of every frame recorded.
+ */
 int collector__finish(struct collector *c);
 
 #endif

@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "elfsyms.h"
 
@@ -29,6 +31,8 @@ struct elfsyms {
 	struct load_segment *segments;
 	size_t nr_segments;
 	char build_id[2 * BUILD_ID_MAX + 1]; /* hex; empty when the file has none */
+	bool has_dwarf;			     /* .debug_info in the file itself */
+	char debug_path[PATH_MAX];	     /* its verified separate debug file, or "" */
 };
 
 /* Aliases and nested symbols share addresses; look back this far for one that holds the address. */
@@ -160,38 +164,127 @@ static size_t read_build_id(Elf *elf, unsigned char *id)
 	return 0;
 }
 
-/*
- * A stripped file's full symbol table, from its separate debug file found
- * by build ID, and used only if that file's build ID is the same.
- */
-static int read_debug_symbols(Elf *elf, struct elfsyms *es)
+static Elf_Data *section_named(Elf *elf, const char *name, uint64_t *addr);
+
+static bool is_debug_file_of(Elf *debug, const unsigned char *id, size_t id_len)
 {
-	unsigned char id[BUILD_ID_MAX], debug_id[BUILD_ID_MAX];
-	char path[sizeof(DEBUG_ROOT) + 2 * BUILD_ID_MAX + 32];
-	size_t len = read_build_id(elf, id), i, at;
-	Elf *debug;
-	Elf_Scn *scn;
-	int fd, err = -ENOENT;
+	unsigned char debug_id[BUILD_ID_MAX];
+
+	return debug && elf_kind(debug) == ELF_K_ELF && read_build_id(debug, debug_id) == id_len &&
+	       !memcmp(id, debug_id, id_len);
+}
+
+/* The CRC32 .gnu_debuglink asks of a file without a build ID to match. */
+static bool crc_matches(int fd, uint32_t expected)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	return n == 0 && (uint32_t)crc == expected;
+}
+
+/* By build ID: /usr/lib/debug/.build-id/ab/cdef....debug. */
+static int open_debug_by_build_id(const unsigned char *id, size_t len, char *path, size_t size)
+{
+	size_t at, i;
 
 	if (len < 2)
 		return -ENOENT;
-	at = (size_t)snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", id[0]);
-	for (i = 1; i < len; i++)
-		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
-	snprintf(path + at, sizeof(path) - at, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (debug && elf_kind(debug) == ELF_K_ELF && read_build_id(debug, debug_id) == len &&
-	    !memcmp(id, debug_id, len)) {
-		scn = find_section(debug, SHT_SYMTAB);
-		err = scn ? read_symbols(debug, scn, es) : -ENOENT;
-		if (err)
-			drop_symbols(es);
+	at = (size_t)snprintf(path, size, DEBUG_ROOT "/.build-id/%02x/", id[0]);
+	for (i = 1; i < len && at < size; i++)
+		at += (size_t)snprintf(path + at, size - at, "%02x", id[i]);
+	if (at >= size)
+		return -ENAMETOOLONG;
+	snprintf(path + at, size - at, ".debug");
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * By .gnu_debuglink, where GDB looks: beside the file, in .debug/ beside it,
+ * and under /usr/lib/debug with the file's directory.
+ */
+static int open_debug_by_link(Elf *elf, const char *file_path, const unsigned char *id,
+			      size_t id_len, char *path, size_t size)
+{
+	uint64_t unused;
+	Elf_Data *link = section_named(elf, ".gnu_debuglink", &unused);
+	const char *name, *slash;
+	uint32_t crc;
+	size_t name_len;
+	int dir_len, fd, i;
+
+	if (!link || !file_path || link->d_size < 8)
+		return -ENOENT;
+	name = link->d_buf;
+	name_len = strnlen(name, link->d_size);
+	/* The name, NUL-padded to 4 bytes, then its CRC32. */
+	if (name_len == 0 || name_len >= link->d_size || strchr(name, '/') ||
+	    ((name_len + 4) & ~3UL) + 4 > link->d_size)
+		return -ENOENT;
+	memcpy(&crc, (const char *)link->d_buf + ((name_len + 4) & ~3UL), sizeof(crc));
+	slash = strrchr(file_path, '/');
+	dir_len = slash ? (int)(slash - file_path) : 0;
+	for (i = 0; i < 3; i++) {
+		static const char *const formats[] = { "%.*s/%s", "%.*s/.debug/%s",
+						       DEBUG_ROOT "%.*s/%s" };
+		Elf *debug;
+		bool ok;
+
+		if ((size_t)snprintf(path, size, formats[i], dir_len, file_path, name) >= size)
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		ok = id_len ? is_debug_file_of(debug, id, id_len) : crc_matches(fd, crc);
+		elf_end(debug);
+		if (ok)
+			return fd;
+		close(fd);
 	}
+	return -ENOENT;
+}
+
+/*
+ * The separate debug file of a stripped file, verified against it: found
+ * by build ID, else by .gnu_debuglink. Its path is left in es->debug_path.
+ */
+static int open_debug_file(Elf *elf, const char *file_path, struct elfsyms *es)
+{
+	unsigned char id[BUILD_ID_MAX];
+	size_t len = read_build_id(elf, id);
+	Elf *debug;
+	int fd;
+
+	fd = open_debug_by_build_id(id, len, es->debug_path, sizeof(es->debug_path));
+	if (fd >= 0) {
+		debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (is_debug_file_of(debug, id, len)) {
+			elf_end(debug);
+			return fd;
+		}
+		elf_end(debug);
+		close(fd);
+	}
+	fd = open_debug_by_link(elf, file_path, id, len, es->debug_path, sizeof(es->debug_path));
+	if (fd < 0)
+		es->debug_path[0] = '\0';
+	return fd;
+}
+
+/* A stripped file's full symbol table, from its debug file. */
+static int read_debug_symbols(int debug_fd, struct elfsyms *es)
+{
+	Elf *debug = elf_begin(debug_fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = debug ? find_section(debug, SHT_SYMTAB) : NULL;
+	int err = scn ? read_symbols(debug, scn, es) : -ENOENT;
+
+	if (err)
+		drop_symbols(es);
 	elf_end(debug);
-	close(fd);
 	return err;
 }
 
@@ -344,11 +437,12 @@ static void save_build_id(Elf *elf, struct elfsyms *es)
 		snprintf(es->build_id + 2 * i, 3, "%02x", id[i]);
 }
 
-static int load(Elf *elf, struct elfsyms **out)
+static int load(Elf *elf, const char *path, struct elfsyms **out)
 {
 	struct elfsyms *es;
 	Elf_Scn *scn;
-	int err;
+	uint64_t unused;
+	int err, debug_fd = -1;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		return -EINVAL;
@@ -359,12 +453,17 @@ static int load(Elf *elf, struct elfsyms **out)
 	if (err)
 		goto fail;
 	save_build_id(elf, es);
+	es->has_dwarf = section_named(elf, ".debug_info", &unused) != NULL;
 	scn = find_section(elf, SHT_SYMTAB);
+	if (!scn || !es->has_dwarf)
+		debug_fd = open_debug_file(elf, path, es);
 	if (!scn) {
-		es->from_debug_file = !read_debug_symbols(elf, es);
+		es->from_debug_file = debug_fd >= 0 && !read_debug_symbols(debug_fd, es);
 		if (!es->from_debug_file)
 			scn = find_section(elf, SHT_DYNSYM);
 	}
+	if (debug_fd >= 0)
+		close(debug_fd);
 	if (scn) {
 		err = read_symbols(elf, scn, es);
 		if (err)
@@ -380,14 +479,14 @@ fail:
 	return err;
 }
 
-int elfsyms__open_fd(int fd, struct elfsyms **out)
+int elfsyms__open_fd(int fd, const char *path, struct elfsyms **out)
 {
 	Elf *elf;
 	int err;
 
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	err = load(elf, out);
+	err = load(elf, path, out);
 	elf_end(elf);
 	return err;
 }
@@ -404,7 +503,7 @@ int elfsyms__open_memory(const void *image, size_t size, struct elfsyms **out)
 	memcpy(copy, image, size);
 	elf_version(EV_CURRENT);
 	elf = elf_memory(copy, size);
-	err = load(elf, out);
+	err = load(elf, NULL, out);
 	elf_end(elf);
 	free(copy);
 	return err;
@@ -450,6 +549,16 @@ const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr)
 size_t elfsyms__count(const struct elfsyms *es)
 {
 	return es->nr;
+}
+
+bool elfsyms__has_dwarf(const struct elfsyms *es)
+{
+	return es->has_dwarf;
+}
+
+const char *elfsyms__debug_path(const struct elfsyms *es)
+{
+	return es->debug_path[0] ? es->debug_path : NULL;
 }
 
 const char *elfsyms__build_id(const struct elfsyms *es)

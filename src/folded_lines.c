@@ -34,6 +34,28 @@ void frame_display_name(const struct frame *f, char *buf, size_t size)
 	sanitize(buf);
 }
 
+void inline_display_name(const struct frame_inline *in, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", in->function);
+	sanitize(buf);
+}
+
+size_t frame_inlines_outer_first(const struct frame *f, const struct frame_inline **chain,
+				 size_t max)
+{
+	const struct frame_inline *in;
+	size_t nr = 0, i;
+
+	for (in = f->inlined; in; in = in->caller)
+		nr++;
+	/* Deeper nesting than max keeps its outer part. */
+	for (in = f->inlined; nr > max; in = in->caller)
+		nr--;
+	for (i = nr; i > 0; i--, in = in->caller)
+		chain[i - 1] = in;
+	return nr;
+}
+
 struct line_buffer {
 	char *text;
 	size_t len;
@@ -60,7 +82,48 @@ static int append(struct line_buffer *b, const char *s, bool separator)
 	return 0;
 }
 
-static int render(const struct profile_entry *e, struct line_buffer *b)
+/* " (file.c:123)" after a name, for the text report's --lines. */
+static void append_source(char *name, size_t size, const char *file, uint32_t line)
+{
+	const char *slash = file ? strrchr(file, '/') : NULL;
+	size_t len = strlen(name);
+	char *p;
+
+	if (!file || len + 1 >= size)
+		return;
+	snprintf(name + len, size - len, " (%s:%u)", slash ? slash + 1 : file, line);
+	for (p = name + len; *p; p++) {
+		if (*p == ';')
+			*p = '_';
+	}
+}
+
+/*
+ * A user frame, root first: its own function, then the functions inlined
+ * into it from the outermost in, each a frame of its own as in perf.
+ */
+static int append_user_frame(struct line_buffer *b, const struct frame *f, bool with_lines)
+{
+	const struct frame_inline *chain[FRAME_MAX_INLINES], *in;
+	size_t nr = frame_inlines_outer_first(f, chain, FRAME_MAX_INLINES), i;
+	char name[600];
+	int err;
+
+	frame_display_name(f, name, sizeof(name));
+	if (with_lines)
+		append_source(name, sizeof(name), f->file, f->line);
+	err = append(b, name, true);
+	for (i = 0; i < nr && !err; i++) {
+		in = chain[i];
+		inline_display_name(in, name, sizeof(name));
+		if (with_lines)
+			append_source(name, sizeof(name), in->file, in->line);
+		err = append(b, name, true);
+	}
+	return err;
+}
+
+static int render(const struct profile_entry *e, bool with_lines, struct line_buffer *b)
 {
 	char name[600];
 	int err;
@@ -75,10 +138,8 @@ static int render(const struct profile_entry *e, struct line_buffer *b)
 	snprintf(name, sizeof(name), "[%s]", e->key.wait_class);
 	err = err ?: append(b, name, true);
 	if (e->key.user_stack) {
-		for (i = e->key.user_stack->nr; i > 0 && !err; i--) {
-			frame_display_name(&e->key.user_stack->frames[i - 1], name, sizeof(name));
-			err = append(b, name, true);
-		}
+		for (i = e->key.user_stack->nr; i > 0 && !err; i--)
+			err = append_user_frame(b, &e->key.user_stack->frames[i - 1], with_lines);
 	}
 	if (e->key.kernel_stack) {
 		for (i = e->key.kernel_stack->nr; i > 0 && !err; i--) {
@@ -105,7 +166,8 @@ static int compare_by_text(const void *a, const void *b)
 	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
 }
 
-int folded_lines__build(const struct profile *p, bool by_total, struct folded_lines *out)
+int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
+			struct folded_lines *out)
 {
 	struct hashmap *index = hashmap__new(hash_string, equal_string);
 	struct line_buffer b = { 0 };
@@ -125,7 +187,7 @@ int folded_lines__build(const struct profile *p, bool by_total, struct folded_li
 	for (i = 0; i < nr && !err; i++) {
 		struct folded_line *line;
 
-		err = render(entries[i], &b);
+		err = render(entries[i], with_lines, &b);
 		if (err)
 			break;
 		line = hashmap__find(index, b.text);

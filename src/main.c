@@ -222,7 +222,8 @@ static int setup(struct session *s)
 		log_warn("kernel symbols unavailable (%s): kernel frames stay addresses",
 			 strerror(-err));
 	err = profile__new(o->format->lists_waits, &s->profile);
-	err = err ?: symbolizer__new(s->profile->strings, ksyms, &s->symbolizer);
+	err =
+	    err ?: symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
 	if (err) {
 		ksyms__free(ksyms);
 		return EXIT_ENVIRONMENT;

@@ -246,12 +246,24 @@ static __always_inline bool task_selected(struct task_struct *t)
  */
 #define WAKEUP_BYTES (64 << 10)
 
+/*
+ * Processes that exec'd and have not emitted a wait since. Their first wait
+ * wakes the reader at once: by then the dynamic loader has mapped the
+ * libraries, which the snapshot taken at exec lacks, and a short-lived
+ * process may be gone by the next poll (seen: a 50 ms command lost its
+ * libc frames one run in three).
+ */
+__u64 young_bits[OFFCPU_ID_BITMAP_WORDS];
+
 static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait_record *r)
 {
 	__u64 frames = (__u64)r->kernel_frames + r->user_frames;
-	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES
-			  ? BPF_RB_FORCE_WAKEUP
-			  : BPF_RB_NO_WAKEUP;
+	__u64 bit = offcpu_id_bit(r->pid), flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
+	    ((young_bits[offcpu_id_word(r->pid)] & bit) &&
+	     (__sync_fetch_and_and(&young_bits[offcpu_id_word(r->pid)], ~bit) & bit)))
+		flags = BPF_RB_FORCE_WAKEUP;
 
 	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
 		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
@@ -644,8 +656,11 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 {
+	__u32 tgid = p->tgid;
+
 	flush_current();
-	task_record(OFFCPU_RECORD_EXEC, p->tgid, 0);
+	__sync_fetch_and_or(&young_bits[offcpu_id_word(tgid)], offcpu_id_bit(tgid));
+	task_record(OFFCPU_RECORD_EXEC, tgid, 0);
 	return 0;
 }
 

@@ -22,6 +22,7 @@ enum long_only_option {
 	OPT_STATS,
 	OPT_RULES,
 	OPT_GROUP_BY,
+	OPT_LINES,
 };
 
 static const struct option long_options[] = {
@@ -45,6 +46,7 @@ static const struct option long_options[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -286,6 +288,9 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		if (output_group_by_parse(arg, &o->report.group_by))
 			return bad_value("--group-by", arg,
 					 "expected title, comm, pid, tid, state or wait");
+		return 0;
+	case OPT_LINES:
+		o->report.lines = true;
 		return 0;
 	case 'v':
 		o->verbose = true;

@@ -24,6 +24,7 @@ enum report_group_by {
 
 struct output_opts {
 	enum report_group_by group_by;
+	bool lines; /* --lines: source file and line of user frames in the text report */
 };
 
 struct output_format {

@@ -9,7 +9,7 @@ int output_folded_write(FILE *out, const struct profile *p, const struct output_
 {
 	struct folded_lines lines;
 	size_t i;
-	int err = folded_lines__build(p, false, &lines);
+	int err = folded_lines__build(p, false, false, &lines);
 
 	(void)opts;
 	if (err)

@@ -7,6 +7,23 @@
 #include "output.h"
 #include "states.h"
 
+/* The functions inlined at a frame, innermost first: each called from the next. */
+static void write_inlined(struct json_writer *w, const struct frame_inline *in)
+{
+	json__key(w, "inlined");
+	json__begin_array(w);
+	for (; in; in = in->caller) {
+		json__begin_object(w);
+		json__member_string(w, "sym", in->function);
+		if (in->file) {
+			json__member_string(w, "file", in->file);
+			json__member_u64(w, "line", in->line);
+		}
+		json__end_object(w);
+	}
+	json__end_array(w);
+}
+
 static void write_stack(struct json_writer *w, const struct stack *s)
 {
 	uint32_t i;
@@ -24,6 +41,12 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 		}
 		if (f->module)
 			json__member_string(w, "module", f->module);
+		if (f->file) {
+			json__member_string(w, "file", f->file);
+			json__member_u64(w, "line", f->line);
+		}
+		if (f->inlined)
+			write_inlined(w, f->inlined);
 		json__end_object(w);
 	}
 	json__end_array(w);

@@ -175,11 +175,23 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	add_time(n, e);
 	depth += 2;
 	for (i = w->user_stack ? w->user_stack->nr : 0; i > 0; i--, depth++) {
-		frame_display_name(&w->user_stack->frames[i - 1], name, sizeof(name));
+		const struct frame *f = &w->user_stack->frames[i - 1];
+		const struct frame_inline *chain[FRAME_MAX_INLINES];
+		size_t nr = frame_inlines_outer_first(f, chain, FRAME_MAX_INLINES), k;
+
+		frame_display_name(f, name, sizeof(name));
 		n = child(fl, n, name, NODE_USER);
 		if (!n)
 			return;
 		add_time(n, e);
+		/* Inlined functions are frames of their own, as in the folded output. */
+		for (k = 0; k < nr; k++, depth++) {
+			inline_display_name(chain[k], name, sizeof(name));
+			n = child(fl, n, name, NODE_USER);
+			if (!n)
+				return;
+			add_time(n, e);
+		}
 	}
 	for (i = w->kernel_stack ? w->kernel_stack->nr : 0; i > 0; i--, depth++) {
 		frame_display_name(&w->kernel_stack->frames[i - 1], name, sizeof(name));

@@ -179,12 +179,12 @@ static void print_stack_line(FILE *out, const struct folded_line *line)
 	free(copy);
 }
 
-static int print_top_stacks(FILE *out, const struct profile *p)
+static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines)
 {
 	struct folded_lines lines;
 	char time[32];
 	size_t i;
-	int err = folded_lines__build(p, true, &lines);
+	int err = folded_lines__build(p, true, with_lines, &lines);
 
 	if (err)
 		return err;
@@ -226,7 +226,7 @@ int output_text_write(FILE *out, const struct profile *p, const struct output_op
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
 		err = err ?: print_groups(out, p, entries, nr, opts->group_by);
 	free(entries);
-	err = err ?: print_top_stacks(out, p);
+	err = err ?: print_top_stacks(out, p, opts->lines);
 	if (err)
 		return err;
 	fprintf(out, "\nHealth counters\n");

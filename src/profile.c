@@ -99,10 +99,11 @@ int profile__new(bool keep_waits, struct profile **out)
 		return -ENOMEM;
 	p->keep_waits = keep_waits;
 	p->strings = strpool__new();
+	p->inlines = inline_pool__new();
 	p->stacks = keep_waits ? hashmap__new(hash_stack_exact, equal_stack_exact)
 			       : hashmap__new(hash_stack_symbolic, equal_stack_symbolic);
 	p->entries = hashmap__new(hash_entry, equal_entry);
-	if (!p->strings || !p->stacks || !p->entries) {
+	if (!p->strings || !p->inlines || !p->stacks || !p->entries) {
 		profile__free(p);
 		return -ENOMEM;
 	}
@@ -118,6 +119,7 @@ void profile__free(struct profile *p)
 	hashmap__free_values(p->entries, free);
 	free(p->waits);
 	strpool__free(p->strings);
+	inline_pool__free(p->inlines);
 	free(p);
 }
 
@@ -187,6 +189,21 @@ static int compare_entries(const void *a, const void *b)
 	if (x->key.pid != y->key.pid)
 		return x->key.pid < y->key.pid ? -1 : 1;
 	return x->key.tid < y->key.tid ? -1 : x->key.tid > y->key.tid;
+}
+
+void profile__for_each_frame(struct profile *p, void (*fn)(void *ctx, struct frame *f), void *ctx)
+{
+	struct hashmap_iter it = { 0 };
+	const void *key;
+	void *value;
+	uint32_t i;
+
+	while (hashmap__next(p->stacks, &it, &key, &value)) {
+		struct stack *s = value;
+
+		for (i = 0; i < s->nr; i++)
+			fn(ctx, &s->frames[i]);
+	}
 }
 
 int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr)

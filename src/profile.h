@@ -43,6 +43,7 @@ struct profile_entry {
 
 struct profile {
 	struct strpool *strings;
+	struct inline_pool *inlines;
 	struct hashmap *stacks;
 	struct hashmap *entries;
 	bool keep_waits;
@@ -64,6 +65,8 @@ void profile__free(struct profile *p);
  */
 const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames, size_t nr);
 int profile__add(struct profile *p, const struct wait *w);
+/* Calls fn on every frame of every stack, which it may complete. */
+void profile__for_each_frame(struct profile *p, void (*fn)(void *ctx, struct frame *f), void *ctx);
 /* Entries sorted by total time, largest first; free the array, not the entries. */
 int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr);
 

@@ -51,6 +51,35 @@ static const char *intern(struct reader *r, const char *s)
 	return s ? strpool__intern(r->profile->strings, s) : NULL;
 }
 
+/* "inlined": [{"sym","file","line"}...], innermost first. */
+static int read_inlined(struct reader *r, const struct json_value *list, struct frame *f)
+{
+	const struct frame_inline *caller = NULL;
+	size_t i;
+
+	if (!list)
+		return 0;
+	if (list->type != JSON_ARRAY)
+		return bad(r, "a frame's \"inlined\" is not an array");
+	/* Interned from the outermost in, each pointing at its caller. */
+	for (i = list->nr; i > 0; i--) {
+		const struct json_value *in = &list->items[i - 1];
+		const char *function = in->type == JSON_OBJECT ? string_member(in, "sym") : NULL;
+		uint64_t line = 0;
+
+		if (!function)
+			return bad(r, "an inlined frame without its \"sym\"");
+		u64_member(in, "line", &line);
+		caller = inline_pool__intern(r->profile->inlines, intern(r, function),
+					     intern(r, string_member(in, "file")),
+					     line <= UINT32_MAX ? (uint32_t)line : 0, caller);
+		if (!caller)
+			return -ENOMEM;
+	}
+	f->inlined = caller;
+	return 0;
+}
+
 static int read_frame(struct reader *r, const struct json_value *v, bool kernel, struct frame *f)
 {
 	const char *addr = string_member(v, "addr");
@@ -79,7 +108,7 @@ static int read_frame(struct reader *r, const struct json_value *v, bool kernel,
 	}
 	if ((string_member(v, "sym") && !f->sym) || (string_member(v, "module") && !f->module))
 		return -ENOMEM;
-	return 0;
+	return read_inlined(r, json_member(v, "inlined"), f);
 }
 
 static int read_stack(struct reader *r, const struct json_value *wait, const char *key, bool kernel,

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "debuginfo.h"
 #include "demangle.h"
 #include "elfsyms.h"
 #include "hashmap.h"
@@ -21,8 +23,9 @@
 struct dso {
 	uint64_t dev;
 	uint64_t inode;
-	struct elfsyms *syms; /* NULL: no symbols could be read */
-	const char *build_id; /* interned; NULL: none */
+	struct elfsyms *syms;	 /* NULL: no symbols could be read */
+	const char *build_id;	 /* interned; NULL: none */
+	struct debuginfo *debug; /* NULL: no DWARF */
 };
 
 struct process {
@@ -41,6 +44,7 @@ struct process {
 
 struct symbolizer {
 	struct strpool *strings;
+	struct inline_pool *inlines;
 	struct ksyms *ksyms;
 	struct hashmap *processes; /* pid -> struct process */
 	struct hashmap *dsos;	   /* dev+inode -> struct dso */
@@ -78,13 +82,15 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-int symbolizer__new(struct strpool *strings, struct ksyms *ksyms, struct symbolizer **out)
+int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct ksyms *ksyms,
+		    struct symbolizer **out)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return -ENOMEM;
 	s->strings = strings;
+	s->inlines = inlines;
 	s->ksyms = ksyms;
 	s->processes = hashmap__new(hash_u32_key, equal_u32_key);
 	s->dsos = hashmap__new(hash_dso_key, equal_dso_key);
@@ -112,6 +118,7 @@ static void dso_free(void *value)
 	struct dso *dso = value;
 
 	elfsyms__free(dso->syms);
+	debuginfo__free(dso->debug);
 	free(dso);
 }
 
@@ -184,10 +191,32 @@ static int open_mapped_file(uint32_t pid, const struct proc_map *map)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+/* Source lines from the file's own DWARF, else from its separate debug file. */
+static void open_debuginfo(struct dso *dso, int fd)
+{
+	const char *debug_path = elfsyms__debug_path(dso->syms);
+	int debug_fd;
+
+	if (elfsyms__has_dwarf(dso->syms)) {
+		if (debuginfo__open_fd(fd, &dso->debug))
+			dso->debug = NULL;
+		return;
+	}
+	if (!debug_path)
+		return;
+	debug_fd = open(debug_path, O_RDONLY | O_CLOEXEC);
+	if (debug_fd < 0)
+		return;
+	if (debuginfo__open_fd(debug_fd, &dso->debug))
+		dso->debug = NULL;
+	close(debug_fd);
+}
+
 static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct proc_map *map)
 {
 	uint64_t key[2] = { ((uint64_t)map->dev_major << 32) | map->dev_minor, map->inode };
 	struct dso *dso = hashmap__find(s->dsos, key);
+	char path[PATH_MAX];
 	int fd;
 
 	if (dso)
@@ -199,8 +228,12 @@ static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct pro
 	dso->inode = key[1];
 	fd = open_mapped_file(pid, map);
 	if (fd >= 0) {
-		if (elfsyms__open_fd(fd, &dso->syms))
+		/* By name inside the process's root: where its debug link points. */
+		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, map->path);
+		if (elfsyms__open_fd(fd, path, &dso->syms))
 			dso->syms = NULL;
+		if (dso->syms)
+			open_debuginfo(dso, fd);
 		close(fd);
 	}
 	if (!dso->syms)
@@ -335,6 +368,19 @@ void symbolizer__exit(struct symbolizer *s, uint32_t pid)
 		process_free(p);
 }
 
+void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f)
+{
+	struct source_location where;
+
+	if (!f->debug)
+		return;
+	debuginfo__lookup(f->debug, f->debug_vaddr, s->strings, s->inlines, &where);
+	f->file = where.file;
+	f->line = where.line;
+	f->inlined = where.inlined;
+	f->debug = NULL;
+}
+
 uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 {
 	return s->processes_gone;
@@ -434,6 +480,8 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	f->build_id = dso->build_id;
 	if (elfsyms__offset_to_vaddr(dso->syms, lookup - map->start + map->file_offset, &vaddr))
 		return;
+	f->debug = dso->debug;
+	f->debug_vaddr = vaddr;
 	sym = elfsyms__find(dso->syms, vaddr);
 	if (!sym) {
 		unnamed_function(s, f, dso->syms, map->path, vaddr, addr - lookup);

@@ -10,19 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "inline_pool.h"
 #include "ksyms.h"
 #include "strpool.h"
-
-/*
- * A function inlined at a frame's address, from DWARF: the innermost first,
- * each called from the next, the last called from the frame's own function.
- */
-struct frame_inline {
-	const char *function; /* demangled */
-	const char *file;     /* where its code at this address is */
-	uint32_t line;
-	const struct frame_inline *caller;
-};
 
 struct frame {
 	uint64_t addr;
@@ -34,14 +24,22 @@ struct frame {
 	const char *build_id;	 /* interned hex GNU build ID of module; NULL if none */
 	const char *file;	 /* interned source file (DWARF); NULL if unknown */
 	uint32_t line;		 /* in file: of addr, or of the call into inlined code */
-	const struct frame_inline *inlined; /* owned by the symbolizer; NULL: none */
+	const struct frame_inline *inlined; /* interned; NULL: none */
+	/* Source lines still to look up, by symbolizer__resolve_lines(); NULL: none. */
+	struct debuginfo *debug;
+	uint64_t debug_vaddr;
 	bool kernel;
 };
 
 struct symbolizer;
+struct debuginfo;
 
-/* Takes ownership of ksyms (may be NULL: kernel frames stay unnamed). */
-int symbolizer__new(struct strpool *strings, struct ksyms *ksyms, struct symbolizer **out);
+/*
+ * Names go into strings, inline frames into inlines. Takes ownership of
+ * ksyms (may be NULL: kernel frames stay unnamed).
+ */
+int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct ksyms *ksyms,
+		    struct symbolizer **out);
 void symbolizer__free(struct symbolizer *s);
 void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);
 /*
@@ -50,6 +48,13 @@ void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);
  */
 void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f);
+/*
+ * Fills in f's source file, line and inline frames. Looked up after the
+ * recording rather than as stacks arrive: opening a distribution's
+ * compressed debug file takes tens of milliseconds, and a short-lived
+ * process (or its perf map) may be gone by then.
+ */
+void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f);
 /* The process replaced its image: snapshot the new one now, while it lives. */
 void symbolizer__exec(struct symbolizer *s, uint32_t pid);
 /* A new process maps what its parent maps until it execs. */

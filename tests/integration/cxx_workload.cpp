@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 // A C++ program whose waits happen in a template method in a namespace, so
 // that the integration tests can check offcpu demangles what it names:
-// `cxx_workload N MS` sleeps N x MS ms in offcpu_test::Waiter<int>::block().
+// `cxx_workload N MS` sleeps N x MS ms in offcpu_test::Waiter<int>::block(),
+// through a template function inlined into it (an inline frame in DWARF).
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
 namespace offcpu_test
 {
+template <typename T> __attribute__((always_inline)) inline void nap_in(T ms)
+{
+	std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
 template <typename T> class Waiter {
     public:
 	explicit Waiter(T ms) : ms_(ms)
@@ -15,7 +21,7 @@ template <typename T> class Waiter {
 	}
 	__attribute__((noinline)) void block() const
 	{
-		std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+		nap_in(ms_);
 	}
 
     private:

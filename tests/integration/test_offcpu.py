@@ -38,7 +38,60 @@ def read_json_lines(path):
         records = [json.loads(line) for line in f if line.strip()]
     assert records, "empty output"
     assert records[-1]["type"] == "stats", "last line is not the stats record"
-    return [r for r in records if r["type"] == "offcpu"], records[-1]
+    waits = [r for r in records if r["type"] == "offcpu"]
+    check_named_inside_symbols(waits)
+    return waits, records[-1]
+
+
+SYMBOL_SIZES = {}
+
+
+def debug_files(path):
+    """The separate debug files binutils would use for path."""
+    found = []
+    m = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", path], errors="replace").stdout)
+    if m:
+        found.append("/usr/lib/debug/.build-id/%s/%s.debug" % (m.group(1)[:2], m.group(1)[2:]))
+    r = run(["readelf", "--string-dump=.gnu_debuglink", path], errors="replace")
+    m = re.search(r"\]\s+(\S+)", r.stdout)
+    if m:
+        found.append(os.path.join(os.path.dirname(path), m.group(1)))
+    return [f for f in found if os.path.isfile(f)]
+
+
+def symbol_sizes(path):
+    """Function name (demangled, unversioned) -> the sizes nm gives it, in path
+    and in its debug files."""
+    if path not in SYMBOL_SIZES:
+        sizes = {}
+        for source in [path] + debug_files(path):
+            for dynamic in ([], ["-D"]):
+                r = run(["nm", "-S", "-C", "--defined-only"] + dynamic + [source],
+                        errors="replace")
+                for line in r.stdout.splitlines():
+                    m = re.match(r"^[0-9a-f]+ ([0-9a-f]+) [TtWwi] (.+)$", line)
+                    if m:
+                        name = m.group(2).split("@")[0]
+                        sizes.setdefault(name, []).append(int(m.group(1), 16))
+        SYMBOL_SIZES[path] = sizes
+    return SYMBOL_SIZES[path]
+
+
+def check_named_inside_symbols(waits):
+    """Across every test: a user frame is named only by a symbol that holds it."""
+    for w in waits:
+        for f in w["user_stack"]:
+            sym, module = f.get("sym"), f.get("module", "")
+            # Unwind-table names ("lib!0x..."), perf maps, the vdso and files
+            # gone or in another namespace have no file here for nm to read.
+            if (not sym or re.match(r"^.+!0x[0-9a-f]+$", sym) or
+                    not module.startswith("/") or module.startswith("/tmp/perf-") or
+                    not os.path.isfile(module)):
+                continue
+            sizes = symbol_sizes(module).get(sym)
+            assert sizes, "%s: frame named %s, which nm does not know" % (module, sym)
+            assert any(f["off"] < size for size in sizes), \
+                "%s: %s+%d is outside the symbol (sizes %s)" % (module, sym, f["off"], sizes)
 
 
 def sleeper(comm, rounds=40, ms=20):
@@ -191,6 +244,10 @@ def test_cxx_names_demangled():
     assert len(mine) >= 2, len(mine)
     for w in mine:
         assert "offcpu_test::Waiter<int>::block() const" in user_syms(w), user_syms(w)
+        block = frame_named(w["user_stack"], "offcpu_test::Waiter<int>::block() const")
+        # The template function inlined into it, by its demangled linkage name.
+        assert [i["sym"] for i in block.get("inlined", [])] == [
+            "void offcpu_test::nap_in<int>(int)"], block
     # Folded frames keep the name, without the spaces folded readers split on.
     r = run([OFFCPU, "-o", folded, "--", cxx, "3", "20"])
     assert r.returncode == 0, r.stderr
@@ -609,6 +666,126 @@ def test_missing_btf_is_an_environment_error():
     r = run([OFFCPU, "-d", "1s"], env=env)
     assert r.returncode == 1, r.returncode
     assert len(r.stderr.splitlines()) == 1 and "BTF" in r.stderr, r.stderr
+
+
+# --- symbols of every kind of build ----------------------------------------------------------
+
+SYMBOLS = os.path.join(ROOT, "build", "tests", "symbols")
+SYMBOL_SOURCES = os.path.join(ROOT, "tests", "integration", "symbols")
+
+
+def marker_line(source, marker):
+    with open(os.path.join(SYMBOL_SOURCES, source)) as f:
+        for number, line in enumerate(f, 1):
+            if marker in line:
+                return number
+    raise AssertionError("no %s in %s" % (marker, source))
+
+
+def symprog_waits(variant, comm, extra=()):
+    out = os.path.join(TMP, "sym-%s.json" % variant)
+    r = run([OFFCPU, "-f", "json", "-o", out] + list(extra) +
+            ["--", os.path.join(SYMBOLS, "symprog-" + variant), comm, "3", "20"])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == comm and w["wait"] == "sleep"]
+    assert len(mine) == 3, [(w["comm"], w["wait"]) for w in waits]
+    return mine
+
+
+def frame_named(stack, name):
+    found = [f for f in stack if f.get("sym") == name]
+    assert found, "no %s in %s" % (name, [f.get("sym") for f in stack])
+    return found[0]
+
+
+def check_library_frame(stack):
+    lib = frame_named(stack, "symlib_wait")
+    assert re.search(r"/libsymlib\.so( \(deleted\))?$", lib["module"]), lib
+    assert lib["file"].endswith("symlib.c") and lib["line"] == marker_line(
+        "symlib.c", "SYMLIB_WAIT_LINE"), lib
+    # symlib_nap was inlined into symlib_wait: its own line, called from the one above.
+    assert [i["sym"] for i in lib["inlined"]] == ["symlib_nap"], lib
+    assert lib["inlined"][0]["line"] == marker_line("symlib.c", "SYMLIB_NAP_LINE"), lib
+
+
+def test_symbols_pie_nonpie_and_debuglink():
+    for variant in ("pie", "nopie", "debuglink"):
+        for w in symprog_waits(variant, "sym_" + variant):
+            stack = w["user_stack"]
+            check_library_frame(stack)
+            own = frame_named(stack, "prog_wait")  # static: only .symtab or DWARF names it
+            assert own["module"].endswith("/symprog-" + variant), own
+            assert own["file"].endswith("symprog.c"), own
+            assert own["line"] == marker_line("symprog.c", "PROG_WAIT_LINE"), own
+            frame_named(stack, "main")
+            if variant == "nopie":
+                # Not relocated: its code sits at the address it was linked at.
+                assert int(own["addr"], 16) < 0x10000000, own
+            else:
+                assert int(own["addr"], 16) > 0x500000000000, own
+
+
+def test_symbols_stripped_without_debug_file():
+    for w in symprog_waits("stripped", "sym_stripped"):
+        stack = w["user_stack"]
+        check_library_frame(stack)  # the library keeps its symbols and DWARF
+        own = [f for f in stack if f.get("module", "").endswith("/symprog-stripped")]
+        assert len(own) == 2, stack
+        for f in own:
+            assert re.match(r"^symprog-stripped!0x[0-9a-f]+$", f["sym"]), f
+            assert "file" not in f and "inlined" not in f, f
+
+
+def test_inline_frames_in_text_folded_and_pprof():
+    out = os.path.join(TMP, "sym-lines.pb.gz")
+    r = run([OFFCPU, "-o", out, "--", os.path.join(SYMBOLS, "symprog-pie"), "sym_pprof", "3",
+             "20"])
+    assert r.returncode == 0, r.stderr
+    samples, locations, _ = parse_pprof_raw(go_pprof(["-raw", out]))
+    mine = [s for s in samples if s["labels"].get("thread.name") == "sym_pprof"]
+    assert mine, samples
+    # One location holds the inlined function and the function it is in, innermost first.
+    lines = [locations[l]["functions"] for s in mine for l in s["locations"]]
+    assert ["symlib_nap", "symlib_wait"] in lines, lines
+    recording = os.path.join(TMP, "sym-pie.json")
+    folded = report_of(recording, ".folded")
+    assert any(";prog_wait;symlib_wait;symlib_nap;clock_nanosleep;" in l
+               for l in open(folded)), open(folded).read()
+    r = run([OFFCPU, "report", "--lines", "-c", "sym_pie", recording])
+    assert r.returncode == 0, r.stderr
+    assert "      symlib_nap (symlib.c:%d)\n      symlib_wait (symlib.c:%d)\n" % (
+        marker_line("symlib.c", "SYMLIB_NAP_LINE"),
+        marker_line("symlib.c", "SYMLIB_WAIT_LINE")) in r.stdout, r.stdout
+
+
+def test_namespaced_process_from_deleted_binary():
+    # A private tmpfs seen only inside the new mount namespace; the program and
+    # its library are deleted while it runs.
+    script = """
+set -e
+mount -t tmpfs offcpu-test /mnt
+cp {dir}/symprog-pie {dir}/libsymlib.so /mnt/
+/mnt/symprog-pie sym_ns 60 20 &
+sleep 0.3
+rm /mnt/symprog-pie /mnt/libsymlib.so
+wait
+""".format(dir=SYMBOLS)
+    p = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", script])
+    try:
+        time.sleep(0.6)
+        waits, _ = trace_json(["-c", "sym_ns"], "1s")
+    finally:
+        p.kill()
+        p.wait()
+    assert not os.path.exists("/mnt/symprog-pie"), "the tmpfs leaked out of its namespace"
+    mine = [w for w in waits if w["wait"] == "sleep"]
+    assert len(mine) >= 10, len(mine)
+    for w in mine:
+        check_library_frame(w["user_stack"])
+        own = frame_named(w["user_stack"], "prog_wait")
+        assert own["module"].startswith("/mnt/symprog-pie"), own
+        assert own["line"] == marker_line("symprog.c", "PROG_WAIT_LINE"), own
 
 
 # --- pprof, svg and offcpu report ---------------------------------------------------------------

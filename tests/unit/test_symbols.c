@@ -28,9 +28,24 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Each *_line is the line of the statement three lines below it. */
+static const unsigned int known_line = __LINE__ + 3;
 __attribute__((noinline)) int known_function(int x)
 {
 	return x * 3 + 1;
+}
+
+/* DWARF names the inlined helper and the line in calls_inlined that calls it. */
+static const unsigned int inlined_line = __LINE__ + 3;
+static inline __attribute__((always_inline)) int inlined_helper(volatile int *p)
+{
+	return *p * 5 + 11;
+}
+
+static const unsigned int call_line = __LINE__ + 3;
+__attribute__((noinline)) int calls_inlined(volatile int *p)
+{
+	return inlined_helper(p) + 13;
 }
 
 /* This test binary's symbols, and known_function's ELF virtual address in it. */
@@ -47,7 +62,7 @@ static struct elfsyms *open_self(uint64_t *known_vaddr)
 	assert_non_null(m);
 	fd = open("/proc/self/exe", O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(elfsyms__open_fd(fd, &es), 0);
+	assert_int_equal(elfsyms__open_fd(fd, NULL, &es), 0);
 	close(fd);
 	assert_int_equal(
 	    elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, known_vaddr), 0);
@@ -80,7 +95,7 @@ static void names_only_inside_symbols(void **state)
 	if (fd < 0)
 		fd = open("/proc/self/exe", O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(elfsyms__open_fd(fd, &es), 0);
+	assert_int_equal(elfsyms__open_fd(fd, NULL, &es), 0);
 	close(fd);
 	assert_true(elfsyms__count(es) > 0);
 	for (vaddr = 0; vaddr < 0x200000; vaddr += 7) {
@@ -124,7 +139,7 @@ static void stripped_library_uses_its_debug_file(void **state)
 		 (unsigned long)m->end);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(elfsyms__open_fd(fd, &es), 0);
+	assert_int_equal(elfsyms__open_fd(fd, NULL, &es), 0);
 	close(fd);
 	if (!elfsyms__from_debug_file(es))
 		fail_msg("no debug file for %s: is libc6-dbg installed (make deps)?", m->path);
@@ -158,7 +173,7 @@ static void stripped_binary_keeps_function_ranges(void **state)
 	fd = open(cmd, O_RDONLY);
 	unlink(cmd);
 	assert_true(fd >= 0);
-	assert_int_equal(elfsyms__open_fd(fd, &stripped), 0);
+	assert_int_equal(elfsyms__open_fd(fd, NULL, &stripped), 0);
 	close(fd);
 	assert_null(elfsyms__find(stripped, vaddr + 1));
 	unnamed = elfsyms__find_function(stripped, vaddr + 1);
@@ -206,12 +221,13 @@ static void demangled_names(void **state)
 static void symbolizer_user_frames(void **state)
 {
 	struct strpool *strings = strpool__new();
+	struct inline_pool *inlines = inline_pool__new();
 	struct symbolizer *s;
 	struct frame f;
 	uint64_t addr = (uint64_t)(uintptr_t)&known_function;
 
 	(void)state;
-	assert_int_equal(symbolizer__new(strings, NULL, &s), 0);
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
 	/* A return address: the call is the byte before. */
 	symbolizer__user(s, getpid(), addr + 4, false, now_ns(), &f);
 	assert_non_null(f.sym);
@@ -219,6 +235,16 @@ static void symbolizer_user_frames(void **state)
 	assert_int_equal(f.off, 4);
 	assert_false(f.kernel);
 	assert_non_null(strstr(f.module, "test_symbols"));
+	/* Its source line, from the test binary's own DWARF, once asked for. */
+	assert_null(f.file);
+	assert_non_null(f.debug);
+	symbolizer__resolve_lines(s, &f);
+	assert_null(f.debug);
+	assert_non_null(f.file);
+	assert_non_null(strstr(f.file, "test_symbols.c"));
+	/* A prologue byte (ASan builds have one) is on the line of the braces. */
+	assert_in_range(f.line, known_line - 2, known_line + 1);
+	assert_null(f.inlined);
 	/* The function's first byte as a return address belongs to what precedes it. */
 	symbolizer__user(s, getpid(), addr, false, now_ns(), &f);
 	assert_true(f.sym == NULL || strcmp(f.sym, "known_function") != 0);
@@ -227,12 +253,46 @@ static void symbolizer_user_frames(void **state)
 	assert_null(f.sym);
 	assert_null(f.module);
 	symbolizer__free(s);
+	inline_pool__free(inlines);
+	strpool__free(strings);
+}
+
+static void symbolizer_inline_frames(void **state)
+{
+	struct strpool *strings = strpool__new();
+	struct inline_pool *inlines = inline_pool__new();
+	uint64_t addr = (uint64_t)(uintptr_t)&calls_inlined;
+	struct symbolizer *s;
+	struct frame f;
+	unsigned int i, found = 0;
+
+	(void)state;
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
+	for (i = 0; i < 64; i++) {
+		symbolizer__user(s, getpid(), addr + i, true, now_ns(), &f);
+		if (!f.sym || strcmp(f.sym, "calls_inlined"))
+			break;
+		symbolizer__resolve_lines(s, &f);
+		if (!f.inlined)
+			continue;
+		/* The helper at its own line, called from calls_inlined's line. */
+		assert_string_equal(f.inlined->function, "inlined_helper");
+		assert_non_null(strstr(f.inlined->file, "test_symbols.c"));
+		assert_int_equal(f.inlined->line, inlined_line);
+		assert_null(f.inlined->caller);
+		assert_int_equal(f.line, call_line);
+		found++;
+	}
+	assert_true(found > 0);
+	symbolizer__free(s);
+	inline_pool__free(inlines);
 	strpool__free(strings);
 }
 
 static void symbolizer_vdso(void **state)
 {
 	struct strpool *strings = strpool__new();
+	struct inline_pool *inlines = inline_pool__new();
 	struct symbolizer *s;
 	struct proc_maps maps;
 	struct frame f;
@@ -246,7 +306,7 @@ static void symbolizer_vdso(void **state)
 			vdso = &maps.maps[i];
 	}
 	assert_non_null(vdso);
-	assert_int_equal(symbolizer__new(strings, NULL, &s), 0);
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
 	/* Some byte of the vdso text is inside a named function. */
 	for (i = 0; i < vdso->end - vdso->start; i += 16) {
 		symbolizer__user(s, getpid(), vdso->start + i, true, now_ns(), &f);
@@ -256,6 +316,7 @@ static void symbolizer_vdso(void **state)
 	assert_non_null(f.sym);
 	assert_string_equal(f.module, "[vdso]");
 	symbolizer__free(s);
+	inline_pool__free(inlines);
 	strpool__free(strings);
 	procmaps__free(&maps);
 }
@@ -268,6 +329,7 @@ int main(void)
 		cmocka_unit_test(stripped_library_uses_its_debug_file),
 		cmocka_unit_test(demangled_names),
 		cmocka_unit_test(stripped_binary_keeps_function_ranges),
+		cmocka_unit_test(symbolizer_inline_frames),
 		cmocka_unit_test(symbolizer_user_frames),
 		cmocka_unit_test(symbolizer_vdso),
 	};

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What symbolization costs, measured on this machine's own libc and a
+ * built test program (`make bench` runs it after bench/run):
+ *
+ *   first frame of a file: its ELF symbols (and debug file's) read once
+ *   first source line of a file: its DWARF opened (compressed debug files)
+ *   per new process: its maps read, its files found in the cache
+ *   per new stack: 16 user frames named, then their lines and inlines
+ *
+ * usage: symbolize [PROCESSES [STACKS]]
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elfsyms.h"
+#include "procmaps.h"
+#include "symbolizer.h"
+
+#define FRAMES_PER_STACK 16
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static uint64_t now_ns(void)
+{
+	return (uint64_t)(now_us() * 1e3);
+}
+
+/* Addresses inside libc's named functions in this process, to stand for return addresses. */
+static size_t libc_addresses(uint64_t *out, size_t max)
+{
+	struct proc_maps maps;
+	size_t i, nr = 0;
+
+	if (procmaps__read_pid(getpid(), &maps))
+		return 0;
+	for (i = 0; i < maps.nr && nr < max; i++) {
+		const struct proc_map *m = &maps.maps[i];
+		uint64_t a;
+
+		if (!strstr(m->path, "/libc.so") || !(m->end > m->start) || m->file_offset == 0)
+			continue;
+		/* Every 97th byte of its first text mapping: most are inside a function. */
+		for (a = m->start + 1; a < m->end && nr < max; a += 97)
+			out[nr++] = a;
+		break;
+	}
+	procmaps__free(&maps);
+	return nr;
+}
+
+int main(int argc, char **argv)
+{
+	int processes = argc > 1 ? atoi(argv[1]) : 200;
+	int stacks = argc > 2 ? atoi(argv[2]) : 2000;
+	struct strpool *strings = strpool__new();
+	struct inline_pool *inlines = inline_pool__new();
+	struct symbolizer *s;
+	struct frame f, *frames;
+	uint64_t *addrs;
+	size_t nr_addrs, named = 0, lined = 0;
+	double t0, t1;
+	pid_t *children;
+	int i, j;
+
+	if (!strings || !inlines || symbolizer__new(strings, inlines, NULL, &s))
+		return 1;
+	addrs = calloc(1 << 20, sizeof(*addrs));
+	frames = calloc((size_t)stacks * FRAMES_PER_STACK, sizeof(*frames));
+	children = calloc((size_t)processes, sizeof(*children));
+	nr_addrs = addrs ? libc_addresses(addrs, 1 << 20) : 0;
+	if (!frames || !children || nr_addrs < FRAMES_PER_STACK) {
+		fprintf(stderr, "symbolize: libc not found in own maps\n");
+		return 1;
+	}
+
+	t0 = now_us();
+	symbolizer__user(s, getpid(), addrs[0], false, now_ns(), &f);
+	t1 = now_us();
+	printf("first frame in libc (maps, ELF and debug-file symbols): %.2f ms\n",
+	       (t1 - t0) / 1e3);
+	t0 = now_us();
+	symbolizer__resolve_lines(s, &f);
+	t1 = now_us();
+	printf("first source line in libc (its DWARF opened): %.2f ms\n", (t1 - t0) / 1e3);
+
+	/* Distinct stacks: each frame a different libc address. */
+	t0 = now_us();
+	for (i = 0; i < stacks * FRAMES_PER_STACK; i++) {
+		symbolizer__user(s, getpid(), addrs[(size_t)i % nr_addrs], false, now_ns(),
+				 &frames[i]);
+		named += frames[i].sym != NULL;
+	}
+	t1 = now_us();
+	printf("per new stack of %d frames, names: %.1f us (%zu of %d frames named)\n",
+	       FRAMES_PER_STACK, (t1 - t0) / stacks, named, stacks * FRAMES_PER_STACK);
+	t0 = now_us();
+	for (i = 0; i < stacks * FRAMES_PER_STACK; i++) {
+		symbolizer__resolve_lines(s, &frames[i]);
+		lined += frames[i].file != NULL;
+	}
+	t1 = now_us();
+	printf("per new stack of %d frames, lines and inlines: %.1f us (%zu with a line)\n",
+	       FRAMES_PER_STACK, (t1 - t0) / stacks, lined);
+
+	/* New processes of a binary already cached: their maps are what costs. */
+	for (i = 0; i < processes; i++) {
+		children[i] = fork();
+		if (children[i] == 0) {
+			pause();
+			_exit(0);
+		}
+	}
+	usleep(100000);
+	t0 = now_us();
+	for (i = 0; i < processes; i++) {
+		for (j = 0; j < 4; j++)
+			symbolizer__user(s, (uint32_t)children[i], addrs[(size_t)j * 31 % nr_addrs],
+					 false, now_ns(), &f);
+		symbolizer__exit(s, (uint32_t)children[i]);
+	}
+	t1 = now_us();
+	printf("per new process (maps read, 4 frames, freed at exit): %.1f us over %d\n",
+	       (t1 - t0) / processes, processes);
+	for (i = 0; i < processes; i++) {
+		kill(children[i], SIGKILL);
+		waitpid(children[i], NULL, 0);
+	}
+	symbolizer__free(s);
+	inline_pool__free(inlines);
+	strpool__free(strings);
+	free(addrs);
+	free(frames);
+	free(children);
+	return 0;
+}

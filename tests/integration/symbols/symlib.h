@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef SYMLIB_H
+#define SYMLIB_H
+
+void symlib_wait(int ms);
+
+#endif
