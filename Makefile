@@ -29,11 +29,12 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 SYMBOLS_DIR := $(OUTPUT)/tests/symbols
 SYMBOL_PROGRAMS := $(addprefix $(SYMBOLS_DIR)/,libsymlib.so symprog-pie symprog-nopie \
 	symprog-debuglink symprog-stripped)
-WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS)
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS)
 
 DEB_PACKAGES := clang make gcc g++ libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
 	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg \
-	golang-go chromium nodejs
+	golang-go chromium nodejs libclang-rt-14-dev util-linux
 
 ifeq ($(V),1)
 Q :=
@@ -95,6 +96,11 @@ $(OUTPUT)/tests/workload: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread $< -o $@
 
+# Static, to run alone in a chroot for the container-symlink test.
+$(OUTPUT)/tests/workload-static: tests/integration/workload.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -static $< -o $@
+
 # C++ with templates, for demangling.
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests
 	$(call msg,CXX,$@)
@@ -129,7 +135,22 @@ $(SYMBOLS_DIR)/symprog-stripped: $(SYMBOLS_DIR)/symprog-pie
 	$(call msg,STRIP,$@)
 	$(Q)strip --strip-all -o $@ $<
 
-test: offcpu $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS)
+# offcpu itself under ASan/UBSan and LeakSanitizer, for the soak test.
+$(OUTPUT)/offcpu-asan: src/main.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc
+	$(call msg,CC-ASAN,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANITIZE) src/main.c $(LIB_SRCS) $(LDLIBS) -o $@
+
+# libFuzzer targets, one per parser of untrusted input (clang's runtime).
+$(OUTPUT)/fuzz:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc | $(OUTPUT)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -I$(OUTPUT) -Isrc \
+		-D_GNU_SOURCE $(filter %.c,$^) $(LDLIBS) -o $@
+
+test: offcpu $(OUTPUT)/offcpu-asan $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS) $(FUZZ_TARGETS)
 	$(Q)tests/run
 
 $(OUTPUT)/bench:

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "elfsyms.h"
+#include "proc_root.h"
 
 /* Where Debian's -dbg and -dbgsym packages put separate debug files. */
 #define DEBUG_ROOT "/usr/lib/debug"
@@ -33,6 +34,7 @@ struct elfsyms {
 	char build_id[2 * BUILD_ID_MAX + 1]; /* hex; empty when the file has none */
 	bool has_dwarf;			     /* .debug_info in the file itself */
 	char debug_path[PATH_MAX];	     /* its verified separate debug file, or "" */
+	uint32_t debug_pid;		     /* debug_path is in this process's root; 0: ours */
 };
 
 /* Aliases and nested symbols share addresses; look back this far for one that holds the address. */
@@ -202,12 +204,23 @@ static int open_debug_by_build_id(const unsigned char *id, size_t len, char *pat
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+/* A file by name: inside the process's root when there is a process. */
+static int open_named(uint32_t pid, const char *path)
+{
+	int fd;
+
+	if (pid)
+		return proc_root__open(pid, path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /*
  * By .gnu_debuglink, where GDB looks: beside the file, in .debug/ beside it,
  * and under /usr/lib/debug with the file's directory.
  */
-static int open_debug_by_link(Elf *elf, const char *file_path, const unsigned char *id,
-			      size_t id_len, char *path, size_t size)
+static int open_debug_by_link(Elf *elf, uint32_t pid, const char *file_path,
+			      const unsigned char *id, size_t id_len, char *path, size_t size)
 {
 	uint64_t unused;
 	Elf_Data *link = section_named(elf, ".gnu_debuglink", &unused);
@@ -235,7 +248,7 @@ static int open_debug_by_link(Elf *elf, const char *file_path, const unsigned ch
 
 		if ((size_t)snprintf(path, size, formats[i], dir_len, file_path, name) >= size)
 			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open_named(pid, path);
 		if (fd < 0)
 			continue;
 		debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -252,7 +265,7 @@ static int open_debug_by_link(Elf *elf, const char *file_path, const unsigned ch
  * The separate debug file of a stripped file, verified against it: found
  * by build ID, else by .gnu_debuglink. Its path is left in es->debug_path.
  */
-static int open_debug_file(Elf *elf, const char *file_path, struct elfsyms *es)
+static int open_debug_file(Elf *elf, uint32_t pid, const char *file_path, struct elfsyms *es)
 {
 	unsigned char id[BUILD_ID_MAX];
 	size_t len = read_build_id(elf, id);
@@ -269,9 +282,12 @@ static int open_debug_file(Elf *elf, const char *file_path, struct elfsyms *es)
 		elf_end(debug);
 		close(fd);
 	}
-	fd = open_debug_by_link(elf, file_path, id, len, es->debug_path, sizeof(es->debug_path));
+	fd = open_debug_by_link(elf, pid, file_path, id, len, es->debug_path,
+				sizeof(es->debug_path));
 	if (fd < 0)
 		es->debug_path[0] = '\0';
+	else
+		es->debug_pid = pid;
 	return fd;
 }
 
@@ -347,12 +363,14 @@ static uint64_t read_uleb(const unsigned char **p, const unsigned char *end)
  */
 static int fde_encoding(const unsigned char *frame, size_t size, size_t cie)
 {
-	const unsigned char *p = frame + cie, *end;
+	const unsigned char *p, *end;
 	const char *aug;
 	uint32_t len;
 
-	if (cie + 9 > size)
+	/* cie comes from the file: checked before it makes a pointer (fuzz_elf). */
+	if (cie > size || size - cie < 9)
 		return -1;
+	p = frame + cie;
 	memcpy(&len, p, 4);
 	if (len == 0xffffffffU || cie + 4 + len > size || read_s32(p + 4) != 0)
 		return -1;
@@ -411,7 +429,8 @@ static int read_function_ranges(Elf *elf, struct elfsyms *es)
 		uint32_t len;
 		int enc;
 
-		if (fde + 16 > frame->d_size)
+		/* Offsets from the file wrap around: compare without adding (fuzz_elf). */
+		if (fde > frame->d_size || frame->d_size - fde < 16)
 			continue;
 		memcpy(&len, f + fde, 4);
 		if (len == 0xffffffffU || len < 12)
@@ -437,7 +456,7 @@ static void save_build_id(Elf *elf, struct elfsyms *es)
 		snprintf(es->build_id + 2 * i, 3, "%02x", id[i]);
 }
 
-static int load(Elf *elf, const char *path, struct elfsyms **out)
+static int load(Elf *elf, uint32_t pid, const char *path, struct elfsyms **out)
 {
 	struct elfsyms *es;
 	Elf_Scn *scn;
@@ -456,7 +475,7 @@ static int load(Elf *elf, const char *path, struct elfsyms **out)
 	es->has_dwarf = section_named(elf, ".debug_info", &unused) != NULL;
 	scn = find_section(elf, SHT_SYMTAB);
 	if (!scn || !es->has_dwarf)
-		debug_fd = open_debug_file(elf, path, es);
+		debug_fd = open_debug_file(elf, pid, path, es);
 	if (!scn) {
 		es->from_debug_file = debug_fd >= 0 && !read_debug_symbols(debug_fd, es);
 		if (!es->from_debug_file)
@@ -479,14 +498,14 @@ fail:
 	return err;
 }
 
-int elfsyms__open_fd(int fd, const char *path, struct elfsyms **out)
+int elfsyms__open_fd(int fd, uint32_t pid, const char *path, struct elfsyms **out)
 {
 	Elf *elf;
 	int err;
 
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	err = load(elf, path, out);
+	err = load(elf, pid, path, out);
 	elf_end(elf);
 	return err;
 }
@@ -503,7 +522,7 @@ int elfsyms__open_memory(const void *image, size_t size, struct elfsyms **out)
 	memcpy(copy, image, size);
 	elf_version(EV_CURRENT);
 	elf = elf_memory(copy, size);
-	err = load(elf, NULL, out);
+	err = load(elf, 0, NULL, out);
 	elf_end(elf);
 	free(copy);
 	return err;
@@ -556,9 +575,9 @@ bool elfsyms__has_dwarf(const struct elfsyms *es)
 	return es->has_dwarf;
 }
 
-const char *elfsyms__debug_path(const struct elfsyms *es)
+int elfsyms__open_debug_file(const struct elfsyms *es)
 {
-	return es->debug_path[0] ? es->debug_path : NULL;
+	return es->debug_path[0] ? open_named(es->debug_pid, es->debug_path) : -ENOENT;
 }
 
 const char *elfsyms__build_id(const struct elfsyms *es)

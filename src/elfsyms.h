@@ -18,10 +18,11 @@ struct elfsyms;
 /*
  * Reads .symtab; a stripped file's from its separate debug file (found by
  * build ID under /usr/lib/debug, else by .gnu_debuglink near path, and
- * verified), else its .dynsym. path (may be NULL) is where the file can be
- * reached by name. The fd may be closed afterwards.
+ * verified), else its .dynsym. path (may be NULL) is the file's name inside
+ * the root of process pid (0: offcpu's own root), where its debug link is
+ * looked up. The fd may be closed afterwards.
  */
-int elfsyms__open_fd(int fd, const char *path, struct elfsyms **out);
+int elfsyms__open_fd(int fd, uint32_t pid, const char *path, struct elfsyms **out);
 /* An ELF image in memory, such as the vdso. */
 int elfsyms__open_memory(const void *image, size_t size, struct elfsyms **out);
 /* A file offset of a mapped page to the ELF virtual address; -ENOENT if unloaded. */
@@ -42,8 +43,8 @@ const struct elf_symbol *elf_symbol_containing(const struct elf_symbol *sorted, 
 const struct elf_symbol *elfsyms__find_function(const struct elfsyms *es, uint64_t vaddr);
 /* The file has DWARF of its own (.debug_info). */
 bool elfsyms__has_dwarf(const struct elfsyms *es);
-/* Its verified separate debug file; NULL if none was found. */
-const char *elfsyms__debug_path(const struct elfsyms *es);
+/* Opens its verified separate debug file again; -ENOENT if it has none. */
+int elfsyms__open_debug_file(const struct elfsyms *es);
 /* The GNU build ID in hex; "" when the file has none. */
 const char *elfsyms__build_id(const struct elfsyms *es);
 /* Its symbols came from a separate debug file. */

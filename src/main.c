@@ -9,14 +9,18 @@
  * or 2 (usage), or the status of -- COMMAND.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/capability.h>
 #include <linux/types.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "cgroup.h"
 #include "collector.h"
 #include "command.h"
@@ -33,18 +37,28 @@
 #define OFFCPU_VERSION "0.1.0"
 #define EXIT_ENVIRONMENT 1
 #define EXIT_USAGE 2
+/* Output cut short by a closed pipe (offcpu | head): quiet, as if SIGPIPE ended it. */
+#define EXIT_PIPE (128 + SIGPIPE)
 /* The BPF side wakes us only when records pile up: poll at least this often. */
 #define POLL_INTERVAL_MS 50
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t command_pid;
+/* The output's temporary file, for a second signal to remove; "" once renamed. */
+static char temp_output_path[PATH_MAX];
 
 static void on_signal(int sig)
 {
-	stop_requested = 1;
 	/* With -- COMMAND the command decides how to stop; offcpu follows it. */
 	if (command_pid > 0)
 		kill(command_pid, sig);
+	/* A second signal: the user will not wait for the output. Leave none. */
+	if (stop_requested) {
+		if (temp_output_path[0])
+			unlink(temp_output_path);
+		_exit(128 + sig);
+	}
+	stop_requested = 1;
 }
 
 static void install_signal_handlers(void)
@@ -72,10 +86,36 @@ static int on_record(void *ctx, const void *data, size_t size)
 }
 
 /* The environment checks that need no BPF call: one clear line each. */
+static bool has_capability(const struct __user_cap_data_struct *caps, int cap)
+{
+	return caps[cap / 32].effective & (1u << (cap % 32));
+}
+
+/*
+ * Loading the BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN
+ * before 5.8); reading other processes' mappings through map_files needs
+ * CAP_SYS_ADMIN. Said once, up front, instead of as whatever fails first.
+ */
+static int check_privileges(void)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	if (syscall(SYS_capget, &header, caps))
+		return 0; /* cannot tell: let loading say what is missing */
+	if (has_capability(caps, CAP_SYS_ADMIN) ||
+	    (has_capability(caps, CAP_BPF) && has_capability(caps, CAP_PERFMON)))
+		return 0;
+	log_error("not permitted: tracing needs root, or CAP_BPF and CAP_PERFMON");
+	return -EPERM;
+}
+
 static int check_environment(void)
 {
 	const char *btf = getenv("OFFCPU_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
 
+	if (check_privileges())
+		return -EPERM;
 	if (access(btf, R_OK)) {
 		log_error("this kernel has no BTF (%s: %s); offcpu needs CONFIG_DEBUG_INFO_BTF",
 			  btf, strerror(errno));
@@ -145,6 +185,10 @@ static int start_tracer(struct session *s)
 		report_tracer_error(err);
 		return EXIT_ENVIRONMENT;
 	}
+	/* Loaded and attached: what is left is reading /proc and files. */
+	err = caps__drop_after_attach();
+	if (err)
+		log_info("could not drop capabilities: %s", strerror(-err));
 	return 0;
 }
 
@@ -179,6 +223,7 @@ static int record(struct session *s)
 	return collector__finish(s->collector);
 }
 
+/* The exit status: 0, EXIT_ENVIRONMENT, or EXIT_PIPE when stdout was closed. */
 static int write_output(struct session *s)
 {
 	uint64_t bpf_counters[OFFCPU_CNT_BPF_MAX];
@@ -187,20 +232,23 @@ static int write_output(struct session *s)
 
 	if (err) {
 		log_error("cannot read the health counters: %s", strerror(-err));
-		return err;
+		return EXIT_ENVIRONMENT;
 	}
 	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
 		s->profile->counters[i] += bpf_counters[i];
 	err = s->opts->format->write(s->output.stream, s->profile, &s->opts->report);
 	if (!err)
 		err = output_file__commit(&s->output);
+	temp_output_path[0] = '\0';
 	if (err && err != -EPIPE)
 		log_error("cannot write the output: %s", strerror(-err));
 	if (s->opts->stats) {
 		fputs("offcpu health counters:\n", stderr);
 		counters_print(stderr, s->profile->counters, "  ");
 	}
-	return err;
+	if (err == -EPIPE)
+		return EXIT_PIPE;
+	return err ? EXIT_ENVIRONMENT : 0;
 }
 
 static int setup(struct session *s)
@@ -214,6 +262,8 @@ static int setup(struct session *s)
 		log_error("cannot write output file '%s': %s", o->output_path, strerror(-err));
 		return EXIT_USAGE;
 	}
+	if (s->output.temp_path)
+		snprintf(temp_output_path, sizeof(temp_output_path), "%s", s->output.temp_path);
 	err = check_environment();
 	if (err)
 		return EXIT_ENVIRONMENT;
@@ -319,6 +369,8 @@ static int report(const struct options *o)
 		counters_print(stderr, profile->counters, "  ");
 	}
 	profile__free(profile);
+	if (err == -EPIPE)
+		return EXIT_PIPE;
 	return err ? EXIT_ENVIRONMENT : 0;
 }
 
@@ -360,7 +412,7 @@ int main(int argc, char **argv)
 			command__release(&s.command);
 		else
 			log_info("tracing; stop with Ctrl-C");
-		status = record(&s) || write_output(&s) ? EXIT_ENVIRONMENT : 0;
+		status = record(&s) ? EXIT_ENVIRONMENT : write_output(&s);
 	}
 	if (s.has_command && !status) {
 		while (!command__poll_exit(&s.command))

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "perfmap.h"
+#include "proc_root.h"
 
 /* A JIT that writes more than this is not one a person reads a profile of. */
 #define PERFMAP_MAX_SYMBOLS (1 << 20)
@@ -84,7 +85,9 @@ int perfmap__parse(FILE *file, struct perfmap *out)
 		perfmap__free(&map);
 		return err;
 	}
-	qsort(map.syms, map.nr, sizeof(*map.syms), compare_symbols);
+	/* An empty map has no array to sort (found by tests/fuzz/fuzz_perfmap). */
+	if (map.nr > 1)
+		qsort(map.syms, map.nr, sizeof(*map.syms), compare_symbols);
 	*out = map;
 	return 0;
 }
@@ -128,11 +131,11 @@ int perfmap__open(int pid, FILE **out)
 
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%ld.map", pid, ns_pid);
+	snprintf(path, sizeof(path), "/tmp/perf-%ld.map", ns_pid);
 	/* O_NONBLOCK: a planted FIFO must not hang us before the type check. */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = proc_root__open((uint32_t)pid, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return errno == ELOOP ? -EPERM : -errno;
+		return fd == -ELOOP ? -EPERM : fd;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_uid != uid && st.st_uid != 0) ||
 	    st.st_size > PERFMAP_MAX_BYTES) {
 		close(fd);

@@ -186,8 +186,10 @@ int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const
 		struct wait_rule *all =
 		    realloc(set->rules, (set->nr + added.nr + 1) * sizeof(*all));
 
+		/* A file of comments adds nothing to copy (found by tests/fuzz/fuzz_rules). */
 		if (all) {
-			memcpy(all + set->nr, added.rules, added.nr * sizeof(*all));
+			if (added.nr)
+				memcpy(all + set->nr, added.rules, added.nr * sizeof(*all));
 			set->rules = all;
 			set->nr += added.nr;
 			free(added.rules);

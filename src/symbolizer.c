@@ -16,6 +16,7 @@
 #include "hashmap.h"
 #include "log.h"
 #include "perfmap.h"
+#include "proc_root.h"
 #include "procmaps.h"
 #include "symbolizer.h"
 
@@ -184,17 +185,12 @@ static int open_mapped_file(uint32_t pid, const struct proc_map *map)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 || map->path[0] != '/')
 		return fd;
-	snprintf(path, sizeof(path), "/proc/%u/root", pid);
-	if (strlen(path) + strlen(map->path) >= sizeof(path))
-		return open(map->path, O_RDONLY | O_CLOEXEC);
-	strcat(path, map->path);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return proc_root__open(pid, map->path, O_RDONLY);
 }
 
 /* Source lines from the file's own DWARF, else from its separate debug file. */
 static void open_debuginfo(struct dso *dso, int fd)
 {
-	const char *debug_path = elfsyms__debug_path(dso->syms);
 	int debug_fd;
 
 	if (elfsyms__has_dwarf(dso->syms)) {
@@ -202,9 +198,7 @@ static void open_debuginfo(struct dso *dso, int fd)
 			dso->debug = NULL;
 		return;
 	}
-	if (!debug_path)
-		return;
-	debug_fd = open(debug_path, O_RDONLY | O_CLOEXEC);
+	debug_fd = elfsyms__open_debug_file(dso->syms);
 	if (debug_fd < 0)
 		return;
 	if (debuginfo__open_fd(debug_fd, &dso->debug))
@@ -216,7 +210,6 @@ static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct pro
 {
 	uint64_t key[2] = { ((uint64_t)map->dev_major << 32) | map->dev_minor, map->inode };
 	struct dso *dso = hashmap__find(s->dsos, key);
-	char path[PATH_MAX];
 	int fd;
 
 	if (dso)
@@ -228,9 +221,8 @@ static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct pro
 	dso->inode = key[1];
 	fd = open_mapped_file(pid, map);
 	if (fd >= 0) {
-		/* By name inside the process's root: where its debug link points. */
-		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, map->path);
-		if (elfsyms__open_fd(fd, path, &dso->syms))
+		/* Its debug link is looked up beside it, inside the process's root. */
+		if (elfsyms__open_fd(fd, pid, map->path, &dso->syms))
 			dso->syms = NULL;
 		if (dso->syms)
 			open_debuginfo(dso, fd);

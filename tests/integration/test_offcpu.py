@@ -276,6 +276,34 @@ def test_jit_frames_from_perf_map():
                         for w in mine), [user_syms(w) for w in mine]
 
 
+def test_container_symlinks_stay_in_the_container():
+    # A chroot whose /tmp is an absolute symlink. offcpu must follow it inside
+    # the chroot (to the JIT's real perf map), never on the host, where a
+    # planted map names everything "jit_evil".
+    root = os.path.join(TMP, "chroot")
+    inside = "/offcpu-test-jit-%d" % os.getpid()
+    os.makedirs(root + inside)
+    os.chmod(root + inside, 0o1777)
+    os.symlink(inside, os.path.join(root, "tmp"))
+    shutil.copy(os.path.join(ROOT, "build", "tests", "workload-static"), root + "/wl")
+    p = subprocess.Popen(["chroot", root, "/wl", "jit", "40", "-1"])
+    os.makedirs(inside)
+    try:
+        with open(os.path.join(inside, "perf-%d.map" % p.pid), "w") as f:
+            f.write("0 7fffffffffff jit_evil\n")
+        time.sleep(0.2)
+        waits, _ = trace_json(["-p", str(p.pid)], "1s")
+    finally:
+        p.kill()
+        p.wait()
+        shutil.rmtree(inside)
+    mine = [w for w in waits if w["comm"] == "wl_jit" and w["wait"] == "sleep"]
+    assert mine, [(w["comm"], w["wait"]) for w in waits]
+    for w in mine:
+        assert "jit_evil" not in user_syms(w), user_syms(w)
+        assert "jit_trampoline" in user_syms(w), user_syms(w)
+
+
 def test_stripped_binary_frames_grouped():
     stripped = os.path.join(TMP, "wl-stripped")
     r = run(["strip", "-s", "-o", stripped, WORKLOAD])
@@ -507,15 +535,37 @@ def test_duration_bounds_and_sampling():
 
 
 def test_max_entries_full_table_counted():
-    # 64 sleeping processes cannot fit in a table of 16.
-    procs = [sleeper("wl_many", rounds=100, ms=10) for _ in range(64)]
-    try:
-        _, stats = trace_json(["--max-entries", "16", "-c", "wl_many"])
-        assert stats["table_full"] > 0, stats
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
+    # 1,000 sleeping threads cannot fit in a table of 16: counted, never a crash.
+    out = os.path.join(TMP, "full-table.json")
+    r = run([OFFCPU, "--max-entries", "16", "-f", "json", "-o", out, "--", WORKLOAD, "threads",
+             "wl_many", "1000", "5", "10"])
+    assert r.returncode == 0, r.stderr
+    waits, stats = read_json_lines(out)
+    assert stats["table_full"] > 0, stats
+    assert 0 < len([w for w in waits if w["comm"] == "wl_many"]) < 5000, len(waits)
+    assert stats["emitted"] == len(waits), stats
+
+
+def test_exec_mid_run_and_traced_pid_exiting_early():
+    # A shell that waits, then execs the workload: each image's waits carry its own frames.
+    out = os.path.join(TMP, "exec.json")
+    r = run([OFFCPU, "-f", "json", "-o", out, "--", "sh", "-c",
+             "sleep 0.1; exec %s sleep wl_exec 5 10" % WORKLOAD])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_exec" and w["wait"] == "sleep"]
+    assert len(mine) == 5, [(w["comm"], w["wait"]) for w in waits]
+    assert all("main" in user_syms(w) for w in mine), [user_syms(w) for w in mine]
+    # A traced process that exits long before the end: its waits stay, offcpu goes on.
+    p = sleeper("wl_early", rounds=40, ms=20)
+    out = os.path.join(TMP, "early.json")
+    started = time.monotonic()
+    r = run([OFFCPU, "-p", str(p.pid), "-d", "2s", "-f", "json", "-o", out])
+    p.wait()
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - started >= 2.0, "stopped when the traced process exited"
+    waits, stats = read_json_lines(out)
+    assert 1 <= len([w for w in waits if w["comm"] == "wl_early"]) <= 40, len(waits)
 
 
 # --- bad input --------------------------------------------------------------------------------
@@ -544,7 +594,26 @@ BAD_INPUTS = [
     (["-o", "/nonexistent/dir/out.json"], "/nonexistent/dir/out.json"),
     (["-o", "/tmp"], "/tmp"),
     (["--cgroup", "/tmp"], "/tmp"),
+    (["--cgroup", "/sys/fs/cgroup/no-such-group"], "no-such-group"),
     (["stray"], "stray"),
+    (["-m", ""], "''"),
+    (["-p", ""], "''"),
+    (["-c", ""], "''"),
+    (["--state", ""], "''"),
+    (["-o", ""], "''"),
+    (["-f", ""], "''"),
+    (["-d", "0"], "'0'"),
+    (["-d", "3h"], "'3h'"),
+    (["-d", "1e3s"], "'1e3s'"),
+    (["--max-entries", "99999999999999999999"], "99999999999999999999"),
+    (["--max-entries", "-5"], "'-5'"),
+    (["--stack-depth", "0"], "'0'"),
+    (["--sample-rate", "1.5"], "'1.5'"),
+    (["-p", "4194303"], "4194303"),
+    (["-t", "1,-2"], "'1,-2'"),
+    (["--rules", "/nonexistent.rules"], "/nonexistent.rules"),
+    (["--group-by", "color"], "'color'"),
+    (["-o", "/proc/version"], "/proc/version"),
 ]
 
 
@@ -652,6 +721,134 @@ def test_postgres_pgbench_waits():
     idle = {w["title"] for w in background if w["wait"] == "sleep:pg-idle"}
     assert idle & {"postgres: walwriter", "postgres: background writer",
                    "postgres: checkpointer", "postgres: autovacuum launcher"}, idle
+
+
+def test_second_sigint_exits_at_once_without_output():
+    out = os.path.join(TMP, "second-sigint.json")
+    p = subprocess.Popen([OFFCPU, "-m", "0", "-f", "json", "-o", out], stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.02)  # stopping takes 50 ms to let the last waits in, then symbolizes
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=10) == 128 + signal.SIGINT, p.returncode
+    assert not os.path.exists(out), "output written after a second SIGINT"
+    assert not [f for f in os.listdir(TMP) if f.startswith(".second-sigint")], "temporary left"
+
+
+def test_closed_stdout_is_quiet():
+    p = subprocess.Popen([OFFCPU, "-d", "1s", "-m", "0", "-f", "json"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.read(100)
+    p.stdout.close()
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 128 + signal.SIGPIPE, p.returncode
+    assert err == b"", err
+
+
+def test_output_disk_full():
+    full = os.path.join(TMP, "full")
+    os.makedirs(full, exist_ok=True)
+    r = run(["mount", "-t", "tmpfs", "-o", "size=16k", "offcpu-test", full])
+    assert r.returncode == 0, r.stderr
+    try:
+        r = run([OFFCPU, "-d", "1s", "-m", "0", "-f", "json", "-o", os.path.join(full, "o.json")])
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and "No space left on device" in lines[0], r.stderr
+        assert os.listdir(full) == [], "left %s" % os.listdir(full)
+    finally:
+        run(["umount", full])
+
+
+def test_output_symlink_is_replaced_not_followed():
+    victim = os.path.join(TMP, "victim.txt")
+    link = os.path.join(TMP, "link.json")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    os.symlink(victim, link)
+    r = run([OFFCPU, "-d", "200ms", "-o", link])
+    assert r.returncode == 0, r.stderr
+    assert open(victim).read() == "precious\n", "wrote through a symlink"
+    assert not os.path.islink(link)
+    read_json_lines(link)
+
+
+def test_missing_privileges_are_an_environment_error():
+    # Root without capabilities, and an ordinary user: one line, exit 1, no file.
+    out = "/tmp/offcpu-test-noperm-%d.txt" % os.getpid()
+    for prefix in (["setpriv", "--inh-caps=-all", "--bounding-set=-all"],
+                   ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]):
+        r = run(prefix + [OFFCPU, "-d", "1s", "-o", out])
+        assert r.returncode == 1, (prefix, r.returncode, r.stderr)
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and "CAP_BPF and CAP_PERFMON" in lines[0], r.stderr
+        assert not os.path.exists(out)
+
+
+OFFCPU_ASAN = os.path.join(ROOT, "build", "offcpu-asan")
+SOAK_SECONDS = int(os.environ.get("SOAK_SECONDS", "40"))
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int(re.search(r"^VmRSS:\s+(\d+)", f.read(), re.M).group(1))
+
+
+def test_soak_short_lived_processes_no_leak():
+    # System wide, every wait, under AddressSanitizer and LeakSanitizer, while
+    # a shell starts short-lived processes (each execs, blocks and exits).
+    out = os.path.join(TMP, "soak.json")
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:quarantine_size_mb=8")
+    tracer = subprocess.Popen([OFFCPU_ASAN, "-m", "0", "--stats", "-f", "folded", "-o", out],
+                              stderr=subprocess.PIPE, text=True, env=env)
+    churn = subprocess.Popen(["sh", "-c", "while :; do %s sleep wl_soak 1 1; done" % WORKLOAD])
+    try:
+        time.sleep(SOAK_SECONDS / 4)
+        early = rss_kib(tracer.pid)
+        time.sleep(SOAK_SECONDS * 3 / 4)
+        late = rss_kib(tracer.pid)
+    finally:
+        churn.kill()
+        churn.wait()
+    tracer.send_signal(signal.SIGINT)
+    _, err = tracer.communicate(timeout=120)
+    assert tracer.returncode == 0, (tracer.returncode, err[-3000:])
+    assert "Sanitizer" not in err, err[-3000:]
+    processes = sum(int(l.rsplit(" ", 1)[1]) > 0 for l in open(out) if l.startswith("wl_soak;"))
+    assert processes > 0, "no short-lived process recorded"
+    gone = int(re.search(r"processes_gone\s+(\d+)", err).group(1))
+    drops = int(re.search(r"ringbuf_full\s+(\d+)", err).group(1))
+    assert drops == 0, err
+    # Per-process state is freed at exit: memory grows with distinct stacks
+    # and threads (the profile), not without bound. Under ASan, well below 64 MiB.
+    assert late - early < 64 * 1024, "RSS grew from %d to %d KiB" % (early, late)
+    print("    soak: RSS %d -> %d KiB, %d processes gone early" % (early, late, gone))
+
+
+def test_capabilities_dropped_after_attach():
+    # Another user's process, symbolized by an offcpu that has kept only what
+    # reading /proc and files needs: no CAP_SYS_ADMIN (21), CAP_PERFMON (38), CAP_BPF (39).
+    other = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                              WORKLOAD, "sleep", "wl_nobody", "150", "20"])
+    out = os.path.join(TMP, "caps.json")
+    tracer = subprocess.Popen([OFFCPU, "-c", "wl_nobody", "-d", "2s", "-f", "json", "-o", out])
+    try:
+        time.sleep(1.0)
+        with open("/proc/%d/status" % tracer.pid) as f:
+            status = f.read()
+        assert tracer.wait(timeout=30) == 0
+    finally:
+        other.kill()
+        other.wait()
+    effective = int(re.search(r"^CapEff:\s+([0-9a-f]+)", status, re.M).group(1), 16)
+    bounding = int(re.search(r"^CapBnd:\s+([0-9a-f]+)", status, re.M).group(1), 16)
+    for cap in (21, 38, 39):
+        assert not effective & (1 << cap) and not bounding & (1 << cap), hex(effective)
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_nobody" and w["wait"] == "sleep"]
+    assert mine and all("main" in user_syms(w) and "clock_nanosleep" in user_syms(w)
+                        for w in mine), [user_syms(w) for w in mine]
 
 
 def test_help_and_version():

@@ -10,6 +10,8 @@
  *                              class it should get (tests/unit/fixtures)
  *   workload jit N UID         sleeps N x 20 ms under JIT code named in a perf
  *                              map owned by UID (-1: its own)
+ *   workload threads NAME N ROUNDS MS
+ *                              N threads, each sleeping ROUNDS x MS ms
  *
  * Threads of "truth": a sleeper (N x 20 ms), a waiter on a contended mutex,
  * a reader of an empty pipe, a parent waiting for a child process, a
@@ -930,8 +932,44 @@ static int run_truth(const char *path)
 	return fclose(out) ? 1 : 0;
 }
 
+/* `threads NAME N ROUNDS MS`: N threads, each sleeping ROUNDS x MS ms. */
+struct sleeper_args {
+	int rounds;
+	int ms;
+};
+
+static void *thread_sleeper(void *arg)
+{
+	const struct sleeper_args *a = arg;
+	int i;
+
+	for (i = 0; i < a->rounds; i++)
+		sleep_ms(a->ms);
+	return NULL;
+}
+
+static int run_threads(const char *name, int n, int rounds, int ms)
+{
+	struct sleeper_args args = { rounds, ms };
+	pthread_t *ids = calloc((size_t)n, sizeof(*ids));
+	pthread_attr_t attr;
+	int i, started = 0;
+
+	prctl(PR_SET_NAME, name);
+	if (!ids || pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 64 << 10))
+		return 1;
+	for (i = 0; i < n; i++)
+		started += !pthread_create(&ids[i], &attr, thread_sleeper, &args);
+	for (i = 0; i < started; i++)
+		pthread_join(ids[i], NULL);
+	free(ids);
+	return started == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 6 && !strcmp(argv[1], "threads"))
+		return run_threads(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
 	if (argc == 3 && !strcmp(argv[1], "truth"))
 		return run_truth(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "jit"))
@@ -947,6 +985,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: workload truth FILE | workload sleep NAME N MS | "
+			"workload threads NAME N ROUNDS MS | "
 			"workload classes DIR | workload jit N OWNER_UID\n");
 	return 2;
 }

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer: an ELF file as a hostile process could map it: symbols, load
+ * segments, unwind tables, then its DWARF lines and inline frames.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "debuginfo.h"
+#include "elfsyms.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct inline_pool *inlines = inline_pool__new();
+	struct strpool *strings = strpool__new();
+	struct source_location where;
+	struct debuginfo *di;
+	struct elfsyms *es;
+	uint64_t vaddr;
+	int fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
+
+	if (fd < 0 || !inlines || !strings || write(fd, data, size) != (ssize_t)size)
+		goto out;
+	if (!elfsyms__open_fd(fd, 0, NULL, &es)) {
+		for (vaddr = 0; vaddr < 0x2000; vaddr += 0x100) {
+			elfsyms__find(es, vaddr);
+			elfsyms__find_function(es, vaddr);
+		}
+		elfsyms__offset_to_vaddr(es, 0x1000, &vaddr);
+		elfsyms__free(es);
+	}
+	if (!debuginfo__open_fd(fd, &di)) {
+		for (vaddr = 0; vaddr < 0x2000; vaddr += 0x100)
+			debuginfo__lookup(di, vaddr, strings, inlines, &where);
+		debuginfo__free(di);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	inline_pool__free(inlines);
+	strpool__free(strings);
+	return 0;
+}
