@@ -29,8 +29,8 @@ int caps__drop_after_attach(void)
 	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
 	int last = last_cap(), cap, i;
-	__u64 keep = 1ULL << CAP_SYS_PTRACE | 1ULL << CAP_DAC_READ_SEARCH |
-		     1ULL << CAP_DAC_OVERRIDE;
+	__u64 keep =
+	    1ULL << CAP_SYS_PTRACE | 1ULL << CAP_DAC_READ_SEARCH | 1ULL << CAP_DAC_OVERRIDE;
 
 	if (last >= CAP_CHECKPOINT_RESTORE_NR)
 		keep |= 1ULL << CAP_CHECKPOINT_RESTORE_NR;

@@ -85,16 +85,15 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return collector__record(ctx, data, size);
 }
 
-/* The environment checks that need no BPF call: one clear line each. */
 static bool has_capability(const struct __user_cap_data_struct *caps, int cap)
 {
 	return caps[cap / 32].effective & (1u << (cap % 32));
 }
 
 /*
- * Loading the BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN
- * before 5.8); reading other processes' mappings through map_files needs
- * CAP_SYS_ADMIN. Said once, up front, instead of as whatever fails first.
+ * Loading the BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN,
+ * which also covers them before Linux 5.8). Said once, up front, instead of
+ * as whatever fails first.
  */
 static int check_privileges(void)
 {
@@ -110,6 +109,7 @@ static int check_privileges(void)
 	return -EPERM;
 }
 
+/* The environment checks that need no BPF call: one clear line each. */
 static int check_environment(void)
 {
 	const char *btf = getenv("OFFCPU_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
@@ -255,7 +255,7 @@ static int setup(struct session *s)
 {
 	struct options *o = s->opts;
 	struct ksyms *ksyms = NULL;
-	int err;
+	int err, ksyms_err, status;
 
 	err = output_file__open(o->output_path, &s->output);
 	if (err) {
@@ -267,10 +267,7 @@ static int setup(struct session *s)
 	err = check_environment();
 	if (err)
 		return EXIT_ENVIRONMENT;
-	err = ksyms__load_system(&ksyms);
-	if (err)
-		log_warn("kernel symbols unavailable (%s): kernel frames stay addresses",
-			 strerror(-err));
+	ksyms_err = ksyms__load_system(&ksyms);
 	err = profile__new(o->format->lists_waits, &s->profile);
 	err =
 	    err ?: symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
@@ -301,7 +298,12 @@ static int setup(struct session *s)
 			return EXIT_ENVIRONMENT;
 		s->pids.ids[s->pids.nr - 1] = (uint32_t)s->command.pid;
 	}
-	return start_tracer(s);
+	status = start_tracer(s);
+	/* Said once tracing works: if it cannot start, that is the one line to read. */
+	if (!status && ksyms_err)
+		log_warn("kernel symbols unavailable (%s): kernel frames stay addresses",
+			 strerror(-ksyms_err));
+	return status;
 }
 
 static void teardown(struct session *s)

@@ -69,7 +69,7 @@ enum {
 };
 
 struct string_entry {
-	const char *text; /* the profile's interned or a pprof-owned copy */
+	const char *text; /* pprof's own copy */
 	uint64_t index;
 };
 

@@ -546,6 +546,28 @@ def test_max_entries_full_table_counted():
     assert stats["emitted"] == len(waits), stats
 
 
+def test_ring_buffer_full_is_counted():
+    # A reader that stops reading (SIGSTOP) under 50,000 waits a second: the
+    # ring buffer fills, every loss is counted, the output is still whole.
+    out = os.path.join(TMP, "ringbuf.json")
+    load = subprocess.Popen([WORKLOAD, "threads", "wl_flood", "50", "3000", "1"])
+    tracer = subprocess.Popen([OFFCPU, "-m", "0", "-c", "wl_flood", "-f", "json", "-o", out])
+    try:
+        time.sleep(1.0)
+        tracer.send_signal(signal.SIGSTOP)
+        time.sleep(2.0)
+        tracer.send_signal(signal.SIGCONT)
+        time.sleep(0.5)
+        tracer.send_signal(signal.SIGINT)
+        assert tracer.wait(timeout=60) == 0
+    finally:
+        load.kill()
+        load.wait()
+    waits, stats = read_json_lines(out)
+    assert stats["ringbuf_full"] > 0, stats
+    assert stats["emitted"] == len(waits), (stats["emitted"], len(waits))
+
+
 def test_exec_mid_run_and_traced_pid_exiting_early():
     # A shell that waits, then execs the workload: each image's waits carry its own frames.
     out = os.path.join(TMP, "exec.json")
@@ -775,10 +797,13 @@ def test_output_symlink_is_replaced_not_followed():
 
 
 def test_missing_privileges_are_an_environment_error():
-    # Root without capabilities, and an ordinary user: one line, exit 1, no file.
+    # Root without capabilities, an ordinary user, and root of a user namespace
+    # (its capabilities pass our check; the kernel refuses the BPF load):
+    # one line, exit 1, no file.
     out = "/tmp/offcpu-test-noperm-%d.txt" % os.getpid()
     for prefix in (["setpriv", "--inh-caps=-all", "--bounding-set=-all"],
-                   ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]):
+                   ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"],
+                   ["unshare", "--user", "--map-root-user"]):
         r = run(prefix + [OFFCPU, "-d", "1s", "-o", out])
         assert r.returncode == 1, (prefix, r.returncode, r.stderr)
         lines = r.stderr.splitlines()
