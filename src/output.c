@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +22,16 @@ static const char *const group_by_names[] = {
 	[GROUP_BY_TID] = "tid",	    [GROUP_BY_PID] = "pid",	[GROUP_BY_COMM] = "comm",
 	[GROUP_BY_TITLE] = "title", [GROUP_BY_STATE] = "state", [GROUP_BY_WAIT] = "wait",
 };
+
+void format_duration(uint64_t ns, char *buf, size_t size)
+{
+	if (ns >= 1000000000ULL)
+		snprintf(buf, size, "%.3f s", ns / 1e9);
+	else if (ns >= 1000000ULL)
+		snprintf(buf, size, "%.3f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.3f us", ns / 1e3);
+}
 
 int output_group_by_parse(const char *name, enum report_group_by *out)
 {

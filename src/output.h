@@ -8,6 +8,7 @@
 #define OFFCPU_OUTPUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "profile.h"
@@ -34,6 +35,9 @@ struct output_format {
 	/* Writes the finished profile; errors of the stream are checked by the caller. */
 	int (*write)(FILE *out, const struct profile *p, const struct output_opts *opts);
 };
+
+/* "12.345 ms": three decimals in s, ms or us, as the text report and svg show time. */
+void format_duration(uint64_t ns, char *buf, size_t size);
 
 /* "title", "comm", "pid", "tid", "state", "wait"; -EINVAL for anything else. */
 int output_group_by_parse(const char *name, enum report_group_by *out);

@@ -13,6 +13,7 @@
  * so pprof never needs to symbolize again.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -382,20 +383,38 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 	return err;
 }
 
-static void write_mappings(struct pprof *pp)
+/*
+ * The values of map in the order of their IDs, 1 to n (index 0 unused):
+ * profile.proto lists mappings, locations and functions by ID. id_offset
+ * is where each value keeps its uint64_t ID.
+ */
+static void **ordered_by_id(struct pprof *pp, const struct hashmap *map, size_t id_offset)
 {
-	struct mapping **by_id = calloc(hashmap__size(pp->mappings) + 1, sizeof(*by_id));
+	void **by_id = calloc(hashmap__size(map) + 1, sizeof(*by_id));
 	struct hashmap_iter it = { 0 };
 	const void *key;
 	void *value;
-	size_t i;
 
 	if (!by_id) {
 		pp->err = -ENOMEM;
-		return;
+		return NULL;
 	}
-	while (hashmap__next(pp->mappings, &it, &key, &value))
-		by_id[((struct mapping *)value)->id] = value;
+	while (hashmap__next(map, &it, &key, &value)) {
+		uint64_t id;
+
+		memcpy(&id, (const char *)value + id_offset, sizeof(id));
+		by_id[id] = value;
+	}
+	return by_id;
+}
+
+static void write_mappings(struct pprof *pp)
+{
+	void **by_id = ordered_by_id(pp, pp->mappings, offsetof(struct mapping, id));
+	size_t i;
+
+	if (!by_id)
+		return;
 	for (i = 1; i <= hashmap__size(pp->mappings); i++) {
 		const struct mapping *m = by_id[i];
 
@@ -438,18 +457,11 @@ static void write_lines(struct pprof *pp, const struct frame_inline *in, const c
 
 static void write_locations(struct pprof *pp)
 {
-	struct location **by_id = calloc(hashmap__size(pp->locations) + 1, sizeof(*by_id));
-	struct hashmap_iter it = { 0 };
-	const void *key;
-	void *value;
+	void **by_id = ordered_by_id(pp, pp->locations, offsetof(struct location, id));
 	size_t i;
 
-	if (!by_id) {
-		pp->err = -ENOMEM;
+	if (!by_id)
 		return;
-	}
-	while (hashmap__next(pp->locations, &it, &key, &value))
-		by_id[((struct location *)value)->id] = value;
 	for (i = 1; i <= hashmap__size(pp->locations); i++) {
 		const struct location *loc = by_id[i];
 
@@ -466,18 +478,11 @@ static void write_locations(struct pprof *pp)
 
 static void write_functions(struct pprof *pp)
 {
-	struct function **by_id = calloc(hashmap__size(pp->functions) + 1, sizeof(*by_id));
-	struct hashmap_iter it = { 0 };
-	const void *key;
-	void *value;
+	void **by_id = ordered_by_id(pp, pp->functions, offsetof(struct function, id));
 	size_t i;
 
-	if (!by_id) {
-		pp->err = -ENOMEM;
+	if (!by_id)
 		return;
-	}
-	while (hashmap__next(pp->functions, &it, &key, &value))
-		by_id[((struct function *)value)->id] = value;
 	for (i = 1; i <= hashmap__size(pp->functions); i++) {
 		const struct function *fn = by_id[i];
 

@@ -293,16 +293,6 @@ struct layout {
 	uint32_t height;
 };
 
-static void format_duration(uint64_t ns, char *buf, size_t size)
-{
-	if (ns >= 1000000000ULL)
-		snprintf(buf, size, "%.3f s", ns / 1e9);
-	else if (ns >= 1000000ULL)
-		snprintf(buf, size, "%.3f ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f us", ns / 1e3);
-}
-
 /*
  * One frame: start and value in nanoseconds and its depth as data for the
  * script, and its place at full width for a reader without scripts.

@@ -26,16 +26,6 @@ struct groups {
 	size_t nr;
 };
 
-static void format_duration(uint64_t ns, char *buf, size_t size)
-{
-	if (ns >= 1000000000ULL)
-		snprintf(buf, size, "%.3f s", ns / 1e9);
-	else if (ns >= 1000000ULL)
-		snprintf(buf, size, "%.3f ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f us", ns / 1e3);
-}
-
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;

@@ -6,7 +6,7 @@
 // usage: node flamegraph_check.js FILE.svg SEARCH_TERM SCREENSHOT.png
 "use strict";
 const path = require("path");
-const { chromium } = require("playwright-core");
+const { launch } = require("./launch");
 
 async function frameState(page, name) {
 	return page.evaluate((wanted) => {
@@ -26,12 +26,7 @@ async function frameState(page, name) {
 
 async function main() {
 	const [svgPath, term, screenshot] = process.argv.slice(2);
-	const browser = await chromium.launch({
-		executablePath: "/usr/bin/chromium",
-		args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		       "--disable-background-networking", "--disable-component-update",
-		       "--disable-sync"],
-	});
+	const browser = await launch();
 	const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 	const errors = [];
 	const requests = [];

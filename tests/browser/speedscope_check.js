@@ -6,17 +6,12 @@
 // usage: node speedscope_check.js FILE.folded SCREENSHOT.png
 "use strict";
 const path = require("path");
-const { chromium } = require("playwright-core");
+const { launch } = require("./launch");
 
 async function main() {
 	const [folded, screenshot] = process.argv.slice(2);
 	const app = path.join(__dirname, "node_modules", "speedscope", "dist", "release", "index.html");
-	const browser = await chromium.launch({
-		executablePath: "/usr/bin/chromium",
-		args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		       "--disable-background-networking", "--disable-component-update",
-		       "--disable-sync"],
-	});
+	const browser = await launch();
 	const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 	const seen = { errors: [], dialogs: [] };
 	page.on("pageerror", (e) => seen.errors.push(String(e)));
