@@ -523,7 +523,11 @@ def test_duration_bounds_and_sampling():
         waits, stats = trace_json(["-m", "10ms", "-M", "30ms", "-p", "%d,%d" % (p1.pid, p2.pid)])
         check_only(waits, lambda w: 10_000_000 <= w["duration_ns"] <= 30_000_000, "-m/-M")
         assert stats["below_min_duration"] > 0, stats
-        assert {w["comm"] for w in waits} == {"wl_long"}
+        # The 5 ms sleeper's waits are below -m but for the odd one a loaded
+        # machine stretches past 10 ms.
+        short = [w for w in waits if w["comm"] == "wl_short"]
+        long = [w for w in waits if w["comm"] == "wl_long"]
+        assert long and len(short) < len(long) / 4, (len(short), len(long))
         waits, stats = trace_json(["--sample-rate", "4", "-m", "0", "-p", str(p1.pid)])
         assert stats["sampled_out"] > 0, stats
         kept = stats["emitted"] / (stats["emitted"] + stats["sampled_out"])
