@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,13 @@ static bool equal_class(const void *a, const void *b)
 	       x->state == y->state;
 }
 
+/* A reused PID counts as alive: its entries merely stay apart a while longer. */
+static bool process_alive(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   const struct rule_set *rules, uint32_t state_mask, struct collector **out)
 {
@@ -121,6 +129,7 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		return -ENOMEM;
 	c->profile = profile;
 	c->symbolizer = symbolizer;
+	profile->process_alive = process_alive;
 	c->rules = rules;
 	c->state_mask = state_mask;
 	c->kernel_stacks = hashmap__new(hash_raw, equal_raw);

@@ -373,8 +373,11 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		string_label(pp, "wait.class", w->wait_class);
 		string_label(pp, "thread.name", w->comm);
 		string_label(pp, "process.title", w->title ? w->title : w->comm);
-		number_label(pp, "process.pid", w->pid);
-		number_label(pp, "thread.id", w->tid);
+		/* Merged exited processes have no one pid to give. */
+		if (w->pid != PROFILE_EXITED_ID) {
+			number_label(pp, "process.pid", w->pid);
+			number_label(pp, "thread.id", w->tid);
+		}
 		pb__message(&pp->profile, PROFILE_SAMPLE, &pp->message);
 		err = pp->err ?: pp->profile.err;
 	}

@@ -91,13 +91,20 @@ static const struct group_by_section sections[] = {
 static void label_of(const struct profile_entry *e, enum report_group_by by, char *buf, size_t size)
 {
 	const char *name = e->key.title ? e->key.title : e->key.comm;
+	bool exited = e->key.pid == PROFILE_EXITED_ID;
 
 	switch (by) {
 	case GROUP_BY_TID:
-		snprintf(buf, size, "%-16s %8u %8u", e->key.comm, e->key.pid, e->key.tid);
+		if (exited)
+			snprintf(buf, size, "%-16s %17s", e->key.comm, "(exited)");
+		else
+			snprintf(buf, size, "%-16s %8u %8u", e->key.comm, e->key.pid, e->key.tid);
 		break;
 	case GROUP_BY_PID:
-		snprintf(buf, size, "%-25.25s %8u", name, e->key.pid);
+		if (exited)
+			snprintf(buf, size, "%-25.25s %8s", name, "(exited)");
+		else
+			snprintf(buf, size, "%-25.25s %8u", name, e->key.pid);
 		break;
 	case GROUP_BY_COMM:
 		snprintf(buf, size, "%s", e->key.comm);

@@ -98,6 +98,7 @@ int profile__new(bool keep_waits, struct profile **out)
 	if (!p)
 		return -ENOMEM;
 	p->keep_waits = keep_waits;
+	p->compact_at = PROFILE_COMPACT_ENTRIES;
 	p->strings = strpool__new();
 	p->inlines = inline_pool__new();
 	p->stacks = keep_waits ? hashmap__new(hash_stack_exact, equal_stack_exact)
@@ -143,6 +144,52 @@ const struct stack *profile__intern_stack(struct profile *p, const struct frame 
 	return s;
 }
 
+/*
+ * Folds the entries of processes that have exited into one per comm, title,
+ * state, class and stacks, under PROFILE_EXITED_ID: their time stays where
+ * it was, only which thread it was is given up.
+ */
+static int compact(struct profile *p)
+{
+	struct profile_entry **dead = malloc(hashmap__size(p->entries) * sizeof(*dead));
+	struct hashmap_iter it = { 0 };
+	size_t nr = 0, i;
+	const void *key;
+	void *value;
+
+	if (!dead)
+		return -ENOMEM;
+	while (hashmap__next(p->entries, &it, &key, &value)) {
+		struct profile_entry *e = value;
+
+		if (e->key.pid != PROFILE_EXITED_ID &&
+		    !p->process_alive(p->process_alive_ctx, e->key.pid))
+			dead[nr++] = e;
+	}
+	for (i = 0; i < nr; i++) {
+		struct profile_entry *e = dead[i], *into;
+
+		hashmap__remove(p->entries, &e->key);
+		e->key.pid = PROFILE_EXITED_ID;
+		e->key.tid = PROFILE_EXITED_ID;
+		into = hashmap__find(p->entries, &e->key);
+		if (into) {
+			into->count += e->count;
+			into->total_ns += e->total_ns;
+			free(e);
+		} else if (hashmap__insert(p->entries, &e->key, e)) {
+			free(e);
+			free(dead);
+			return -ENOMEM;
+		}
+	}
+	free(dead);
+	/* Live threads alone past the mark: move it, not compact on every wait. */
+	if (hashmap__size(p->entries) * 2 > p->compact_at)
+		p->compact_at = hashmap__size(p->entries) * 2;
+	return 0;
+}
+
 int profile__add(struct profile *p, const struct wait *w)
 {
 	struct profile_entry *e = hashmap__find(p->entries, w);
@@ -176,6 +223,8 @@ int profile__add(struct profile *p, const struct wait *w)
 	e->total_ns += w->duration_ns;
 	p->total_count++;
 	p->total_ns += w->duration_ns;
+	if (p->process_alive && hashmap__size(p->entries) >= p->compact_at)
+		return compact(p);
 	return 0;
 }
 

@@ -41,6 +41,14 @@ struct profile_entry {
 	uint64_t total_ns;
 };
 
+/*
+ * The pid and tid of entries merged from processes that exited: past
+ * PROFILE_COMPACT_ENTRIES distinct entries, so that endless short-lived
+ * processes cost memory per distinct comm, title and stack, not per process.
+ */
+#define PROFILE_EXITED_ID UINT32_MAX
+#define PROFILE_COMPACT_ENTRIES 50000
+
 struct profile {
 	struct strpool *strings;
 	struct inline_pool *inlines;
@@ -53,6 +61,10 @@ struct profile {
 	uint64_t counters[OFFCPU_CNT_MAX];
 	uint64_t total_ns;
 	uint64_t total_count;
+	/* Whether a process still runs; NULL: never merge exited ones. */
+	bool (*process_alive)(void *ctx, uint32_t pid);
+	void *process_alive_ctx;
+	size_t compact_at; /* entries at which to merge exited processes next */
 	uint64_t start_time_ns; /* CLOCK_REALTIME when recording began; 0: unknown */
 	uint64_t duration_ns;	/* how long it recorded */
 };

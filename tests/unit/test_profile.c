@@ -132,6 +132,59 @@ static char *render(int (*write)(FILE *, const struct profile *, const struct ou
 	return render_by(write, p, GROUP_BY_TID);
 }
 
+static bool even_pids_alive(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid % 2 == 0;
+}
+
+/* Past the mark, exited processes' entries merge; their time stays. */
+static void exited_processes_merge(void **state)
+{
+	struct profile *p;
+	struct wait w = { 0 };
+	struct frame f[1];
+	struct profile_entry **entries;
+	size_t nr, i, exited = 0, total = 0;
+	char *text;
+	uint32_t pid;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	p->process_alive = even_pids_alive;
+	p->compact_at = 8;
+	f[0] = kframe(p, 0xffffffff81000010ULL, "do_nanosleep");
+	w.comm = strpool__intern(p->strings, "short");
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.kernel_stack = profile__intern_stack(p, f, 1);
+	for (pid = 1; pid <= 100; pid++) {
+		w.pid = w.tid = pid;
+		w.duration_ns = 1000;
+		assert_int_equal(profile__add(p, &w), 0);
+	}
+	assert_int_equal(p->total_count, 100);
+	assert_int_equal(p->total_ns, 100000);
+	assert_int_equal(profile__sorted_entries(p, &entries, &nr), 0);
+	/*
+	 * Live processes stay apart; exited ones merge each time the entries
+	 * reach the mark, which then moves to twice what is left.
+	 */
+	for (i = 0; i < nr; i++) {
+		if (entries[i]->key.pid == PROFILE_EXITED_ID)
+			exited += entries[i]->count;
+		else
+			total += entries[i]->count;
+	}
+	assert_int_equal(exited + total, 100);
+	assert_true(exited >= 25);
+	assert_true(nr <= 100 - exited + 1);
+	text = render(output_text_write, p);
+	assert_non_null(strstr(text, "  short                     (exited)"));
+	free(text);
+	free(entries);
+	profile__free(p);
+}
+
 static void folded_golden(void **state)
 {
 	struct profile *p = fixture_profile(false);
@@ -641,6 +694,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(aggregation),
+		cmocka_unit_test(exited_processes_merge),
 		cmocka_unit_test(folded_golden),
 		cmocka_unit_test(json_golden),
 		cmocka_unit_test(text_report),
