@@ -29,7 +29,6 @@ struct unit_inlines {
 	struct inline_range *ranges;
 	size_t nr;
 	size_t cap;
-	int err;
 };
 
 struct debuginfo {
@@ -81,10 +80,9 @@ static void add_ranges(struct unit_inlines *u, Dwarf_Die *die, uint32_t depth)
 			size_t cap = u->cap ? u->cap * 2 : 64;
 			struct inline_range *grown = realloc(u->ranges, cap * sizeof(*grown));
 
-			if (!grown) {
-				u->err = -ENOMEM;
+			/* Out of memory: the unit's inline frames stay incomplete. */
+			if (!grown)
 				return;
-			}
 			u->ranges = grown;
 			u->cap = cap;
 		}
