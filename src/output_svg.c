@@ -243,6 +243,8 @@ static void merge_narrow(struct flame *fl, struct node *n, uint64_t min_ns)
 		merged->name = strpool__intern(fl->names, name) ?: merged->name;
 		merged->kind = NODE_MERGED;
 		merged->nr_children = 0;
+		/* Narrow wait classes merged at the root are of no one class. */
+		merged->base_class = n->base_class;
 	}
 	n->children[kept++] = merged;
 	n->nr_children = kept;
