@@ -133,6 +133,9 @@ static void report_tracer_error(int err)
 		log_error("this kernel's BPF verifier rejected offcpu's program (rerun with -v)");
 	else if (err == -ENOENT)
 		log_error("a tracepoint offcpu needs is missing from this kernel (rerun with -v)");
+	else if (err == -ENOMEM)
+		log_error("not enough memory for offcpu's BPF maps and ring buffer (a memory "
+			  "limit?); rerun with -v");
 	else
 		log_error("cannot set up BPF tracing: %s (rerun with -v)", strerror(-err));
 }

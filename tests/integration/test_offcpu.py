@@ -880,6 +880,31 @@ def test_capabilities_dropped_after_attach():
                         for w in mine), [user_syms(w) for w in mine]
 
 
+def test_bpf_maps_failing_is_an_environment_error():
+    # A memory cgroup too small for the 4 MiB ring buffer: its creation fails.
+    # (Much smaller and the OOM killer takes the process before the BPF load.)
+    cgroup = "/sys/fs/cgroup/memory/offcpu-test-%d" % os.getpid()
+    os.mkdir(cgroup)
+    out = os.path.join(TMP, "nomem.txt")
+    try:
+        results = []
+        for limit in ("22M", "20M", "24M"):
+            with open(os.path.join(cgroup, "memory.limit_in_bytes"), "w") as f:
+                f.write(limit)
+            r = run(["sh", "-c", 'echo $$ > %s/cgroup.procs && exec "$@"' % cgroup, "sh",
+                     OFFCPU, "-d", "1s", "-o", out])
+            results.append((limit, r.returncode, r.stderr))
+            if r.returncode != -signal.SIGKILL and r.returncode != 128 + signal.SIGKILL:
+                break
+        limit, code, err = results[-1]
+        assert code == 1, results
+        lines = err.splitlines()
+        assert len(lines) == 1 and "not enough memory for offcpu's BPF maps" in lines[0], err
+        assert not os.path.exists(out)
+    finally:
+        os.rmdir(cgroup)
+
+
 def test_help_and_version():
     r = run([OFFCPU, "--help"])
     assert r.returncode == 0 and "--min-duration" in r.stdout
