@@ -763,11 +763,18 @@ def test_second_sigint_exits_at_once_without_output():
 
 
 def test_closed_stdout_is_quiet():
-    p = subprocess.Popen([OFFCPU, "-d", "1s", "-m", "0", "-f", "json"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
-    p.stdout.read(100)
-    p.stdout.close()
-    _, err = p.communicate(timeout=30)
+    # Thousands of waits: far more JSON than a pipe holds, so the reader's
+    # close comes while offcpu still writes.
+    load = subprocess.Popen([WORKLOAD, "threads", "wl_pipefull", "20", "3000", "1"])
+    p = subprocess.Popen([OFFCPU, "-d", "1s", "-m", "0", "-c", "wl_pipefull", "-f", "json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        p.stdout.read(100)
+        p.stdout.close()
+        _, err = p.communicate(timeout=30)
+    finally:
+        load.kill()
+        load.wait()
     assert p.returncode == 128 + signal.SIGPIPE, p.returncode
     assert err == b"", err
 
