@@ -33,8 +33,7 @@ struct elfsyms {
 	size_t nr_segments;
 	char build_id[2 * BUILD_ID_MAX + 1]; /* hex; empty when the file has none */
 	bool has_dwarf;			     /* .debug_info in the file itself */
-	char debug_path[PATH_MAX];	     /* its verified separate debug file, or "" */
-	uint32_t debug_pid;		     /* debug_path is in this process's root; 0: ours */
+	int debug_fd;			     /* its verified separate debug file, or -1 */
 };
 
 /* Aliases and nested symbols share addresses; look back this far for one that holds the address. */
@@ -188,20 +187,41 @@ static bool crc_matches(int fd, uint32_t expected)
 	return n == 0 && (uint32_t)crc == expected;
 }
 
-/* By build ID: /usr/lib/debug/.build-id/ab/cdef....debug. */
-static int open_debug_by_build_id(const unsigned char *id, size_t len, char *path, size_t size)
+/*
+ * A candidate debug file, kept only if it is the one: the same build ID, or
+ * for a file without one, the CRC32 its .gnu_debuglink gives. Else closed.
+ */
+static int verified(int fd, const unsigned char *id, size_t id_len, uint32_t crc)
 {
+	Elf *debug;
+	bool ok;
+
+	if (fd < 0)
+		return fd;
+	debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ok = id_len ? is_debug_file_of(debug, id, id_len) : crc_matches(fd, crc);
+	elf_end(debug);
+	if (ok)
+		return fd;
+	close(fd);
+	return -ENOENT;
+}
+
+/* By build ID: /usr/lib/debug/.build-id/ab/cdef....debug. */
+static int open_debug_by_build_id(const unsigned char *id, size_t len)
+{
+	char path[sizeof(DEBUG_ROOT) + 2 * BUILD_ID_MAX + 32];
 	size_t at, i;
+	int fd;
 
 	if (len < 2)
 		return -ENOENT;
-	at = (size_t)snprintf(path, size, DEBUG_ROOT "/.build-id/%02x/", id[0]);
-	for (i = 1; i < len && at < size; i++)
-		at += (size_t)snprintf(path + at, size - at, "%02x", id[i]);
-	if (at >= size)
-		return -ENAMETOOLONG;
-	snprintf(path + at, size - at, ".debug");
-	return open(path, O_RDONLY | O_CLOEXEC);
+	at = (size_t)snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", id[0]);
+	for (i = 1; i < len; i++)
+		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
+	snprintf(path + at, sizeof(path) - at, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return verified(fd < 0 ? -errno : fd, id, len, 0);
 }
 
 /* A file by name: inside the process's root when there is a process. */
@@ -220,14 +240,16 @@ static int open_named(uint32_t pid, const char *path)
  * and under /usr/lib/debug with the file's directory.
  */
 static int open_debug_by_link(Elf *elf, uint32_t pid, const char *file_path,
-			      const unsigned char *id, size_t id_len, char *path, size_t size)
+			      const unsigned char *id, size_t id_len)
 {
+	static const char *const formats[] = { "%.*s/%s", "%.*s/.debug/%s", DEBUG_ROOT "%.*s/%s" };
 	uint64_t unused;
 	Elf_Data *link = section_named(elf, ".gnu_debuglink", &unused);
 	const char *name, *slash;
+	char path[PATH_MAX];
 	uint32_t crc;
-	size_t name_len;
-	int dir_len, fd, i;
+	size_t name_len, i;
+	int dir_len, fd;
 
 	if (!link || !file_path || link->d_size < 8)
 		return -ENOENT;
@@ -240,55 +262,24 @@ static int open_debug_by_link(Elf *elf, uint32_t pid, const char *file_path,
 	memcpy(&crc, (const char *)link->d_buf + ((name_len + 4) & ~3UL), sizeof(crc));
 	slash = strrchr(file_path, '/');
 	dir_len = slash ? (int)(slash - file_path) : 0;
-	for (i = 0; i < 3; i++) {
-		static const char *const formats[] = { "%.*s/%s", "%.*s/.debug/%s",
-						       DEBUG_ROOT "%.*s/%s" };
-		Elf *debug;
-		bool ok;
-
-		if ((size_t)snprintf(path, size, formats[i], dir_len, file_path, name) >= size)
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if ((size_t)snprintf(path, sizeof(path), formats[i], dir_len, file_path, name) >=
+		    sizeof(path))
 			continue;
-		fd = open_named(pid, path);
-		if (fd < 0)
-			continue;
-		debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		ok = id_len ? is_debug_file_of(debug, id, id_len) : crc_matches(fd, crc);
-		elf_end(debug);
-		if (ok)
+		fd = verified(open_named(pid, path), id, id_len, crc);
+		if (fd >= 0)
 			return fd;
-		close(fd);
 	}
 	return -ENOENT;
 }
 
-/*
- * The separate debug file of a stripped file, verified against it: found
- * by build ID, else by .gnu_debuglink. Its path is left in es->debug_path.
- */
-static int open_debug_file(Elf *elf, uint32_t pid, const char *file_path, struct elfsyms *es)
+/* The separate debug file of a stripped file: by build ID, else by .gnu_debuglink. */
+static int open_debug_file(Elf *elf, uint32_t pid, const char *file_path, const unsigned char *id,
+			   size_t id_len)
 {
-	unsigned char id[BUILD_ID_MAX];
-	size_t len = read_build_id(elf, id);
-	Elf *debug;
-	int fd;
+	int fd = open_debug_by_build_id(id, id_len);
 
-	fd = open_debug_by_build_id(id, len, es->debug_path, sizeof(es->debug_path));
-	if (fd >= 0) {
-		debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (is_debug_file_of(debug, id, len)) {
-			elf_end(debug);
-			return fd;
-		}
-		elf_end(debug);
-		close(fd);
-	}
-	fd = open_debug_by_link(elf, pid, file_path, id, len, es->debug_path,
-				sizeof(es->debug_path));
-	if (fd < 0)
-		es->debug_path[0] = '\0';
-	else
-		es->debug_pid = pid;
-	return fd;
+	return fd >= 0 ? fd : open_debug_by_link(elf, pid, file_path, id, id_len);
 }
 
 /* A stripped file's full symbol table, from its debug file. */
@@ -447,42 +438,36 @@ static int read_function_ranges(Elf *elf, struct elfsyms *es)
 	return 0;
 }
 
-static void save_build_id(Elf *elf, struct elfsyms *es)
-{
-	unsigned char id[BUILD_ID_MAX];
-	size_t len = read_build_id(elf, id), i;
-
-	for (i = 0; i < len; i++)
-		snprintf(es->build_id + 2 * i, 3, "%02x", id[i]);
-}
-
 static int load(Elf *elf, uint32_t pid, const char *path, struct elfsyms **out)
 {
+	unsigned char id[BUILD_ID_MAX];
 	struct elfsyms *es;
+	size_t id_len, i;
 	Elf_Scn *scn;
 	uint64_t unused;
-	int err, debug_fd = -1;
+	int err;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		return -EINVAL;
 	es = calloc(1, sizeof(*es));
 	if (!es)
 		return -ENOMEM;
+	es->debug_fd = -1;
 	err = read_segments(elf, es);
 	if (err)
 		goto fail;
-	save_build_id(elf, es);
+	id_len = read_build_id(elf, id);
+	for (i = 0; i < id_len; i++)
+		snprintf(es->build_id + 2 * i, 3, "%02x", id[i]);
 	es->has_dwarf = section_named(elf, ".debug_info", &unused) != NULL;
 	scn = find_section(elf, SHT_SYMTAB);
 	if (!scn || !es->has_dwarf)
-		debug_fd = open_debug_file(elf, pid, path, es);
+		es->debug_fd = open_debug_file(elf, pid, path, id, id_len);
 	if (!scn) {
-		es->from_debug_file = debug_fd >= 0 && !read_debug_symbols(debug_fd, es);
+		es->from_debug_file = es->debug_fd >= 0 && !read_debug_symbols(es->debug_fd, es);
 		if (!es->from_debug_file)
 			scn = find_section(elf, SHT_DYNSYM);
 	}
-	if (debug_fd >= 0)
-		close(debug_fd);
 	if (scn) {
 		err = read_symbols(elf, scn, es);
 		if (err)
@@ -575,9 +560,12 @@ bool elfsyms__has_dwarf(const struct elfsyms *es)
 	return es->has_dwarf;
 }
 
-int elfsyms__open_debug_file(const struct elfsyms *es)
+int elfsyms__take_debug_fd(struct elfsyms *es)
 {
-	return es->debug_path[0] ? open_named(es->debug_pid, es->debug_path) : -ENOENT;
+	int fd = es->debug_fd;
+
+	es->debug_fd = -1;
+	return fd;
 }
 
 const char *elfsyms__build_id(const struct elfsyms *es)
@@ -618,6 +606,8 @@ void elfsyms__free(struct elfsyms *es)
 	if (!es)
 		return;
 	drop_symbols(es);
+	if (es->debug_fd >= 0)
+		close(es->debug_fd);
 	free(es->functions);
 	free(es->segments);
 	free(es);

@@ -43,8 +43,12 @@ const struct elf_symbol *elf_symbol_containing(const struct elf_symbol *sorted, 
 const struct elf_symbol *elfsyms__find_function(const struct elfsyms *es, uint64_t vaddr);
 /* The file has DWARF of its own (.debug_info). */
 bool elfsyms__has_dwarf(const struct elfsyms *es);
-/* Opens its verified separate debug file again; -ENOENT if it has none. */
-int elfsyms__open_debug_file(const struct elfsyms *es);
+/*
+ * Its verified separate debug file, still open from the lookup (not found
+ * again by name, where it could have been swapped since): the caller owns
+ * it now. -1 if it has none, or it was taken.
+ */
+int elfsyms__take_debug_fd(struct elfsyms *es);
 /* The GNU build ID in hex; "" when the file has none. */
 const char *elfsyms__build_id(const struct elfsyms *es);
 /* Its symbols came from a separate debug file. */

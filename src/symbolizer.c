@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +154,13 @@ void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f)
 	}
 }
 
+/* The file's build ID, interned; NULL when it has none. */
+static const char *interned_build_id(struct symbolizer *s, const struct elfsyms *es)
+{
+	return es && elfsyms__build_id(es)[0] ? strpool__intern(s->strings, elfsyms__build_id(es))
+					      : NULL;
+}
+
 /* The vdso is the same image in every process: read our own. */
 static struct dso *vdso_dso(struct symbolizer *s, const struct proc_map *map)
 {
@@ -164,9 +170,7 @@ static struct dso *vdso_dso(struct symbolizer *s, const struct proc_map *map)
 		s->vdso_loaded = true;
 		if (image && elfsyms__open_memory(image, map->end - map->start, &s->vdso.syms))
 			s->vdso.syms = NULL;
-		if (s->vdso.syms && elfsyms__build_id(s->vdso.syms)[0])
-			s->vdso.build_id =
-			    strpool__intern(s->strings, elfsyms__build_id(s->vdso.syms));
+		s->vdso.build_id = interned_build_id(s, s->vdso.syms);
 	}
 	return &s->vdso;
 }
@@ -191,19 +195,14 @@ static int open_mapped_file(uint32_t pid, const struct proc_map *map)
 /* Source lines from the file's own DWARF, else from its separate debug file. */
 static void open_debuginfo(struct dso *dso, int fd)
 {
-	int debug_fd;
+	int debug_fd = elfsyms__take_debug_fd(dso->syms);
 
-	if (elfsyms__has_dwarf(dso->syms)) {
-		if (debuginfo__open_fd(fd, &dso->debug))
-			dso->debug = NULL;
-		return;
-	}
-	debug_fd = elfsyms__open_debug_file(dso->syms);
-	if (debug_fd < 0)
-		return;
-	if (debuginfo__open_fd(debug_fd, &dso->debug))
-		dso->debug = NULL;
-	close(debug_fd);
+	if (elfsyms__has_dwarf(dso->syms))
+		debuginfo__open_fd(fd, &dso->debug);
+	else if (debug_fd >= 0)
+		debuginfo__open_fd(debug_fd, &dso->debug);
+	if (debug_fd >= 0)
+		close(debug_fd);
 }
 
 static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct proc_map *map)
@@ -230,11 +229,9 @@ static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct pro
 	}
 	if (!dso->syms)
 		log_info("no symbols for %s (pid %u)", map->path, pid);
-	else if (elfsyms__build_id(dso->syms)[0])
-		dso->build_id = strpool__intern(s->strings, elfsyms__build_id(dso->syms));
+	dso->build_id = interned_build_id(s, dso->syms);
 	if (hashmap__insert(s->dsos, &dso->dev, dso)) {
-		elfsyms__free(dso->syms);
-		free(dso);
+		dso_free(dso);
 		return NULL;
 	}
 	return dso;
