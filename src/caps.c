@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -22,6 +23,23 @@ static int last_cap(void)
 		fclose(f);
 	}
 	return last;
+}
+
+static bool has_capability(const struct __user_cap_data_struct *data, int cap)
+{
+	return data[cap / 32].effective & (1u << (cap % 32));
+}
+
+bool caps__can_trace(void)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	/* Cannot tell: let loading say what is missing. */
+	if (syscall(SYS_capget, &header, data))
+		return true;
+	return has_capability(data, CAP_SYS_ADMIN) ||
+	       (has_capability(data, CAP_BPF) && has_capability(data, CAP_PERFMON));
 }
 
 int caps__drop_after_attach(void)

@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The capabilities offcpu keeps once its BPF programs are loaded and attached. */
+/* The capabilities offcpu needs to trace, and those it keeps once attached. */
 #ifndef OFFCPU_CAPS_H
 #define OFFCPU_CAPS_H
+
+#include <stdbool.h>
+
+/*
+ * Loading the BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN,
+ * which also covers them before Linux 5.8): checked up front, so that a
+ * missing privilege is said once instead of as whatever fails first. True
+ * when it cannot be told.
+ */
+bool caps__can_trace(void);
 
 /*
  * Drops every capability but those needed to read other processes'

@@ -10,13 +10,11 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <linux/capability.h>
 #include <linux/types.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,37 +83,15 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return collector__record(ctx, data, size);
 }
 
-static bool has_capability(const struct __user_cap_data_struct *caps, int cap)
-{
-	return caps[cap / 32].effective & (1u << (cap % 32));
-}
-
-/*
- * Loading the BPF programs needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN,
- * which also covers them before Linux 5.8). Said once, up front, instead of
- * as whatever fails first.
- */
-static int check_privileges(void)
-{
-	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = { 0 };
-
-	if (syscall(SYS_capget, &header, caps))
-		return 0; /* cannot tell: let loading say what is missing */
-	if (has_capability(caps, CAP_SYS_ADMIN) ||
-	    (has_capability(caps, CAP_BPF) && has_capability(caps, CAP_PERFMON)))
-		return 0;
-	log_error("not permitted: tracing needs root, or CAP_BPF and CAP_PERFMON");
-	return -EPERM;
-}
-
 /* The environment checks that need no BPF call: one clear line each. */
 static int check_environment(void)
 {
 	const char *btf = getenv("OFFCPU_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
 
-	if (check_privileges())
+	if (!caps__can_trace()) {
+		log_error("not permitted: tracing needs root, or CAP_BPF and CAP_PERFMON");
 		return -EPERM;
+	}
 	if (access(btf, R_OK)) {
 		log_error("this kernel has no BTF (%s: %s); offcpu needs CONFIG_DEBUG_INFO_BTF",
 			  btf, strerror(errno));
@@ -226,11 +202,42 @@ static int record(struct session *s)
 	return collector__finish(s->collector);
 }
 
-/* The exit status: 0, EXIT_ENVIRONMENT, or EXIT_PIPE when stdout was closed. */
+/* "cannot write output file": a bad -o is a usage error, before anything is read or traced. */
+static int open_output(const char *path, struct output_file *out)
+{
+	int err = output_file__open(path, out);
+
+	if (err)
+		log_error("cannot write output file '%s': %s", path, strerror(-err));
+	return err;
+}
+
+/*
+ * The profile in the chosen format, into the output, committed; then --stats.
+ * The exit status: 0, EXIT_ENVIRONMENT, or EXIT_PIPE when stdout was closed.
+ */
+static int write_profile(struct output_file *output, const struct profile *p,
+			 const struct options *o, const char *stats_heading)
+{
+	int err = o->format->write(output->stream, p, &o->report);
+
+	err = err ?: output_file__commit(output);
+	if (err && err != -EPIPE)
+		log_error("cannot write the output: %s", strerror(-err));
+	if (o->stats) {
+		fprintf(stderr, "%s\n", stats_heading);
+		counters_print(stderr, p->counters, "  ");
+	}
+	if (err == -EPIPE)
+		return EXIT_PIPE;
+	return err ? EXIT_ENVIRONMENT : 0;
+}
+
+/* The exit status, as write_profile's. */
 static int write_output(struct session *s)
 {
 	uint64_t bpf_counters[OFFCPU_CNT_BPF_MAX];
-	int err = tracer__counters(s->tracer, bpf_counters);
+	int err = tracer__counters(s->tracer, bpf_counters), status;
 	unsigned int i;
 
 	if (err) {
@@ -239,19 +246,9 @@ static int write_output(struct session *s)
 	}
 	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
 		s->profile->counters[i] += bpf_counters[i];
-	err = s->opts->format->write(s->output.stream, s->profile, &s->opts->report);
-	if (!err)
-		err = output_file__commit(&s->output);
+	status = write_profile(&s->output, s->profile, s->opts, "offcpu health counters:");
 	temp_output_path[0] = '\0';
-	if (err && err != -EPIPE)
-		log_error("cannot write the output: %s", strerror(-err));
-	if (s->opts->stats) {
-		fputs("offcpu health counters:\n", stderr);
-		counters_print(stderr, s->profile->counters, "  ");
-	}
-	if (err == -EPIPE)
-		return EXIT_PIPE;
-	return err ? EXIT_ENVIRONMENT : 0;
+	return status;
 }
 
 static int setup(struct session *s)
@@ -260,11 +257,8 @@ static int setup(struct session *s)
 	struct ksyms *ksyms = NULL;
 	int err, ksyms_err, status;
 
-	err = output_file__open(o->output_path, &s->output);
-	if (err) {
-		log_error("cannot write output file '%s': %s", o->output_path, strerror(-err));
+	if (open_output(o->output_path, &s->output))
 		return EXIT_USAGE;
-	}
 	if (s->output.temp_path)
 		snprintf(temp_output_path, sizeof(temp_output_path), "%s", s->output.temp_path);
 	err = check_environment();
@@ -338,16 +332,14 @@ static int report(const struct options *o)
 	struct output_file output;
 	struct profile *profile = NULL;
 	FILE *in;
-	int err;
+	int err, status;
 
 	in = fopen(o->recording_path, "re");
 	if (!in) {
 		log_error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
 		return EXIT_USAGE;
 	}
-	err = output_file__open(o->output_path, &output);
-	if (err) {
-		log_error("cannot write output file '%s': %s", o->output_path, strerror(-err));
+	if (open_output(o->output_path, &output)) {
 		fclose(in);
 		return EXIT_USAGE;
 	}
@@ -362,21 +354,11 @@ static int report(const struct options *o)
 		profile__free(profile);
 		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
 	}
-	err = o->format->write(output.stream, profile, &o->report);
-	err = err ?: output_file__commit(&output);
-	if (err) {
-		output_file__abort(&output);
-		if (err != -EPIPE)
-			log_error("cannot write the output: %s", strerror(-err));
-	}
-	if (o->stats) {
-		fputs("offcpu health counters (of the recording):\n", stderr);
-		counters_print(stderr, profile->counters, "  ");
-	}
+	status = write_profile(&output, profile, o, "offcpu health counters (of the recording):");
+	/* Removes the temporary file if the writing failed; nothing once committed. */
+	output_file__abort(&output);
 	profile__free(profile);
-	if (err == -EPIPE)
-		return EXIT_PIPE;
-	return err ? EXIT_ENVIRONMENT : 0;
+	return status;
 }
 
 int main(int argc, char **argv)
