@@ -145,19 +145,6 @@ static int read_stack(struct reader *r, const struct json_value *wait, const cha
 	return *out ? 0 : -ENOMEM;
 }
 
-static int parse_state(const char *name, unsigned int *state)
-{
-	uint32_t mask;
-	unsigned int i;
-
-	if (!name || strchr(name, ',') || parse_state_list(name, &mask))
-		return -EINVAL;
-	for (i = 0; !(mask & (1u << i)); i++)
-		;
-	*state = i;
-	return 0;
-}
-
 static bool id_listed(const struct id_list *list, uint32_t id)
 {
 	size_t i;
@@ -190,7 +177,7 @@ static bool passes(const struct recording_filter *f, const struct wait *w)
 
 static int read_wait(struct reader *r, const struct json_value *v)
 {
-	const char *comm = string_member(v, "comm"), *wait_class = string_member(v, "wait");
+	const char *comm = string_member(v, "comm"), *wait_class = string_member(v, "wait"), *state;
 	struct wait w = { 0 };
 	uint64_t pid, tid, cpu, start_ns;
 	int err;
@@ -201,7 +188,8 @@ static int read_wait(struct reader *r, const struct json_value *v)
 		return bad(r, "a wait lacks a numeric ts_ns, duration_ns, pid, tid or cpu");
 	if (!comm || !wait_class || !*wait_class)
 		return bad(r, "a wait lacks its \"comm\" or \"wait\" string");
-	if (parse_state(string_member(v, "state"), &w.state))
+	state = string_member(v, "state");
+	if (!state || state_from_name(state, &w.state))
 		return bad(r, "a wait's \"state\" is not a thread state name");
 	w.pid = (uint32_t)pid;
 	w.tid = (uint32_t)tid;

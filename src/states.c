@@ -23,6 +23,28 @@ const char *state_name(unsigned int state)
 	return state < OFFCPU_STATE_COUNT ? state_names[state] : "other";
 }
 
+/* The state named by text[0..len); OFFCPU_STATE_COUNT if none is. */
+static unsigned int state_named(const char *text, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < OFFCPU_STATE_COUNT; i++) {
+		if (strlen(state_names[i]) == len && !strncmp(text, state_names[i], len))
+			break;
+	}
+	return i;
+}
+
+int state_from_name(const char *name, unsigned int *state)
+{
+	unsigned int i = state_named(name, strlen(name));
+
+	if (i == OFFCPU_STATE_COUNT)
+		return -EINVAL;
+	*state = i;
+	return 0;
+}
+
 int parse_state_list(const char *text, uint32_t *mask)
 {
 	uint32_t bits = 0;
@@ -31,12 +53,8 @@ int parse_state_list(const char *text, uint32_t *mask)
 	for (;;) {
 		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		unsigned int i;
+		unsigned int i = state_named(p, len);
 
-		for (i = 0; i < OFFCPU_STATE_COUNT; i++) {
-			if (strlen(state_names[i]) == len && !strncmp(p, state_names[i], len))
-				break;
-		}
 		if (i == OFFCPU_STATE_COUNT)
 			return -EINVAL;
 		bits |= 1u << i;

@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 const char *state_name(unsigned int state);
+/* "preempted" to its enum offcpu_state; -EINVAL for no state's name. */
+int state_from_name(const char *name, unsigned int *state);
 /* "preempted,uninterruptible" to a bit mask of enum offcpu_state. */
 int parse_state_list(const char *text, uint32_t *mask);
 
