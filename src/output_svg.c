@@ -49,6 +49,7 @@ struct node {
 	const char *base_class; /* interned: colors the node */
 	uint64_t total_ns;
 	uint64_t count;
+	uint32_t depth; /* the root is 0 */
 	struct node *parent;
 	struct node **children;
 	size_t nr_children;
@@ -84,14 +85,21 @@ static bool equal_node(const void *a, const void *b)
 	return x->parent == y->parent && x->name == y->name && x->kind == y->kind;
 }
 
+static void add_time(struct node *n, const struct profile_entry *e)
+{
+	n->total_ns += e->total_ns;
+	n->count += e->count;
+}
+
 /* A node and its key live in one allocation; the key comes first. */
 struct indexed_node {
 	struct node_key key;
 	struct node node;
 };
 
+/* The child of parent named text, made if new, with the entry's time added. */
 static struct node *child(struct flame *fl, struct node *parent, const char *text,
-			  enum node_kind kind)
+			  enum node_kind kind, const struct profile_entry *e)
 {
 	struct node_key key = { parent, strpool__intern(fl->names, text), kind };
 	struct indexed_node *in;
@@ -102,8 +110,10 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 		return NULL;
 	}
 	in = hashmap__find(fl->index, &key);
-	if (in)
+	if (in) {
+		add_time(&in->node, e);
 		return &in->node;
+	}
 	in = calloc(1, sizeof(*in));
 	if (!in) {
 		fl->err = -ENOMEM;
@@ -114,6 +124,7 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 	n->name = key.name;
 	n->kind = kind;
 	n->parent = parent;
+	n->depth = parent->depth + 1;
 	n->base_class = parent->base_class;
 	if (parent->nr_children == parent->children_cap) {
 		size_t cap = parent->children_cap ? parent->children_cap * 2 : 4;
@@ -133,13 +144,10 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 		return NULL;
 	}
 	parent->children[parent->nr_children++] = n;
+	if (n->depth > fl->max_depth)
+		fl->max_depth = n->depth;
+	add_time(n, e);
 	return n;
-}
-
-static void add_time(struct node *n, const struct profile_entry *e)
-{
-	n->total_ns += e->total_ns;
-	n->count += e->count;
 }
 
 static void add_entry(struct flame *fl, const struct profile_entry *e)
@@ -148,60 +156,36 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	const char *colon = strchr(w->wait_class, ':');
 	char name[600];
 	struct node *n;
-	uint32_t depth = 1, i;
+	uint32_t i;
 
 	snprintf(name, sizeof(name), "%.*s",
 		 colon ? (int)(colon - w->wait_class) : (int)strlen(w->wait_class), w->wait_class);
-	n = child(fl, &fl->root, name, NODE_CLASS);
+	n = child(fl, &fl->root, name, NODE_CLASS, e);
 	if (!n)
 		return;
 	n->base_class = n->name;
-	add_time(n, e);
-	if (colon) {
-		n = child(fl, n, w->wait_class, NODE_CLASS);
-		if (!n)
-			return;
-		add_time(n, e);
-		depth++;
-	}
+	if (colon && !(n = child(fl, n, w->wait_class, NODE_CLASS, e)))
+		return;
 	snprintf(name, sizeof(name), "[%s]", state_name(w->state));
-	n = child(fl, n, name, NODE_STATE);
-	if (!n)
-		return;
-	add_time(n, e);
-	n = child(fl, n, w->comm, NODE_COMM);
-	if (!n)
-		return;
-	add_time(n, e);
-	depth += 2;
-	for (i = w->user_stack ? w->user_stack->nr : 0; i > 0; i--, depth++) {
+	n = child(fl, n, name, NODE_STATE, e);
+	n = n ? child(fl, n, w->comm, NODE_COMM, e) : NULL;
+	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
 		const struct frame *f = &w->user_stack->frames[i - 1];
 		const struct frame_inline *chain[FRAME_MAX_INLINES];
 		size_t nr = frame_inlines_outer_first(f, chain, FRAME_MAX_INLINES), k;
 
 		frame_display_name(f, name, sizeof(name));
-		n = child(fl, n, name, NODE_USER);
-		if (!n)
-			return;
-		add_time(n, e);
+		n = child(fl, n, name, NODE_USER, e);
 		/* Inlined functions are frames of their own, as in the folded output. */
-		for (k = 0; k < nr; k++, depth++) {
+		for (k = 0; n && k < nr; k++) {
 			inline_display_name(chain[k], name, sizeof(name));
-			n = child(fl, n, name, NODE_USER);
-			if (!n)
-				return;
-			add_time(n, e);
+			n = child(fl, n, name, NODE_USER, e);
 		}
 	}
-	for (i = w->kernel_stack ? w->kernel_stack->nr : 0; i > 0; i--, depth++) {
+	for (i = w->kernel_stack ? w->kernel_stack->nr : 0; n && i > 0; i--) {
 		frame_display_name(&w->kernel_stack->frames[i - 1], name, sizeof(name));
-		n = child(fl, n, name, NODE_KERNEL);
-		if (!n)
-			return;
-		add_time(n, e);
+		n = child(fl, n, name, NODE_KERNEL, e);
 	}
-	if (depth > fl->max_depth)
-		fl->max_depth = depth;
 }
 
 static int compare_nodes(const void *a, const void *b)
@@ -299,12 +283,11 @@ struct layout {
  * One frame: start and value in nanoseconds and its depth as data for the
  * script, and its place at full width for a reader without scripts.
  */
-static void write_node(const struct layout *l, const struct node *n, uint64_t start_ns,
-		       uint32_t depth)
+static void write_node(const struct layout *l, const struct node *n, uint64_t start_ns)
 {
 	double scale = (double)(IMAGE_WIDTH - 2 * SIDE_MARGIN) / (double)(l->total_ns ?: 1);
 	double x = SIDE_MARGIN + (double)start_ns * scale, width = (double)n->total_ns * scale;
-	uint32_t y = l->height - BOTTOM_MARGIN - (depth + 1) * FRAME_HEIGHT;
+	uint32_t y = l->height - BOTTOM_MARGIN - (n->depth + 1) * FRAME_HEIGHT;
 	char duration[32];
 	size_t i;
 
@@ -312,7 +295,7 @@ static void write_node(const struct layout *l, const struct node *n, uint64_t st
 	fprintf(l->out,
 		"<g class=\"f\" data-s=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-n=\"%" PRIu64
 		"\" data-d=\"%u\" data-k=\"%s\" data-c=\"%s\"><title>",
-		start_ns, n->total_ns, n->count, depth, kind_names[n->kind],
+		start_ns, n->total_ns, n->count, n->depth, kind_names[n->kind],
 		n->base_class ? n->base_class : "");
 	write_escaped(l->out, n->name);
 	fprintf(l->out, "\n%s off CPU, %.2f%%, %" PRIu64 " wait%s</title>", duration,
@@ -323,7 +306,7 @@ static void write_node(const struct layout *l, const struct node *n, uint64_t st
 		"<text x=\"%.2f\" y=\"%u\"></text></g>\n",
 		x, y, width, FRAME_HEIGHT - 1, x + 3, y + FRAME_HEIGHT - 4);
 	for (i = 0; i < n->nr_children; i++) {
-		write_node(l, n->children[i], start_ns, depth + 1);
+		write_node(l, n->children[i], start_ns);
 		start_ns += n->children[i]->total_ns;
 	}
 }
@@ -394,7 +377,7 @@ int output_svg_write(FILE *out, const struct profile *p, const struct output_opt
 		IMAGE_WIDTH / 2, duration, fl.root.count, SIDE_MARGIN, IMAGE_WIDTH - 170,
 		IMAGE_WIDTH - 90, IMAGE_WIDTH - SIDE_MARGIN, IMAGE_WIDTH - SIDE_MARGIN,
 		l.height - 8, SIDE_MARGIN, l.height - 8);
-	write_node(&l, &fl.root, 0, 0);
+	write_node(&l, &fl.root, 0);
 	fprintf(out, "</g>\n<script><![CDATA[\n%s]]></script>\n</svg>\n", script);
 out:
 	free(entries);
