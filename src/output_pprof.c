@@ -293,8 +293,14 @@ static uint64_t location_id(struct pprof *pp, const struct frame *f)
 	loc->key = key;
 	m = mapping_of(pp, f);
 	loc->mapping_id = m ? m->id : 0;
-	frame_display_name(f, name, sizeof(name));
-	loc->function_id = function_id(pp, name, f->system_name, f->file);
+	/*
+	 * The symbol as it is: display names are made safe for folded
+	 * readers ("block()_const"), which pprof is not. Unnamed code keeps
+	 * its "module+0x..." name.
+	 */
+	if (!f->sym)
+		frame_display_name(f, name, sizeof(name));
+	loc->function_id = function_id(pp, f->sym ?: name, f->system_name, f->file);
 	loc->id = hashmap__size(pp->locations) + 1;
 	if (hashmap__insert(pp->locations, &loc->key, loc)) {
 		free(loc);

@@ -253,6 +253,13 @@ def test_cxx_names_demangled():
     assert r.returncode == 0, r.stderr
     lines = [l for l in open(folded) if l.startswith("cxx_workload;")]
     assert any(";offcpu_test::Waiter<int>::block()_const;" in l for l in lines), lines
+    # pprof has room for the name as it is, spaces and all.
+    profile = os.path.join(TMP, "cxx.pb.gz")
+    r = run([OFFCPU, "-o", profile, "--", cxx, "3", "20"])
+    assert r.returncode == 0, r.stderr
+    _, locations, _ = parse_pprof_raw(go_pprof(["-raw", profile]))
+    names = [fn for loc in locations.values() for fn in loc["functions"]]
+    assert "offcpu_test::Waiter<int>::block() const" in names, names
 
 
 def test_jit_frames_from_perf_map():
@@ -1006,6 +1013,7 @@ def test_inline_frames_in_text_folded_and_pprof():
     # One location holds the inlined function and the function it is in, innermost first.
     lines = [locations[l]["functions"] for s in mine for l in s["locations"]]
     assert ["symlib_nap", "symlib_wait"] in lines, lines
+    symprog_waits("pie", "sym_pie")  # writes the recording below, whatever ran before
     recording = os.path.join(TMP, "sym-pie.json")
     folded = report_of(recording, ".folded")
     assert any(";prog_wait;symlib_wait;symlib_nap;clock_nanosleep;" in l
