@@ -391,6 +391,9 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 		slot = new_slot(c, prev);
 		if (!slot)
 			return;
+	} else if (slot->start_ts_ns) {
+		/* See OFFCPU_CNT_SWITCH_UNSEEN in unseen_switch_in(). */
+		count_in_switch(c, OFFCPU_CNT_SWITCH_UNSEEN);
 	}
 	slot->start_ts_ns = now_ns(now);
 	slot->prev_state = prev_state;
@@ -633,6 +636,23 @@ static __always_inline void task_record(__u32 type, __u32 pid, __u32 parent_pid)
 	bpf_ringbuf_submit(r, type == OFFCPU_RECORD_EXEC ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * A thread that is running has no start in its slot: its switch-in took
+ * it. One still there means the thread was switched in without a
+ * sched_switch event reaching us, and that wait is lost. Kernels may not
+ * deliver every switch: this Firecracker VM's traces no switch away from
+ * its init's threads (perf sees none either), so whichever thread runs
+ * after one of them loses its switch-in. Counted where the thread next
+ * shows itself running: its next switch-out, or its exit.
+ */
+static __always_inline void unseen_switch_in(struct task_struct *p)
+{
+	struct offcpu_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
+
+	if (slot && slot->start_ts_ns)
+		count(counters_get(), OFFCPU_CNT_SWITCH_UNSEEN);
+}
+
 /* Every exiting thread passes here, once. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
@@ -640,6 +660,7 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 	__u32 tgid = p->tgid;
 
 	flush_current();
+	unseen_switch_in(p);
 	if (!bpf_task_storage_delete(&inflight, p))
 		__sync_fetch_and_add(&slots_in_use, -1);
 	/* do_exit() decremented signal->live before this tracepoint. */

@@ -113,6 +113,7 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_FAIL,	    /* user stack could not be taken */
 	OFFCPU_CNT_USTACK_LOST,	    /* ran user code or exited before we read it */
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
+	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */

@@ -127,13 +127,55 @@ def read_truth(path, truth, calls):
                 truth[fields[0]] = (int(fields[1]), int(fields[2]), int(fields[3]))
 
 
+def truth_waits_missing(truth, waits, calls):
+    """Truth threads whose recorded waits fall short of what the workload timed."""
+    short = []
+    for name, (tid, count, total) in truth.items():
+        blocked = [w for w in waits if w["tid"] == tid and w["state"] in BLOCKED_STATES and
+                   in_calls(w, calls[tid]) > 0]
+        got = sum(in_calls(w, calls[tid]) for w in waits if w["tid"] == tid)
+        if len(blocked) < count or got < 0.98 * total:
+            short.append(name)
+    return short
+
+
+def record_truth(tracer_args, name, command):
+    """Runs the workload under offcpu tracer_args, as its -- COMMAND or
+    beside it system wide, and returns truth, calls, waits and stats.
+
+    This VM's kernel delivers no sched_switch away from its init's threads,
+    so a thread switched in after one of them loses that wait; offcpu counts
+    it in switch_in_unseen. A recording that lost a truth thread's wait that
+    way is taken again; a loss that was not counted is a failure."""
+    for attempt in range(3):
+        out = os.path.join(TMP, "%s.json" % name)
+        truth_file = os.path.join(TMP, "%s-truth.txt" % name)
+        if command:
+            r = run([OFFCPU] + tracer_args + ["-o", out, "--", WORKLOAD, "truth", truth_file])
+            err = r.stderr
+        else:
+            tracer = subprocess.Popen([OFFCPU] + tracer_args + ["-o", out],
+                                      stderr=subprocess.PIPE, text=True)
+            time.sleep(1.5)
+            r = run([WORKLOAD, "truth", truth_file])
+            _, err = tracer.communicate(timeout=60)
+            assert tracer.returncode == 0, err
+        assert r.returncode == 0, "workload exited %d: %s" % (r.returncode, err)
+        truth, calls = {}, {}
+        read_truth(truth_file, truth, calls)
+        waits, stats = read_json_lines(out)
+        short = truth_waits_missing(truth, waits, calls)
+        if not short or not stats["switch_in_unseen"]:
+            break
+        print("    %s: %s lost a wait to a switch-in the kernel did not trace; again" %
+              (name, ", ".join(short)))
+    return truth, calls, waits, stats
+
+
 def record_truth_workload():
-    out = os.path.join(TMP, "workload.json")
-    truth_file = os.path.join(TMP, "truth.txt")
-    r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", WORKLOAD, "truth", truth_file])
-    assert r.returncode == 0, "offcpu -- workload exited %d: %s" % (r.returncode, r.stderr)
-    read_truth(truth_file, TRUTH, CALLS)
-    waits, stats = read_json_lines(out)
+    truth, calls, waits, stats = record_truth(["-m", "1ms", "-f", "json"], "workload", command=True)
+    TRUTH.update(truth)
+    CALLS.update(calls)
     WAITS.extend(waits)
     STATS.update(stats)
 
@@ -204,8 +246,9 @@ def test_stack_is_the_one_at_block_time():
     # Blocks under chain_a_*, then runs chain_b_* (with system calls) at once.
     check_thread("chain", "sleep", "chain_a_inner")
     tid = TRUTH["chain"][0]
+    # Its sleeps; not a wait as the thread starts, before its first call.
     for w in WAITS:
-        if w["tid"] == tid and w["state"] in BLOCKED_STATES:
+        if w["tid"] == tid and w["state"] in BLOCKED_STATES and in_calls(w, CALLS[tid]) > 0:
             syms = user_syms(w)
             assert "chain_a_outer" in syms, syms
             assert not [s for s in syms if s and s.startswith("chain_b")], syms
@@ -215,17 +258,8 @@ def test_system_wide_deferred_user_stacks():
     # System wide, glibc threads' user stacks are read in rseq_update once
     # the thread heads back to user space; -- COMMAND takes them at
     # switch-out. Same workload, same checks, the other path.
-    out = os.path.join(TMP, "system-wide.json")
-    truth_file = os.path.join(TMP, "truth-system-wide.txt")
-    tracer = subprocess.Popen([OFFCPU, "-d", "4s", "-m", "1ms", "-f", "json", "-o", out],
-                              stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    r = run([WORKLOAD, "truth", truth_file])
-    _, err = tracer.communicate(timeout=60)
-    assert r.returncode == 0 and tracer.returncode == 0, err
-    truth, calls = {}, {}
-    read_truth(truth_file, truth, calls)
-    waits, _ = read_json_lines(out)
+    truth, calls, waits, _ = record_truth(["-d", "4s", "-m", "1ms", "-f", "json"], "system-wide",
+                                        command=False)
     check_thread("sleeper", "sleep", "sleeper_thread", truth, waits, calls)
     check_thread("pipe_reader", "pipe", "pipe_reader_thread", truth, waits, calls)
     check_thread("chain", "sleep", "chain_a_inner", truth, waits, calls)
@@ -350,11 +384,14 @@ def test_stats_record():
     for name in ("switches", "waits_started", "waits_completed", "no_start", "filtered",
                  "below_min_duration", "above_max_duration", "sampled_out", "emitted",
                  "table_full", "ringbuf_full", "kernel_stack_failures", "user_stack_failures",
-                 "symbol_misses"):
+                 "switch_in_unseen", "symbol_misses"):
         assert name in STATS, "stats record lacks %s" % name
     assert STATS["ringbuf_full"] == 0 and STATS["table_full"] == 0, STATS
     assert STATS["emitted"] >= len(WAITS) - STATS["user_stack_lost"], STATS
     assert STATS["waits_completed"] >= STATS["emitted"], STATS
+    # The command and all it forked have exited: every start was completed,
+    # or its loss counted.
+    assert STATS["waits_started"] == STATS["waits_completed"] + STATS["switch_in_unseen"], STATS
 
 
 # --- command mode -------------------------------------------------------------------------------

@@ -86,10 +86,49 @@ static void sleep_ms(int ms)
 		;
 }
 
+/*
+ * Returns once thread tid of process pid is blocked in system call nr. A
+ * peer that only slept before waking it could not tell: a thread kept off
+ * the CPUs for longer than that sleep (a loaded machine) finds its lock
+ * free or its byte there and never blocks, while the tests count on every
+ * timed call blocking once. A running thread's file reads "running".
+ */
+static void wait_until_blocked(pid_t pid, pid_t tid, long nr)
+{
+	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	for (;;) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n;
+
+		if (fd < 0)
+			abort();
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			abort();
+		buf[n] = 0;
+		if (buf[0] >= '0' && buf[0] <= '9' && strtol(buf, NULL, 10) == nr)
+			return;
+		sched_yield();
+	}
+}
+
+/* The tid of a truth thread, once it has started. */
+static pid_t truth_tid(struct truth *t)
+{
+	pid_t tid;
+
+	while (!(tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE)))
+		sched_yield();
+	return tid;
+}
+
 static void start_truth(struct truth *t, const char *comm)
 {
-	t->tid = (pid_t)syscall(SYS_gettid);
 	prctl(PR_SET_NAME, comm);
+	__atomic_store_n(&t->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 }
 
 static void record(struct truth *t, uint64_t start)
@@ -157,6 +196,7 @@ static void *mutex_holder_thread(void *arg)
 	for (i = 0; i < ROUNDS; i++) {
 		pthread_mutex_lock(&contended);
 		atomic_store(&mutex_round_held, i);
+		wait_until_blocked(getpid(), truth_tid(&truths[MUTEX_WAITER]), SYS_futex);
 		sleep_ms(WAIT_MS);
 		pthread_mutex_unlock(&contended);
 		while (atomic_load(&mutex_round_done) != i)
@@ -193,6 +233,7 @@ static void *pipe_writer_thread(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, "wl_writer");
 	for (i = 0; i < ROUNDS; i++) {
+		wait_until_blocked(getpid(), truth_tid(&truths[PIPE_READER]), SYS_read);
 		sleep_ms(WAIT_MS);
 		if (write(pipe_fds[1], "x", 1) != 1)
 			abort();
@@ -222,6 +263,7 @@ __attribute__((noinline)) static void *child_waiter_thread(void *arg)
 			abort();
 		if (child == 0) {
 			prctl(PR_SET_NAME, "wl_kid");
+			wait_until_blocked(getppid(), truths[CHILD_WAITER].tid, SYS_wait4);
 			sleep_ms(WAIT_MS);
 			_exit(0);
 		}
@@ -264,6 +306,7 @@ static void *migration_driver_thread(void *arg)
 	while (!(tid = atomic_load(&migrator_tid)))
 		sched_yield();
 	for (i = 0; i < ROUNDS; i++) {
+		wait_until_blocked(getpid(), tid, SYS_read);
 		sleep_ms(WAIT_MS);
 		pin(tid, ncpu > 1 ? (i + 1) % 2 : 0);
 		if (write(migrate_fds[1], "x", 1) != 1)
