@@ -105,12 +105,25 @@ def trace_json(args, seconds="1s"):
     return read_json_lines(out)
 
 
+def start_tracer(args, binary=OFFCPU, **popen_args):
+    """offcpu in the background, returned once its programs are attached
+    (and its capabilities dropped): -v says so on stderr. A fixed sleep was
+    too short on a loaded machine."""
+    p = subprocess.Popen([binary, "-v"] + args, stderr=subprocess.PIPE, text=True,
+                         **popen_args)
+    line = p.stderr.readline()
+    assert line.startswith("offcpu: tracing;"), line + p.stderr.read()
+    return p
+
+
 def run_command_traced(args, command):
     """offcpu ARGS -- COMMAND for tests that count the command's waits.
 
     Taken again (twice at most) when the kernel hid a switch-in of the
     command's threads: offcpu counts each wait lost that way in
-    switch_in_unseen (see record_truth)."""
+    switch_in_unseen. This VM's kernel delivers no sched_switch away from
+    its init's threads, so the thread switched in after one of them loses
+    that wait."""
     for attempt in range(3):
         r = run([OFFCPU, "--stats"] + args + ["--"] + command)
         m = re.search(r"^\s+switch_in_unseen\s+(\d+)$", r.stderr, re.M)
@@ -159,22 +172,18 @@ def record_truth(tracer_args, name, command):
     """Runs the workload under offcpu tracer_args, as its -- COMMAND or
     beside it system wide, and returns truth, calls, waits and stats.
 
-    This VM's kernel delivers no sched_switch away from its init's threads,
-    so a thread switched in after one of them loses that wait; offcpu counts
-    it in switch_in_unseen. A recording that lost a wait of the workload
-    that way is taken again: under -- COMMAND any counted loss is the
-    workload's, system wide one is if a truth thread fell short. A loss that
-    was not counted is a failure."""
+    A recording that lost a wait of the workload to a switch-in the kernel
+    did not trace (counted in switch_in_unseen) is taken again, as in
+    run_command_traced; system wide, where the counter counts every thread,
+    only if a truth thread fell short. A loss not counted is a failure."""
+    out = os.path.join(TMP, "%s.json" % name)
+    truth_file = os.path.join(TMP, "%s-truth.txt" % name)
     for attempt in range(3):
-        out = os.path.join(TMP, "%s.json" % name)
-        truth_file = os.path.join(TMP, "%s-truth.txt" % name)
         if command:
-            r = run([OFFCPU] + tracer_args + ["-o", out, "--", WORKLOAD, "truth", truth_file])
+            r = run_command_traced(tracer_args + ["-o", out], [WORKLOAD, "truth", truth_file])
             err = r.stderr
         else:
-            tracer = subprocess.Popen([OFFCPU] + tracer_args + ["-o", out],
-                                      stderr=subprocess.PIPE, text=True)
-            time.sleep(1.5)
+            tracer = start_tracer(tracer_args + ["-o", out])
             r = run([WORKLOAD, "truth", truth_file])
             _, err = tracer.communicate(timeout=60)
             assert tracer.returncode == 0, err
@@ -182,9 +191,9 @@ def record_truth(tracer_args, name, command):
         truth, calls = {}, {}
         read_truth(truth_file, truth, calls)
         waits, stats = read_json_lines(out)
-        if not stats["switch_in_unseen"]:
+        if command or not stats["switch_in_unseen"]:
             break
-        short = ["the workload"] if command else truth_waits_missing(truth, waits, calls)
+        short = truth_waits_missing(truth, waits, calls)
         if not short:
             break
         print("    %s: %s lost a wait to a switch-in the kernel did not trace; again" %
@@ -484,8 +493,8 @@ def test_stats_on_stderr():
 
 def test_signal_writes_complete_output():
     out = os.path.join(TMP, "sigint.json")
-    p = subprocess.Popen([OFFCPU, "-f", "json", "-o", out], stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    p = start_tracer(["-f", "json", "-o", out])
+    time.sleep(0.5)
     assert not os.path.exists(out), "output exists before the end"
     p.send_signal(signal.SIGINT)
     assert p.wait(timeout=30) == 0
@@ -622,10 +631,10 @@ def test_ring_buffer_full_is_counted():
     # A reader that stops reading (SIGSTOP) under 50,000 waits a second: the
     # ring buffer fills, every loss is counted, the output is still whole.
     out = os.path.join(TMP, "ringbuf.json")
+    tracer = start_tracer(["-m", "0", "-c", "wl_flood", "-f", "json", "-o", out])
     load = subprocess.Popen([WORKLOAD, "threads", "wl_flood", "50", "3000", "1"])
-    tracer = subprocess.Popen([OFFCPU, "-m", "0", "-c", "wl_flood", "-f", "json", "-o", out])
     try:
-        time.sleep(1.0)
+        time.sleep(0.5)
         tracer.send_signal(signal.SIGSTOP)
         time.sleep(2.0)
         tracer.send_signal(signal.SIGCONT)
@@ -819,9 +828,8 @@ def test_postgres_pgbench_waits():
 
 def test_second_sigint_exits_at_once_without_output():
     out = os.path.join(TMP, "second-sigint.json")
-    p = subprocess.Popen([OFFCPU, "-m", "0", "-f", "json", "-o", out], stderr=subprocess.PIPE,
-                         text=True)
-    time.sleep(1.5)
+    p = start_tracer(["-m", "0", "-f", "json", "-o", out])
+    time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     time.sleep(0.02)  # stopping takes 50 ms to let the last waits in, then symbolizes
     p.send_signal(signal.SIGINT)
@@ -907,8 +915,8 @@ def test_soak_short_lived_processes_no_leak():
     # a shell starts short-lived processes (each execs, blocks and exits).
     out = os.path.join(TMP, "soak.json")
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:quarantine_size_mb=8")
-    tracer = subprocess.Popen([OFFCPU_ASAN, "-m", "0", "--stats", "-f", "folded", "-o", out],
-                              stderr=subprocess.PIPE, text=True, env=env)
+    tracer = start_tracer(["-m", "0", "--stats", "-f", "folded", "-o", out], OFFCPU_ASAN,
+                          env=env)
     churn = subprocess.Popen(["sh", "-c", "while :; do %s sleep wl_soak 1 1; done" % WORKLOAD])
     try:
         time.sleep(SOAK_SECONDS / 4)
@@ -939,9 +947,8 @@ def test_capabilities_dropped_after_attach():
     other = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                               WORKLOAD, "sleep", "wl_nobody", "150", "20"])
     out = os.path.join(TMP, "caps.json")
-    tracer = subprocess.Popen([OFFCPU, "-c", "wl_nobody", "-d", "2s", "-f", "json", "-o", out])
+    tracer = start_tracer(["-c", "wl_nobody", "-d", "2s", "-f", "json", "-o", out])
     try:
-        time.sleep(1.0)
         with open("/proc/%d/status" % tracer.pid) as f:
             status = f.read()
         assert tracer.wait(timeout=30) == 0
