@@ -505,7 +505,8 @@ def test_signal_writes_complete_output():
 # --- filters ----------------------------------------------------------------------------------
 
 def two_sleepers():
-    return sleeper("wl_traced", rounds=60), sleeper("wl_other", rounds=60)
+    # Killed when the test is done: long enough for a loaded machine's attach.
+    return sleeper("wl_traced", rounds=250), sleeper("wl_other", rounds=250)
 
 
 def check_only(waits, pred, what):
