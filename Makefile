@@ -19,11 +19,15 @@ ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU
 LDLIBS := -lbpf -ldw -lelf -lz -liberty
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
 
-# Everything but main.c also goes into the unit tests.
-LIB_SRCS := $(filter-out src/main.c src/offcpu.bpf.c,$(wildcard src/*.c))
-LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+# src/ is one folder per stage of the pipeline (README, "Source layout");
+# everything but main.c also goes into the unit tests. Objects mirror it
+# under $(OUTPUT)/obj.
+STAGES := lib profile symbols classify trace output cli
+LIB_SRCS := $(filter-out src/cli/main.c,$(foreach s,$(STAGES),$(wildcard src/$(s)/*.c)))
+LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
+# tests/unit/ mirrors src/: tests/unit/STAGE/test_NAME.c.
+UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/unit/%,$(UNIT_SRCS))
 UNIT_ASAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/asan/%,$(UNIT_SRCS))
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SYMBOLS_DIR := $(OUTPUT)/tests/symbols
@@ -49,14 +53,14 @@ endif
 
 all: offcpu
 
-$(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/tests/asan:
+$(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/vmlinux.h: | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUTPUT)/offcpu.bpf.o: src/offcpu.bpf.c src/offcpu.h $(OUTPUT)/vmlinux.h
+$(OUTPUT)/offcpu.bpf.o: src/bpf/offcpu.bpf.c src/offcpu.h $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -65,30 +69,33 @@ $(OUTPUT)/offcpu.skel.h: $(OUTPUT)/offcpu.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name offcpu_bpf > $@
 
 # The flame graph's script, as a C string literal for output_svg.c.
-$(OUTPUT)/flamegraph_js.inc: src/flamegraph.js | $(OUTPUT)
+$(OUTPUT)/flamegraph_js.inc: src/output/flamegraph.js | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(OUTPUT)/output_svg.o: $(OUTPUT)/flamegraph_js.inc
+$(OUTPUT)/obj/output/output_svg.o: $(OUTPUT)/flamegraph_js.inc
 
 # tracer.c includes the skeleton.
-$(OUTPUT)/tracer.o: $(OUTPUT)/offcpu.skel.h
+$(OUTPUT)/obj/trace/tracer.o: $(OUTPUT)/offcpu.skel.h
 
-$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
+$(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-offcpu: $(OUTPUT)/main.o $(LIB_OBJS)
+offcpu: $(OUTPUT)/obj/cli/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
 
 # The unit tests again, with every library file rebuilt under the sanitizers.
-$(OUTPUT)/tests/asan/test_%: tests/unit/test_%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc | $(OUTPUT)/tests/asan
+$(OUTPUT)/tests/asan/%: tests/unit/%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc
 	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANITIZE) $(filter %.c,$^) $(LDLIBS) -lcmocka -o $@
 
 # Built with frame pointers so its user stacks unwind through its own code.
@@ -136,9 +143,9 @@ $(SYMBOLS_DIR)/symprog-stripped: $(SYMBOLS_DIR)/symprog-pie
 	$(Q)strip --strip-all -o $@ $<
 
 # offcpu itself under ASan/UBSan and LeakSanitizer, for the soak test.
-$(OUTPUT)/offcpu-asan: src/main.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc
+$(OUTPUT)/offcpu-asan: src/cli/main.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc
 	$(call msg,CC-ASAN,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANITIZE) src/main.c $(LIB_SRCS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANITIZE) src/cli/main.c $(LIB_SRCS) $(LDLIBS) -o $@
 
 # libFuzzer targets, one per parser of untrusted input (clang's runtime).
 $(OUTPUT)/fuzz:
@@ -182,4 +189,4 @@ deps:
 clean:
 	$(Q)rm -rf $(OUTPUT) offcpu
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/asan/*.d $(OUTPUT)/bench/*.d)
+-include $(wildcard $(OUTPUT)/obj/*/*.d $(OUTPUT)/tests/unit/*/*.d $(OUTPUT)/tests/asan/*/*.d $(OUTPUT)/bench/*.d)

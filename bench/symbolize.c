@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfsyms.h"
-#include "procmaps.h"
-#include "symbolizer.h"
+#include "symbols/elfsyms.h"
+#include "symbols/procmaps.h"
+#include "symbols/symbolizer.h"
 
 #define FRAMES_PER_STACK 16
 

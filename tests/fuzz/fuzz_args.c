@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
-#include "parse.h"
-#include "states.h"
+#include "classify/states.h"
+#include "lib/parse.h"
+#include "symbols/demangle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

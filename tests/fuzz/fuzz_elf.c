@@ -7,8 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
-#include "elfsyms.h"
+#include "symbols/debuginfo.h"
+#include "symbols/elfsyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "perfmap.h"
+#include "symbols/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

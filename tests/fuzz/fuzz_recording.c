@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "recording.h"
+#include "trace/recording.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

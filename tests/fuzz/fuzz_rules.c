@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rules.h"
+#include "classify/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

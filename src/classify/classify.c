@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/types.h>
+#include <string.h>
+
+#include "classify/classify.h"
+#include "offcpu.h"
+
+/*
+ * Kernel functions (globs), tried in order against every frame of the
+ * stack; the first rule with a matching frame wins, so the specific rules
+ * come before the generic ones (fsync before block I/O, futex before poll).
+ * Old and new kernel names are both listed where a function was renamed.
+ */
+static const struct builtin_rule kernel_rules[] = {
+	/* fsync and friends wait on block I/O underneath: they come first. */
+	{ "do_fsync", "io:fsync" },
+	{ "vfs_fsync_range", "io:fsync" },
+	{ "__x64_sys_sync_file_range", "io:fsync" },
+	{ "ksys_sync", "io:fsync" },
+	{ "jbd2_log_wait_commit", "io:fsync" },
+	{ "jbd2_*", "io:journal" },
+	/* Locks. */
+	{ "futex_wait_queue_me", "lock:futex" },
+	{ "futex_wait_queue", "lock:futex" },
+	{ "futex_wait*", "lock:futex" },
+	{ "__futex_wait", "lock:futex" },
+	{ "futex_lock_pi*", "lock:futex" },
+	{ "__mutex_lock*", "lock:mutex" },
+	{ "mutex_lock*", "lock:mutex" },
+	{ "rt_mutex_slowlock*", "lock:mutex" },
+	{ "rwsem_down_read_slowpath", "lock:rwsem" },
+	{ "rwsem_down_write_slowpath", "lock:rwsem" },
+	{ "__down_common", "lock:semaphore" },
+	{ "locks_lock_inode_wait", "lock:file" },
+	{ "flock_lock_inode_wait", "lock:file" },
+	{ "posix_lock_inode_wait", "lock:file" },
+	{ "fcntl_setlk*", "lock:file" },
+	{ "__do_sys_flock", "lock:file" },
+	/* Child processes, signals, sleeps. */
+	{ "do_wait", "child" },
+	{ "kernel_wait4", "child" },
+	{ "kernel_waitid", "child" },
+	{ "do_signal_stop", "signal" },
+	{ "ptrace_stop", "signal" },
+	{ "sigsuspend", "signal" },
+	{ "do_sigtimedwait", "signal" },
+	{ "__x64_sys_pause", "signal" },
+	{ "do_nanosleep", "sleep" },
+	{ "hrtimer_nanosleep", "sleep" },
+	{ "msleep*", "sleep" },
+	{ "usleep_range*", "sleep" },
+	/* Pipes before the generic poll rules: a pipe read may poll. */
+	{ "pipe_read", "pipe" },
+	{ "pipe_write", "pipe" },
+	{ "anon_pipe_read", "pipe" }, /* 6.14+ */
+	{ "anon_pipe_write", "pipe" },
+	{ "pipe_wait*", "pipe" },
+	/* Network. */
+	{ "sk_wait_data", "net:recv" },
+	{ "tcp_recvmsg*", "net:recv" },
+	{ "udp_recvmsg", "net:recv" },
+	{ "__skb_wait_for_more_packets", "net:recv" },
+	{ "__skb_recv_datagram", "net:recv" },
+	{ "unix_stream_read_generic", "net:unix" },
+	{ "unix_dgram_recvmsg", "net:unix" },
+	{ "unix_wait_for_peer", "net:unix" },
+	{ "inet_csk_accept", "net:accept" },
+	{ "unix_accept", "net:accept" },
+	{ "sk_stream_wait_memory", "net:send" },
+	{ "sock_alloc_send_pskb", "net:send" },
+	{ "inet_wait_for_connect", "net:connect" },
+	/* Pollers. */
+	{ "ep_poll", "poll:epoll" },
+	{ "do_epoll_wait", "poll:epoll" },
+	{ "do_select", "poll:select" },
+	{ "core_sys_select", "poll:select" },
+	{ "do_sys_poll", "poll" },
+	{ "do_poll*", "poll" },
+	{ "io_cqring_wait", "poll:io_uring" },
+	/* Page faults that wait (on I/O or otherwise). */
+	{ "handle_mm_fault", "pagefault" },
+	{ "do_user_addr_fault", "pagefault" },
+	{ "exc_page_fault", "pagefault" },
+	/* Block and page-cache I/O. */
+	{ "filemap_read", "io:read" },
+	{ "filemap_fault", "io:read" },
+	{ "ext4_file_write_iter", "io:write" },
+	{ "io_schedule*", "io" },
+	{ "folio_wait_bit*", "io" },
+	{ "wait_on_page_bit*", "io" },
+	{ "__wait_on_buffer", "io" },
+	{ "bit_wait_io", "io" },
+	{ "submit_bio_wait", "io" },
+	{ "blk_mq_*", "io" },
+	{ "__blkdev_direct_IO*", "io" },
+};
+
+/*
+ * A futex wait is the kernel half of every user-space lock, condition
+ * variable and join: the user frames say which. Tried after the kernel
+ * rules have said lock:futex.
+ */
+static const struct builtin_rule futex_user_rules[] = {
+	/* glibc's own names carry one to three leading underscores. */
+	{ "*pthread_cond_*wait*", "lock:condvar" },
+	{ "*pthread_rwlock_*", "lock:rwlock" },
+	{ "*pthread_mutex_*lock*", "lock:mutex" },
+	{ "__lll_lock_wait*", "lock:mutex" },
+	{ "sem_*wait", "lock:semaphore" },
+	{ "__new_sem_wait*", "lock:semaphore" },
+	{ "pthread_join", "lock:thread-join" },
+	{ "__pthread_clockjoin_ex", "lock:thread-join" },
+	{ "pthread_barrier_wait", "lock:barrier" },
+};
+
+static const char *first_match(const struct builtin_rule *rules, size_t nr_rules,
+			       const struct frame *frames, size_t nr)
+{
+	size_t r, i;
+
+	for (r = 0; r < nr_rules; r++) {
+		for (i = 0; i < nr; i++) {
+			if (frames[i].sym && rules__symbol_matches(rules[r].pattern, frames[i].sym))
+				return rules[r].wait_class;
+		}
+	}
+	return NULL;
+}
+
+static const struct builtin_rule yield_rules[] = {
+	{ "do_sched_yield", "running" },
+	{ "__x64_sys_sched_yield", "running" },
+	{ "yield", "running" },
+	{ "yield_to", "running" },
+};
+
+unsigned int classify_state(unsigned int state, const struct frame *kernel, size_t nr_kernel)
+{
+	if (state != OFFCPU_STATE_RUNNING)
+		return state;
+	if (first_match(yield_rules, sizeof(yield_rules) / sizeof(yield_rules[0]), kernel,
+			nr_kernel))
+		return OFFCPU_STATE_RUNNING;
+	return OFFCPU_STATE_PREEMPTED;
+}
+
+const char *classify_wait(const struct rule_set *user_rules, unsigned int state,
+			  const struct frame *kernel, size_t nr_kernel, const struct frame *user,
+			  size_t nr_user)
+{
+	const char *found;
+	size_t r;
+
+	if (state == OFFCPU_STATE_PREEMPTED || state == OFFCPU_STATE_RUNNING)
+		return "cpu";
+	for (r = 0; user_rules && r < user_rules->nr; r++) {
+		if (rules__match(&user_rules->rules[r], kernel, nr_kernel, user, nr_user))
+			return user_rules->rules[r].wait_class;
+	}
+	found = first_match(kernel_rules, sizeof(kernel_rules) / sizeof(kernel_rules[0]), kernel,
+			    nr_kernel);
+	if (found && !strcmp(found, "lock:futex"))
+		return first_match(futex_user_rules,
+				   sizeof(futex_user_rules) / sizeof(futex_user_rules[0]), user,
+				   nr_user)
+			   ?: found;
+	if (found)
+		return found;
+	if (state == OFFCPU_STATE_STOPPED || state == OFFCPU_STATE_TRACED)
+		return "signal";
+	return "other";
+}

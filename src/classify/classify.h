@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Wait classes of SPEC.md, from the blocked thread's kernel and user stacks. */
+#ifndef OFFCPU_CLASSIFY_H
+#define OFFCPU_CLASSIFY_H
+
+#include <stddef.h>
+
+#include "classify/rules.h"
+#include "profile/frame.h"
+
+struct builtin_rule {
+	const char *pattern; /* a glob over function names */
+	const char *wait_class;
+};
+
+/*
+ * The class of a wait, "class" or "class:detail" (a static string or one of
+ * user_rules'): preempted and running threads wait for a CPU; otherwise the
+ * user's rules in order, then the built-in kernel rules, refined by the user
+ * frames where the kernel says only "futex". Frames leaf first.
+ */
+const char *classify_wait(const struct rule_set *user_rules, unsigned int state,
+			  const struct frame *kernel, size_t nr_kernel, const struct frame *user,
+			  size_t nr_user);
+
+/*
+ * sched_switch says "runnable, no preempt flag" both for sched_yield() and
+ * for a thread that schedule()s on its way back to user space because its
+ * time was up: only the first gave the CPU away. Tells them apart by the
+ * kernel stack; any other state is returned as it is.
+ */
+unsigned int classify_state(unsigned int state, const struct frame *kernel, size_t nr_kernel);
+
+#endif

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "classify/rules.h"
+
+static const char *const base_classes[] = {
+	"cpu",	"sleep", "lock",   "io",	"net",	 "poll",
+	"pipe", "child", "signal", "pagefault", "other",
+};
+
+#define MAX_TOKENS 16
+#define MAX_SYMBOL 512
+
+bool rules__valid_class(const char *wait_class)
+{
+	size_t base = strcspn(wait_class, ":"), i;
+	const char *detail = wait_class + base;
+
+	for (i = 0; i < sizeof(base_classes) / sizeof(base_classes[0]); i++) {
+		if (strlen(base_classes[i]) == base && !strncmp(wait_class, base_classes[i], base))
+			break;
+	}
+	if (i == sizeof(base_classes) / sizeof(base_classes[0]))
+		return false;
+	if (!*detail)
+		return true;
+	/* A detail is a short word: it becomes a label and a flame graph frame. */
+	if (!detail[1] || strlen(detail) > 64)
+		return false;
+	for (detail++; *detail; detail++) {
+		if (!isalnum((unsigned char)*detail) && !strchr("_-.", *detail))
+			return false;
+	}
+	return true;
+}
+
+bool rules__symbol_matches(const char *glob, const char *sym)
+{
+	char base[MAX_SYMBOL];
+	size_t len = strcspn(sym, ".");
+
+	if (!fnmatch(glob, sym, 0))
+		return true;
+	if (!sym[len] || len >= sizeof(base))
+		return false;
+	memcpy(base, sym, len);
+	base[len] = '\0';
+	return !fnmatch(glob, base, 0);
+}
+
+static bool any_frame_matches(const char *glob, const struct frame *frames, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (frames[i].sym && rules__symbol_matches(glob, frames[i].sym))
+			return true;
+	}
+	return false;
+}
+
+bool rules__match(const struct wait_rule *rule, const struct frame *kernel, size_t nr_kernel,
+		  const struct frame *user, size_t nr_user)
+{
+	const struct frame *frames = rule->scope == RULE_KERNEL ? kernel : user;
+	size_t nr = rule->scope == RULE_KERNEL ? nr_kernel : nr_user, i;
+
+	for (i = 0; i < rule->nr_globs; i++) {
+		if (!any_frame_matches(rule->globs[i], frames, nr))
+			return false;
+	}
+	return rule->nr_globs > 0;
+}
+
+static void rule_free(struct wait_rule *rule)
+{
+	size_t i;
+
+	for (i = 0; i < rule->nr_globs; i++)
+		free(rule->globs[i]);
+	free(rule->globs);
+	free(rule->wait_class);
+}
+
+/* Splits on blanks, up to a '#'; returns the number of tokens or -E2BIG. */
+static int tokenize(char *line, char **tokens)
+{
+	int n = 0;
+	char *save = NULL, *tok;
+
+	line[strcspn(line, "#\n")] = '\0';
+	for (tok = strtok_r(line, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
+		if (n == MAX_TOKENS)
+			return -E2BIG;
+		tokens[n++] = tok;
+	}
+	return n;
+}
+
+static int parse_rule(char **tokens, int n, struct wait_rule *rule, const char **why)
+{
+	int i;
+
+	memset(rule, 0, sizeof(*rule));
+	if (n < 3) {
+		*why = "expected: kernel|user GLOB [GLOB...] CLASS[:DETAIL]";
+		return -EINVAL;
+	}
+	if (!strcmp(tokens[0], "kernel")) {
+		rule->scope = RULE_KERNEL;
+	} else if (!strcmp(tokens[0], "user")) {
+		rule->scope = RULE_USER;
+	} else {
+		*why = "a rule starts with 'kernel' or 'user'";
+		return -EINVAL;
+	}
+	if (!rules__valid_class(tokens[n - 1])) {
+		*why = "unknown wait class (cpu, sleep, lock, io, net, poll, pipe, child, signal, "
+		       "pagefault, other, each with an optional :detail)";
+		return -EINVAL;
+	}
+	rule->wait_class = strdup(tokens[n - 1]);
+	rule->globs = calloc(n - 2, sizeof(*rule->globs));
+	if (!rule->wait_class || !rule->globs)
+		goto nomem;
+	for (i = 1; i < n - 1; i++) {
+		rule->globs[rule->nr_globs] = strdup(tokens[i]);
+		if (!rule->globs[rule->nr_globs])
+			goto nomem;
+		rule->nr_globs++;
+	}
+	return 0;
+nomem:
+	rule_free(rule);
+	*why = "out of memory";
+	return -ENOMEM;
+}
+
+int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const char **why)
+{
+	struct rule_set added = { 0 };
+	char *line = NULL, *tokens[MAX_TOKENS];
+	size_t size = 0, cap = 0, i;
+	unsigned int number = 0;
+	int n, err = 0;
+
+	while (getline(&line, &size, file) > 0) {
+		struct wait_rule *grown;
+
+		number++;
+		n = tokenize(line, tokens);
+		if (n == 0)
+			continue;
+		if (n < 0) {
+			*why = "too many globs on one line";
+			err = -EINVAL;
+			break;
+		}
+		if (added.nr == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(added.rules, cap * sizeof(*grown));
+			if (!grown) {
+				*why = "out of memory";
+				err = -ENOMEM;
+				break;
+			}
+			added.rules = grown;
+		}
+		err = parse_rule(tokens, n, &added.rules[added.nr], why);
+		if (err)
+			break;
+		added.nr++;
+	}
+	free(line);
+	if (!err && ferror(file)) {
+		*why = "read error";
+		err = -EIO;
+	}
+	if (!err) {
+		struct wait_rule *all =
+		    realloc(set->rules, (set->nr + added.nr + 1) * sizeof(*all));
+
+		/* A file of comments adds nothing to copy (found by tests/fuzz/fuzz_rules). */
+		if (all) {
+			if (added.nr)
+				memcpy(all + set->nr, added.rules, added.nr * sizeof(*all));
+			set->rules = all;
+			set->nr += added.nr;
+			free(added.rules);
+			return 0;
+		}
+		*why = "out of memory";
+		err = -ENOMEM;
+	}
+	*bad_line = number;
+	for (i = 0; i < added.nr; i++)
+		rule_free(&added.rules[i]);
+	free(added.rules);
+	return err;
+}
+
+FILE *rules__open(const char *arg, char *path, size_t path_size)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t len;
+	FILE *file;
+
+	snprintf(path, path_size, "%s", arg);
+	file = fopen(arg, "re");
+	if (file || strchr(arg, '/'))
+		return file;
+	/* A pack name: beside the binary (a build tree), then installed. */
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len > 0) {
+		exe[len] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, path_size, "%s/rules/%s.rules", exe, arg);
+			file = fopen(path, "re");
+			if (file)
+				return file;
+		}
+	}
+	snprintf(path, path_size, "/usr/share/offcpu/rules/%s.rules", arg);
+	file = fopen(path, "re");
+	if (!file)
+		snprintf(path, path_size, "%s", arg);
+	return file;
+}
+
+void rules__free(struct rule_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->nr; i++)
+		rule_free(&set->rules[i]);
+	free(set->rules);
+	set->rules = NULL;
+	set->nr = 0;
+}

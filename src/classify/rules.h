@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Wait-class rules as data: the built-in kernel rules, and the user's from
+ * --rules files. A rule names kernel or user frames by glob; all its globs
+ * must match some frame of the stack for the wait to take its class.
+ */
+#ifndef OFFCPU_RULES_H
+#define OFFCPU_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "profile/frame.h"
+
+enum rule_scope {
+	RULE_KERNEL,
+	RULE_USER,
+};
+
+struct wait_rule {
+	enum rule_scope scope;
+	char **globs;
+	size_t nr_globs;
+	char *wait_class; /* "class" or "class:detail" */
+};
+
+struct rule_set {
+	struct wait_rule *rules;
+	size_t nr;
+};
+
+/*
+ * Appends the rules of one file: "kernel|user GLOB [GLOB...] CLASS[:DETAIL]"
+ * per line, '#' comments. On error nothing is appended, *bad_line is the
+ * line and why says what is wrong.
+ */
+int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const char **why);
+/*
+ * A --rules argument: a file, or the name of a rule pack shipped beside the
+ * binary (rules/NAME.rules) or installed (/usr/share/offcpu/rules). Fills
+ * path with what it opened; NULL when there is neither.
+ */
+FILE *rules__open(const char *arg, char *path, size_t path_size);
+void rules__free(struct rule_set *set);
+
+/* Does the symbol match the glob? Compiler clones (".isra.0", ".cold") match their origin. */
+bool rules__symbol_matches(const char *glob, const char *sym);
+bool rules__match(const struct wait_rule *rule, const struct frame *kernel, size_t nr_kernel,
+		  const struct frame *user, size_t nr_user);
+/* A known base class (cpu, sleep, lock, io, net, poll, pipe, child, signal, pagefault, other). */
+bool rules__valid_class(const char *wait_class);
+
+#endif

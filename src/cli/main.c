@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcpu: where and why threads wait off CPU.
+ *
+ * main() only wires the modules together: options, the output file (opened
+ * first so a bad path fails before tracing), the tracer, the collector that
+ * feeds the profile, and the output back-end. Errors come up as negative
+ * errno and are reported here once; the exit status is 0, 1 (environment)
+ * or 2 (usage), or the status of -- COMMAND.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/types.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/caps.h"
+#include "cli/cgroup.h"
+#include "cli/command.h"
+#include "cli/options.h"
+#include "lib/log.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "symbols/ksyms.h"
+#include "symbols/symbolizer.h"
+#include "trace/collector.h"
+#include "trace/counters.h"
+#include "trace/recording.h"
+#include "trace/tracer.h"
+
+#define OFFCPU_VERSION "0.1.0"
+#define EXIT_ENVIRONMENT 1
+#define EXIT_USAGE 2
+/* Output cut short by a closed pipe (offcpu | head): quiet, as if SIGPIPE ended it. */
+#define EXIT_PIPE (128 + SIGPIPE)
+/* The BPF side wakes us only when records pile up: poll at least this often. */
+#define POLL_INTERVAL_MS 50
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t command_pid;
+/* The output's temporary file, for a second signal to remove; "" once renamed. */
+static char temp_output_path[PATH_MAX];
+
+static void on_signal(int sig)
+{
+	/* With -- COMMAND the command decides how to stop; offcpu follows it. */
+	if (command_pid > 0)
+		kill(command_pid, sig);
+	/* A second signal: the user will not wait for the output. Leave none. */
+	if (stop_requested) {
+		if (temp_output_path[0])
+			unlink(temp_output_path);
+		_exit(128 + sig);
+	}
+	stop_requested = 1;
+}
+
+static void install_signal_handlers(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a signal must wake the ring buffer poll. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	return collector__record(ctx, data, size);
+}
+
+/* The environment checks that need no BPF call: one clear line each. */
+static int check_environment(void)
+{
+	const char *btf = getenv("OFFCPU_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
+
+	if (!caps__can_trace()) {
+		log_error("not permitted: tracing needs root, or CAP_BPF and CAP_PERFMON");
+		return -EPERM;
+	}
+	if (access(btf, R_OK)) {
+		log_error("this kernel has no BTF (%s: %s); offcpu needs CONFIG_DEBUG_INFO_BTF",
+			  btf, strerror(errno));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void report_tracer_error(int err)
+{
+	if (err == -EPERM)
+		log_error("not permitted to load BPF programs: run as root, or with CAP_BPF "
+			  "and CAP_PERFMON");
+	else if (err == -EACCES)
+		log_error("this kernel's BPF verifier rejected offcpu's program (rerun with -v)");
+	else if (err == -ENOENT)
+		log_error("a tracepoint offcpu needs is missing from this kernel (rerun with -v)");
+	else if (err == -ENOMEM)
+		log_error("not enough memory for offcpu's BPF maps and ring buffer (a memory "
+			  "limit?); rerun with -v");
+	else
+		log_error("cannot set up BPF tracing: %s (rerun with -v)", strerror(-err));
+}
+
+struct session {
+	struct options *opts;
+	struct output_file output;
+	struct profile *profile;
+	struct symbolizer *symbolizer;
+	struct collector *collector;
+	struct tracer *tracer;
+	struct command command;
+	bool has_command;
+	struct id_list pids; /* -p, plus the command's PID */
+};
+
+static int start_tracer(struct session *s)
+{
+	struct options *o = s->opts;
+	struct tracer_opts to = {
+		.min_duration_ns = o->min_duration_ns,
+		.max_duration_ns = o->max_duration_ns,
+		.sample_rate = o->sample_rate,
+		.state_mask = o->state_mask,
+		.max_entries = o->max_entries,
+		.stack_depth = o->stack_depth,
+		.kernel_stack = o->kernel_stack,
+		.user_stack = o->user_stack,
+		.user_threads_only = o->user_threads_only,
+		.kernel_threads_only = o->kernel_threads_only,
+		.follow_forks = s->has_command,
+		.pids = &s->pids,
+		.tids = &o->tids,
+		.comms = o->comms,
+		.nr_comms = o->nr_comms,
+	};
+	int err;
+
+	if (o->cgroup_path) {
+		err = cgroup_resolve(o->cgroup_path, &to.cgroup_id, &to.cgroup_level);
+		if (err) {
+			log_error("invalid --cgroup '%s': not a cgroup v2 directory",
+				  o->cgroup_path);
+			return EXIT_USAGE;
+		}
+		to.filter_cgroup = true;
+	}
+	err = tracer__new(&to, on_record, s->collector, &s->tracer);
+	if (err) {
+		report_tracer_error(err);
+		return EXIT_ENVIRONMENT;
+	}
+	/* Loaded and attached: what is left is reading /proc and files. */
+	err = caps__drop_after_attach();
+	if (err)
+		log_info("could not drop capabilities: %s", strerror(-err));
+	return 0;
+}
+
+static int record(struct session *s)
+{
+	uint64_t started_ns = monotonic_ns();
+	uint64_t deadline = s->opts->duration_ns ? started_ns + s->opts->duration_ns : 0;
+	struct timespec now;
+	int err = 0;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	s->profile->start_time_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+
+	while (!stop_requested) {
+		err = tracer__poll(s->tracer, POLL_INTERVAL_MS);
+		if (err == -EINTR)
+			err = 0;
+		if (err)
+			break;
+		if (s->has_command && command__poll_exit(&s->command))
+			break;
+		if (deadline && monotonic_ns() >= deadline)
+			break;
+	}
+	if (!err)
+		err = tracer__stop(s->tracer);
+	s->profile->duration_ns = monotonic_ns() - started_ns;
+	if (err) {
+		log_error("reading trace records failed: %s", strerror(-err));
+		return err;
+	}
+	return collector__finish(s->collector);
+}
+
+/* "cannot write output file": a bad -o is a usage error, before anything is read or traced. */
+static int open_output(const char *path, struct output_file *out)
+{
+	int err = output_file__open(path, out);
+
+	if (err)
+		log_error("cannot write output file '%s': %s", path, strerror(-err));
+	return err;
+}
+
+/*
+ * The profile in the chosen format, into the output, committed; then --stats.
+ * The exit status: 0, EXIT_ENVIRONMENT, or EXIT_PIPE when stdout was closed.
+ */
+static int write_profile(struct output_file *output, const struct profile *p,
+			 const struct options *o, const char *stats_heading)
+{
+	int err = o->format->write(output->stream, p, &o->report);
+
+	err = err ?: output_file__commit(output);
+	if (err && err != -EPIPE)
+		log_error("cannot write the output: %s", strerror(-err));
+	if (o->stats) {
+		fprintf(stderr, "%s\n", stats_heading);
+		counters_print(stderr, p->counters, "  ");
+	}
+	if (err == -EPIPE)
+		return EXIT_PIPE;
+	return err ? EXIT_ENVIRONMENT : 0;
+}
+
+/* The exit status, as write_profile's. */
+static int write_output(struct session *s)
+{
+	uint64_t bpf_counters[OFFCPU_CNT_BPF_MAX];
+	int err = tracer__counters(s->tracer, bpf_counters), status;
+	unsigned int i;
+
+	if (err) {
+		log_error("cannot read the health counters: %s", strerror(-err));
+		return EXIT_ENVIRONMENT;
+	}
+	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
+		s->profile->counters[i] += bpf_counters[i];
+	status = write_profile(&s->output, s->profile, s->opts, "offcpu health counters:");
+	temp_output_path[0] = '\0';
+	return status;
+}
+
+static int setup(struct session *s)
+{
+	struct options *o = s->opts;
+	struct ksyms *ksyms = NULL;
+	int err, ksyms_err, status;
+
+	if (open_output(o->output_path, &s->output))
+		return EXIT_USAGE;
+	if (s->output.temp_path)
+		snprintf(temp_output_path, sizeof(temp_output_path), "%s", s->output.temp_path);
+	err = check_environment();
+	if (err)
+		return EXIT_ENVIRONMENT;
+	ksyms_err = ksyms__load_system(&ksyms);
+	err = profile__new(o->format->lists_waits, &s->profile);
+	err =
+	    err ?: symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
+	if (err) {
+		ksyms__free(ksyms);
+		return EXIT_ENVIRONMENT;
+	}
+	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
+	if (err)
+		return EXIT_ENVIRONMENT;
+	if (o->pids.nr) {
+		s->pids.ids = malloc(o->pids.nr * sizeof(*s->pids.ids));
+		if (!s->pids.ids)
+			return EXIT_ENVIRONMENT;
+		memcpy(s->pids.ids, o->pids.ids, o->pids.nr * sizeof(*s->pids.ids));
+		s->pids.nr = o->pids.nr;
+	}
+	if (o->command) {
+		err = command__start(o->command, &s->command);
+		if (err) {
+			log_error("cannot start '%s': %s", o->command[0], strerror(-err));
+			return EXIT_ENVIRONMENT;
+		}
+		s->has_command = true;
+		command_pid = s->command.pid;
+		err = parse_id_list("1", &s->pids);
+		if (err)
+			return EXIT_ENVIRONMENT;
+		s->pids.ids[s->pids.nr - 1] = (uint32_t)s->command.pid;
+	}
+	status = start_tracer(s);
+	/* Said once tracing works: if it cannot start, that is the one line to read. */
+	if (!status && ksyms_err)
+		log_warn("kernel symbols unavailable (%s): kernel frames stay addresses",
+			 strerror(-ksyms_err));
+	return status;
+}
+
+static void teardown(struct session *s)
+{
+	if (s->has_command)
+		command__kill(&s->command);
+	if (s->output.stream)
+		output_file__abort(&s->output);
+	tracer__free(s->tracer);
+	collector__free(s->collector);
+	symbolizer__free(s->symbolizer);
+	profile__free(s->profile);
+	id_list__free(&s->pids);
+}
+
+/* offcpu report: a saved json recording, written in another format. */
+static int report(const struct options *o)
+{
+	struct recording_filter filter = {
+		.pids = &o->pids,
+		.tids = &o->tids,
+		.comms = o->comms,
+		.nr_comms = o->nr_comms,
+		.state_mask = o->state_mask,
+		.min_duration_ns = o->min_duration_ns,
+		.max_duration_ns = o->max_duration_ns,
+		.rules = &o->rules,
+	};
+	struct output_file output;
+	struct profile *profile = NULL;
+	FILE *in;
+	int err, status;
+
+	in = fopen(o->recording_path, "re");
+	if (!in) {
+		log_error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (open_output(o->output_path, &output)) {
+		fclose(in);
+		return EXIT_USAGE;
+	}
+	err = profile__new(o->format->lists_waits, &profile);
+	err = err ?: recording__read(in, o->recording_path, &filter, profile);
+	fclose(in);
+	if (err) {
+		if (err != -EINVAL)
+			log_error("cannot read recording '%s': %s", o->recording_path,
+				  strerror(-err));
+		output_file__abort(&output);
+		profile__free(profile);
+		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
+	}
+	status = write_profile(&output, profile, o, "offcpu health counters (of the recording):");
+	/* Removes the temporary file if the writing failed; nothing once committed. */
+	output_file__abort(&output);
+	profile__free(profile);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opts;
+	struct session s = { 0 };
+	int status;
+
+	if (options__parse(argc, argv, &opts)) {
+		fputs("Try 'offcpu --help'.\n", stderr);
+		options__free(&opts);
+		return EXIT_USAGE;
+	}
+	if (opts.action == OPTIONS_HELP) {
+		options__usage(stdout);
+		options__free(&opts);
+		return 0;
+	}
+	if (opts.action == OPTIONS_VERSION) {
+		printf("offcpu %s\n", OFFCPU_VERSION);
+		options__free(&opts);
+		return 0;
+	}
+	log_set_verbose(opts.verbose);
+	/* A closed stdout (offcpu | head) is an EPIPE error, not a kill. */
+	signal(SIGPIPE, SIG_IGN);
+	if (opts.report_command) {
+		status = report(&opts);
+		options__free(&opts);
+		return status;
+	}
+	s.opts = &opts;
+	install_signal_handlers();
+
+	status = setup(&s);
+	if (!status) {
+		if (s.has_command)
+			command__release(&s.command);
+		else
+			log_info("tracing; stop with Ctrl-C");
+		status = record(&s) ? EXIT_ENVIRONMENT : write_output(&s);
+	}
+	if (s.has_command && !status) {
+		while (!command__poll_exit(&s.command))
+			usleep(10000);
+		status = s.command.status;
+	}
+	teardown(&s);
+	options__free(&opts);
+	return status;
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "classify/states.h"
+#include "cli/options.h"
+#include "lib/log.h"
+#include "offcpu.h"
+
+enum long_only_option {
+	OPT_CGROUP = 256,
+	OPT_SAMPLE_RATE,
+	OPT_STATE,
+	OPT_MAX_ENTRIES,
+	OPT_STACK_DEPTH,
+	OPT_NO_KERNEL_STACK,
+	OPT_NO_USER_STACK,
+	OPT_STATS,
+	OPT_RULES,
+	OPT_GROUP_BY,
+	OPT_LINES,
+};
+
+static const struct option long_options[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "user-threads-only", no_argument, NULL, 'u' },
+	{ "kernel-threads-only", no_argument, NULL, 'k' },
+	{ "min-duration", required_argument, NULL, 'm' },
+	{ "max-duration", required_argument, NULL, 'M' },
+	{ "sample-rate", required_argument, NULL, OPT_SAMPLE_RATE },
+	{ "state", required_argument, NULL, OPT_STATE },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
+	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
+	{ "no-kernel-stack", no_argument, NULL, OPT_NO_KERNEL_STACK },
+	{ "no-user-stack", no_argument, NULL, OPT_NO_USER_STACK },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "rules", required_argument, NULL, OPT_RULES },
+	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* '+': stop at the first non-option, so COMMAND's own options stay its own. */
+static const char short_options[] = "+p:t:c:ukm:M:d:f:o:vhV";
+
+void options__usage(FILE *out)
+{
+	fputs(
+	    "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
+	    "       offcpu report [-f FMT] [-o FILE] [FILTERS] RECORDING.json\n"
+	    "Records where and why threads wait off CPU, with kernel and user stacks.\n"
+	    "'report' turns a json recording into another format; -p -t -c -m -M --state\n"
+	    "--rules --group-by and --lines apply to it as to tracing.\n"
+	    "\n"
+	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
+	    "  -t, --tid LIST              thread IDs, comma separated\n"
+	    "  -c, --comm NAME             task command name, exact (repeatable)\n"
+	    "      --cgroup PATH           tasks inside this cgroup v2 directory\n"
+	    "  -u, --user-threads-only     only user threads\n"
+	    "  -k, --kernel-threads-only   only kernel threads\n"
+	    "  -m, --min-duration DUR      only waits at least this long (default 1ms; 0: all)\n"
+	    "  -M, --max-duration DUR      only waits at most this long\n"
+	    "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n"
+	    "      --state LIST            only these thread states: interruptible,\n"
+	    "                              uninterruptible, idle, preempted, running,\n"
+	    "                              stopped, traced, parked, other\n"
+	    "  -d, --duration DUR          stop after this long (default: at SIGINT/SIGTERM)\n"
+	    "  -f, --format FMT            text, folded, json, pprof, svg (default: from -o, else\n"
+	    "                              text)\n"
+	    "  -o, --output FILE           write here ('-': stdout); .txt .folded .json .pb.gz\n"
+	    "                              .svg pick the format\n"
+	    "      --max-entries N         threads off CPU at once that can be tracked (65536)\n"
+	    "      --stack-depth N         frames per stack, 1..127 (127)\n"
+	    "      --no-kernel-stack       do not record kernel stacks\n"
+	    "      --no-user-stack         do not record user stacks\n"
+	    "      --stats                 print the health counters to stderr at the end\n"
+	    "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
+	    "                              (repeatable; packs: postgres)\n"
+	    "      --group-by KEY          the text report's table by tid (default), pid,\n"
+	    "                              comm, title, state or wait\n"
+	    "      --lines                 file:line of user frames in the text report\n"
+	    "  -v, --verbose               say more on stderr\n"
+	    "  -h, --help                  this help\n"
+	    "  -V, --version               the version\n"
+	    "\n"
+	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 5ms, 2s); a bare 0.\n",
+	    out);
+}
+
+static int bad_value(const char *option, const char *value, const char *why)
+{
+	log_error("invalid %s '%s': %s", option, value, why);
+	return -EINVAL;
+}
+
+static int parse_duration_option(const char *option, const char *value, uint64_t *out)
+{
+	int err = parse_duration_ns(value, out);
+
+	if (err == -ERANGE)
+		return bad_value(option, value, "too large");
+	if (err)
+		return bad_value(option, value, "expected a number with a unit: ns, us, ms, s, m");
+	return 0;
+}
+
+static int parse_number_option(const char *option, const char *value, uint64_t min, uint64_t max,
+			       uint32_t *out)
+{
+	uint64_t n;
+	char why[96];
+
+	if (parse_uint(value, min, max, &n)) {
+		snprintf(why, sizeof(why), "expected a whole number from %llu to %llu",
+			 (unsigned long long)min, (unsigned long long)max);
+		return bad_value(option, value, why);
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_ids(const char *option, const char *value, struct id_list *list, bool tasks,
+		     bool must_exist)
+{
+	size_t before = list->nr, i;
+	char path[64];
+
+	if (parse_id_list(value, list))
+		return bad_value(option, value, "expected positive IDs separated by commas");
+	for (i = before; must_exist && i < list->nr; i++) {
+		/* /proc/TID exists for every thread, listed or not. */
+		snprintf(path, sizeof(path), "/proc/%u", list->ids[i]);
+		if (access(path, F_OK)) {
+			log_error("no such %s: %u", tasks ? "thread" : "process", list->ids[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int add_comm(struct options *o, const char *value)
+{
+	char **grown;
+
+	if (!value[0] || strlen(value) >= OFFCPU_COMM_LEN)
+		return bad_value("--comm", value, "a command name is 1 to 15 characters");
+	grown = realloc(o->comms, (o->nr_comms + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	o->comms = grown;
+	o->comms[o->nr_comms++] = (char *)value;
+	return 0;
+}
+
+static int load_rules(const char *value, struct options *o)
+{
+	char path[512], why_line[800];
+	unsigned int line = 0;
+	const char *why = NULL;
+	FILE *file = rules__open(value, path, sizeof(path));
+	int err;
+
+	if (!file)
+		return bad_value("--rules", value, "no such file or rule pack");
+	err = rules__parse(file, &o->rules, &line, &why);
+	fclose(file);
+	if (err) {
+		/* Name the file read when a pack name stood for it. */
+		if (strcmp(path, value))
+			snprintf(why_line, sizeof(why_line), "%s line %u: %s", path, line, why);
+		else
+			snprintf(why_line, sizeof(why_line), "line %u: %s", line, why);
+		return bad_value("--rules", value, why_line);
+	}
+	return 0;
+}
+
+static int parse_format(const char *value, struct options *o)
+{
+	o->format = output_format__by_name(value);
+	if (!o->format)
+		return bad_value("--format", value, "expected text, folded, json, pprof or svg");
+	return 0;
+}
+
+/* Options that shape tracing itself, which a report of a recording cannot redo. */
+static const char *tracing_only(int opt)
+{
+	switch (opt) {
+	case OPT_CGROUP:
+		return "--cgroup";
+	case 'u':
+		return "--user-threads-only";
+	case 'k':
+		return "--kernel-threads-only";
+	case OPT_SAMPLE_RATE:
+		return "--sample-rate";
+	case 'd':
+		return "--duration";
+	case OPT_MAX_ENTRIES:
+		return "--max-entries";
+	case OPT_STACK_DEPTH:
+		return "--stack-depth";
+	case OPT_NO_KERNEL_STACK:
+		return "--no-kernel-stack";
+	case OPT_NO_USER_STACK:
+		return "--no-user-stack";
+	default:
+		return NULL;
+	}
+}
+
+static int parse_one(int opt, const char *arg, struct options *o)
+{
+	if (!o->tracing_option)
+		o->tracing_option = tracing_only(opt);
+	switch (opt) {
+	case 'p':
+		/* A recording's processes may be long gone. */
+		return parse_ids("--pid", arg, &o->pids, false, !o->report_command);
+	case 't':
+		return parse_ids("--tid", arg, &o->tids, true, !o->report_command);
+	case 'c':
+		return add_comm(o, arg);
+	case OPT_CGROUP:
+		o->cgroup_path = arg;
+		return 0;
+	case 'u':
+		o->user_threads_only = true;
+		return 0;
+	case 'k':
+		o->kernel_threads_only = true;
+		return 0;
+	case 'm':
+		o->min_duration_given = true;
+		return parse_duration_option("--min-duration", arg, &o->min_duration_ns);
+	case 'M':
+		return parse_duration_option("--max-duration", arg, &o->max_duration_ns);
+	case OPT_SAMPLE_RATE:
+		return parse_number_option("--sample-rate", arg, 1, UINT32_MAX, &o->sample_rate);
+	case OPT_STATE:
+		if (parse_state_list(arg, &o->state_mask))
+			return bad_value("--state", arg,
+					 "expected state names separated by commas (see --help)");
+		return 0;
+	case 'd':
+		if (parse_duration_option("--duration", arg, &o->duration_ns))
+			return -EINVAL;
+		if (o->duration_ns == 0)
+			return bad_value("--duration", arg, "must be longer than 0");
+		return 0;
+	case 'f':
+		return parse_format(arg, o);
+	case 'o':
+		if (!arg[0])
+			return bad_value("--output", arg, "empty file name");
+		o->output_path = strcmp(arg, "-") ? arg : NULL;
+		return 0;
+	case OPT_MAX_ENTRIES:
+		return parse_number_option("--max-entries", arg, 1, 1U << 24, &o->max_entries);
+	case OPT_STACK_DEPTH:
+		return parse_number_option("--stack-depth", arg, 1, OFFCPU_MAX_STACK_DEPTH,
+					   &o->stack_depth);
+	case OPT_NO_KERNEL_STACK:
+		o->kernel_stack = false;
+		return 0;
+	case OPT_NO_USER_STACK:
+		o->user_stack = false;
+		return 0;
+	case OPT_STATS:
+		o->stats = true;
+		return 0;
+	case OPT_RULES:
+		return load_rules(arg, o);
+	case OPT_GROUP_BY:
+		if (output_group_by_parse(arg, &o->report.group_by))
+			return bad_value("--group-by", arg,
+					 "expected title, comm, pid, tid, state or wait");
+		return 0;
+	case OPT_LINES:
+		o->report.lines = true;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case 'h':
+		o->action = OPTIONS_HELP;
+		return 0;
+	case 'V':
+		o->action = OPTIONS_VERSION;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int check_report(struct options *o, int argc, char **argv)
+{
+	if (o->tracing_option) {
+		log_error("%s applies to tracing, not to 'offcpu report'", o->tracing_option);
+		return -EINVAL;
+	}
+	if (optind >= argc) {
+		log_error("'offcpu report' needs a recording: offcpu report [OPTIONS] FILE.json");
+		return -EINVAL;
+	}
+	if (optind + 1 < argc) {
+		log_error("unexpected argument '%s' (one recording at a time)", argv[optind + 1]);
+		return -EINVAL;
+	}
+	o->recording_path = argv[optind];
+	/* The recording already passed its own -m: keep every wait it holds. */
+	if (!o->min_duration_given)
+		o->min_duration_ns = 0;
+	return 0;
+}
+
+static int check_combination(struct options *o)
+{
+	if (o->user_threads_only && o->kernel_threads_only) {
+		log_error("--user-threads-only and --kernel-threads-only exclude each other");
+		return -EINVAL;
+	}
+	if (o->min_duration_ns > o->max_duration_ns) {
+		log_error("--min-duration is above --max-duration: no wait could pass");
+		return -EINVAL;
+	}
+	if (!o->format && o->output_path)
+		o->format = output_format__by_path(o->output_path);
+	if (!o->format)
+		o->format = output_format__by_name("text");
+	return 0;
+}
+
+int options__parse(int argc, char **argv, struct options *o)
+{
+	int opt, err;
+
+	memset(o, 0, sizeof(*o));
+	o->min_duration_ns = 1000000;
+	o->max_duration_ns = UINT64_MAX;
+	o->sample_rate = 1;
+	o->max_entries = 65536;
+	o->stack_depth = OFFCPU_MAX_STACK_DEPTH;
+	o->kernel_stack = true;
+	o->user_stack = true;
+
+	if (argc > 1 && !strcmp(argv[1], "report")) {
+		o->report_command = true;
+		argc--;
+		argv++;
+	}
+	opterr = 0;
+	optind = 1;
+	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
+	while ((opt = getopt_long(argc, argv, o->report_command ? short_options + 1 : short_options,
+				  long_options, NULL)) != -1) {
+		if (opt == '?' || opt == ':') {
+			if (optopt && optopt < 256)
+				log_error("unknown option or missing value: '-%c'", optopt);
+			else
+				log_error("unknown option or missing value: '%s'",
+					  argv[optind - 1]);
+			return -EINVAL;
+		}
+		err = parse_one(opt, optarg, o);
+		if (err)
+			return err;
+		if (o->action != OPTIONS_RUN)
+			return 0;
+	}
+	if (o->report_command) {
+		err = check_report(o, argc, argv);
+		if (err)
+			return err;
+	} else if (optind < argc) {
+		/* getopt stops at "--" and consumes it; anything else is stray. */
+		if (strcmp(argv[optind - 1], "--")) {
+			log_error("unexpected argument '%s' (a command goes after '--')",
+				  argv[optind]);
+			return -EINVAL;
+		}
+		o->command = &argv[optind];
+	}
+	return check_combination(o);
+}
+
+void options__free(struct options *o)
+{
+	id_list__free(&o->pids);
+	id_list__free(&o->tids);
+	free(o->comms);
+	o->comms = NULL;
+	o->nr_comms = 0;
+	rules__free(&o->rules);
+}

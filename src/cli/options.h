@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The command line of SPEC.md. */
+#ifndef OFFCPU_OPTIONS_H
+#define OFFCPU_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "classify/rules.h"
+#include "lib/parse.h"
+#include "output/output.h"
+
+enum options_action {
+	OPTIONS_RUN,
+	OPTIONS_HELP,
+	OPTIONS_VERSION,
+};
+
+struct options {
+	enum options_action action;
+	struct id_list pids;
+	struct id_list tids;
+	char **comms;
+	size_t nr_comms;
+	const char *cgroup_path;
+	bool user_threads_only;
+	bool kernel_threads_only;
+	uint64_t min_duration_ns;
+	uint64_t max_duration_ns; /* UINT64_MAX: none */
+	uint32_t sample_rate;
+	uint32_t state_mask;  /* 0: all */
+	uint64_t duration_ns; /* 0: until a signal */
+	const struct output_format *format;
+	struct output_opts report; /* --group-by */
+	struct rule_set rules;	   /* --rules, in the order given */
+	const char *output_path;   /* NULL: stdout */
+	uint32_t max_entries;
+	uint32_t stack_depth;
+	bool kernel_stack;
+	bool user_stack;
+	bool stats;
+	bool verbose;
+	char **command; /* NULL-terminated argv after "--", or NULL */
+	/* offcpu report: the recording to read instead of tracing */
+	bool report_command;
+	const char *recording_path;
+	const char *tracing_option; /* the first option given that only tracing takes */
+	bool min_duration_given;
+};
+
+/*
+ * 0, or -EINVAL after reporting the one bad value. "offcpu report [OPTIONS]
+ * RECORDING.json" sets report_command and recording_path.
+ */
+int options__parse(int argc, char **argv, struct options *o);
+void options__free(struct options *o);
+void options__usage(FILE *out);
+
+#endif

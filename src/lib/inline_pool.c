@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+
+#include "lib/hashmap.h"
+#include "lib/inline_pool.h"
+
+struct inline_pool {
+	struct hashmap *nodes; /* frame_inline -> itself */
+};
+
+static uint64_t hash_inline(const void *key)
+{
+	const struct frame_inline *f = key;
+	uint64_t parts[4] = { (uintptr_t)f->function, (uintptr_t)f->file, f->line,
+			      (uintptr_t)f->caller };
+
+	return hash_bytes(parts, sizeof(parts), 0);
+}
+
+static bool equal_inline(const void *a, const void *b)
+{
+	const struct frame_inline *x = a, *y = b;
+
+	return x->function == y->function && x->file == y->file && x->line == y->line &&
+	       x->caller == y->caller;
+}
+
+struct inline_pool *inline_pool__new(void)
+{
+	struct inline_pool *pool = calloc(1, sizeof(*pool));
+
+	if (!pool)
+		return NULL;
+	pool->nodes = hashmap__new(hash_inline, equal_inline);
+	if (!pool->nodes) {
+		free(pool);
+		return NULL;
+	}
+	return pool;
+}
+
+const struct frame_inline *inline_pool__intern(struct inline_pool *pool, const char *function,
+					       const char *file, uint32_t line,
+					       const struct frame_inline *caller)
+{
+	struct frame_inline key = { function, file, line, caller }, *node;
+
+	node = hashmap__find(pool->nodes, &key);
+	if (node)
+		return node;
+	node = malloc(sizeof(*node));
+	if (!node)
+		return NULL;
+	*node = key;
+	if (hashmap__insert(pool->nodes, node, node)) {
+		free(node);
+		return NULL;
+	}
+	return node;
+}
+
+void inline_pool__free(struct inline_pool *pool)
+{
+	if (!pool)
+		return;
+	hashmap__free_values(pool->nodes, free);
+	free(pool);
+}

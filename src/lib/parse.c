@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/parse.h"
+
+struct duration_unit {
+	const char *suffix;
+	uint64_t ns;
+};
+
+static const struct duration_unit duration_units[] = {
+	{ "ns", 1ULL },		{ "us", 1000ULL },	 { "ms", 1000000ULL },
+	{ "s", 1000000000ULL }, { "m", 60000000000ULL },
+};
+
+/* Digits only: strtoull would accept signs, spaces and hex. */
+static int parse_digits(const char *text, size_t len, uint64_t *out)
+{
+	uint64_t value = 0;
+	size_t i;
+
+	if (len == 0)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)text[i]))
+			return -EINVAL;
+		if (value > (UINT64_MAX - (uint64_t)(text[i] - '0')) / 10)
+			return -ERANGE;
+		value = value * 10 + (uint64_t)(text[i] - '0');
+	}
+	*out = value;
+	return 0;
+}
+
+int parse_duration_ns(const char *text, uint64_t *out_ns)
+{
+	size_t len = strlen(text), digits = 0;
+	uint64_t value;
+	size_t i;
+	int err;
+
+	while (digits < len && isdigit((unsigned char)text[digits]))
+		digits++;
+	err = parse_digits(text, digits, &value);
+	if (err)
+		return err;
+	if (digits == len) {
+		/* Only a bare 0 may go without a unit. */
+		if (value != 0)
+			return -EINVAL;
+		*out_ns = 0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(duration_units) / sizeof(duration_units[0]); i++) {
+		const struct duration_unit *u = &duration_units[i];
+
+		if (strcmp(text + digits, u->suffix))
+			continue;
+		if (value > UINT64_MAX / u->ns)
+			return -ERANGE;
+		*out_ns = value * u->ns;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t value;
+	int err = parse_digits(text, strlen(text), &value);
+
+	if (err)
+		return err;
+	if (value < min || value > max)
+		return -ERANGE;
+	*out = value;
+	return 0;
+}
+
+int parse_id_list(const char *text, struct id_list *list)
+{
+	size_t nr = 1, added = 0;
+	const char *p = text;
+	uint32_t *ids;
+
+	for (p = text; *p; p++)
+		nr += *p == ',';
+	ids = realloc(list->ids, (list->nr + nr) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	list->ids = ids;
+	p = text;
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		uint64_t value;
+		int err = parse_digits(p, len, &value);
+
+		if (!err && (value == 0 || value > INT32_MAX))
+			err = -ERANGE;
+		if (err)
+			return err;
+		ids[list->nr + added++] = (uint32_t)value;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	list->nr += added;
+	return 0;
+}
+
+void id_list__free(struct id_list *list)
+{
+	free(list->ids);
+	list->ids = NULL;
+	list->nr = 0;
+}

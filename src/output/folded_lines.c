@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/states.h"
+#include "lib/hashmap.h"
+#include "output/folded_lines.h"
+
+/* Folded-format readers split on ';' and on the last space. */
+static void sanitize(char *s)
+{
+	for (; *s; s++) {
+		if (*s == ';' || *s == ' ' || *s == '\t' || *s == '\n')
+			*s = '_';
+	}
+}
+
+void frame_display_name(const struct frame *f, char *buf, size_t size)
+{
+	const char *module, *slash;
+
+	if (f->sym) {
+		snprintf(buf, size, "%s", f->sym);
+	} else if (f->kernel || !f->module) {
+		snprintf(buf, size, "0x%" PRIx64, f->addr);
+	} else {
+		slash = strrchr(f->module, '/');
+		module = slash ? slash + 1 : f->module;
+		snprintf(buf, size, "%s+0x%" PRIx64, module, f->module_off);
+	}
+	sanitize(buf);
+}
+
+void inline_display_name(const struct frame_inline *in, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", in->function);
+	sanitize(buf);
+}
+
+size_t frame_inlines_outer_first(const struct frame *f, const struct frame_inline **chain,
+				 size_t max)
+{
+	const struct frame_inline *in;
+	size_t nr = 0, i;
+
+	for (in = f->inlined; in; in = in->caller)
+		nr++;
+	/* Deeper nesting than max keeps its outer part. */
+	for (in = f->inlined; nr > max; in = in->caller)
+		nr--;
+	for (i = nr; i > 0; i--, in = in->caller)
+		chain[i - 1] = in;
+	return nr;
+}
+
+struct line_buffer {
+	char *text;
+	size_t len;
+	size_t cap;
+};
+
+static int append(struct line_buffer *b, const char *s, bool separator)
+{
+	size_t n = strlen(s) + 1;
+
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *grown = realloc(b->text, cap);
+
+		if (!grown)
+			return -ENOMEM;
+		b->text = grown;
+		b->cap = cap;
+	}
+	if (separator && b->len)
+		b->text[b->len++] = ';';
+	memcpy(b->text + b->len, s, n);
+	b->len += n - 1;
+	return 0;
+}
+
+/* " (file.c:123)" after a name, for the text report's --lines. */
+static void append_source(char *name, size_t size, const char *file, uint32_t line)
+{
+	const char *slash = file ? strrchr(file, '/') : NULL;
+	size_t len = strlen(name);
+	char *p;
+
+	if (!file || len + 1 >= size)
+		return;
+	snprintf(name + len, size - len, " (%s:%u)", slash ? slash + 1 : file, line);
+	for (p = name + len; *p; p++) {
+		if (*p == ';')
+			*p = '_';
+	}
+}
+
+/*
+ * A user frame, root first: its own function, then the functions inlined
+ * into it from the outermost in, each a frame of its own as in perf.
+ */
+static int append_user_frame(struct line_buffer *b, const struct frame *f, bool with_lines)
+{
+	const struct frame_inline *chain[FRAME_MAX_INLINES], *in;
+	size_t nr = frame_inlines_outer_first(f, chain, FRAME_MAX_INLINES), i;
+	char name[600];
+	int err;
+
+	frame_display_name(f, name, sizeof(name));
+	if (with_lines)
+		append_source(name, sizeof(name), f->file, f->line);
+	err = append(b, name, true);
+	for (i = 0; i < nr && !err; i++) {
+		in = chain[i];
+		inline_display_name(in, name, sizeof(name));
+		if (with_lines)
+			append_source(name, sizeof(name), in->file, in->line);
+		err = append(b, name, true);
+	}
+	return err;
+}
+
+static int render(const struct profile_entry *e, bool with_lines, struct line_buffer *b)
+{
+	char name[600];
+	int err;
+	uint32_t i;
+
+	b->len = 0;
+	snprintf(name, sizeof(name), "%s", e->key.comm);
+	sanitize(name);
+	err = append(b, name, true);
+	snprintf(name, sizeof(name), "[%s]", state_name(e->key.state));
+	err = err ?: append(b, name, true);
+	snprintf(name, sizeof(name), "[%s]", e->key.wait_class);
+	err = err ?: append(b, name, true);
+	if (e->key.user_stack) {
+		for (i = e->key.user_stack->nr; i > 0 && !err; i--)
+			err = append_user_frame(b, &e->key.user_stack->frames[i - 1], with_lines);
+	}
+	if (e->key.kernel_stack) {
+		for (i = e->key.kernel_stack->nr; i > 0 && !err; i--) {
+			frame_display_name(&e->key.kernel_stack->frames[i - 1], name,
+					   sizeof(name) - 4);
+			strcat(name, "_[k]");
+			err = append(b, name, true);
+		}
+	}
+	return err;
+}
+
+static int compare_by_total(const void *a, const void *b)
+{
+	const struct folded_line *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+static int compare_by_text(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+}
+
+int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
+			struct folded_lines *out)
+{
+	struct hashmap *index = hashmap__new(hash_string, equal_string);
+	struct line_buffer b = { 0 };
+	struct profile_entry **entries = NULL;
+	struct folded_lines lines = { 0 };
+	size_t nr = 0, i;
+	int err;
+
+	if (!index)
+		return -ENOMEM;
+	err = profile__sorted_entries(p, &entries, &nr);
+	if (!err) {
+		lines.lines = calloc(nr ? nr : 1, sizeof(*lines.lines));
+		if (!lines.lines)
+			err = -ENOMEM;
+	}
+	for (i = 0; i < nr && !err; i++) {
+		struct folded_line *line;
+
+		err = render(entries[i], with_lines, &b);
+		if (err)
+			break;
+		line = hashmap__find(index, b.text);
+		if (!line) {
+			line = &lines.lines[lines.nr];
+			line->text = strdup(b.text);
+			if (!line->text || hashmap__insert(index, line->text, line)) {
+				free(line->text);
+				err = -ENOMEM;
+				break;
+			}
+			lines.nr++;
+		}
+		line->total_ns += entries[i]->total_ns;
+		line->count += entries[i]->count;
+	}
+	free(b.text);
+	free(entries);
+	hashmap__free(index);
+	if (err) {
+		folded_lines__free(&lines);
+		return err;
+	}
+	qsort(lines.lines, lines.nr, sizeof(*lines.lines),
+	      by_total ? compare_by_total : compare_by_text);
+	*out = lines;
+	return 0;
+}
+
+void folded_lines__free(struct folded_lines *lines)
+{
+	size_t i;
+
+	for (i = 0; i < lines->nr; i++)
+		free(lines->lines[i].text);
+	free(lines->lines);
+	lines->lines = NULL;
+	lines->nr = 0;
+}

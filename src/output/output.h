@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Output back-ends, looked up by name or by file extension, and the output
+ * file: written beside its destination under a temporary name and renamed
+ * into place only when complete.
+ */
+#ifndef OFFCPU_OUTPUT_H
+#define OFFCPU_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile/profile.h"
+
+/* --group-by: what the text report's per-process table sums by. */
+enum report_group_by {
+	GROUP_BY_TID,
+	GROUP_BY_PID,
+	GROUP_BY_COMM,
+	GROUP_BY_TITLE,
+	GROUP_BY_STATE,
+	GROUP_BY_WAIT,
+};
+
+struct output_opts {
+	enum report_group_by group_by;
+	bool lines; /* --lines: source file and line of user frames in the text report */
+};
+
+struct output_format {
+	const char *name;
+	const char *extension;
+	bool lists_waits; /* needs every wait kept, not only the sums */
+	/* Writes the finished profile; errors of the stream are checked by the caller. */
+	int (*write)(FILE *out, const struct profile *p, const struct output_opts *opts);
+};
+
+/* "12.345 ms": three decimals in s, ms or us, as the text report and svg show time. */
+void format_duration(uint64_t ns, char *buf, size_t size);
+
+/* "title", "comm", "pid", "tid", "state", "wait"; -EINVAL for anything else. */
+int output_group_by_parse(const char *name, enum report_group_by *out);
+
+const struct output_format *output_format__by_name(const char *name);
+/* By the extension of path; NULL if none matches. */
+const struct output_format *output_format__by_path(const char *path);
+
+int output_text_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_folded_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_json_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_pprof_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_svg_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+
+struct output_file {
+	FILE *stream;
+	char *path; /* NULL: written in place (stdout, a device, a FIFO) */
+	char *temp_path;
+};
+
+/* "-" or NULL is stdout. Fails early on an unwritable destination. */
+int output_file__open(const char *path, struct output_file *out);
+/* Flushes, checks for write errors (ENOSPC...), renames into place. */
+int output_file__commit(struct output_file *f);
+/* Removes the temporary file; the destination is untouched. */
+void output_file__abort(struct output_file *f);
+
+#endif

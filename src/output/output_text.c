@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The human report: totals by state, wait class and thread, top stacks, counters. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/states.h"
+#include "lib/hashmap.h"
+#include "output/folded_lines.h"
+#include "output/output.h"
+#include "trace/counters.h"
+
+#define TOP_THREADS 20
+#define TOP_STACKS 10
+
+struct group {
+	char *label;
+	uint64_t total_ns;
+	uint64_t count;
+};
+
+struct groups {
+	struct hashmap *index;
+	struct group *items;
+	size_t nr;
+};
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static int groups_add(struct groups *g, const char *label, const struct profile_entry *e,
+		      size_t cap)
+{
+	struct group *item = hashmap__find(g->index, label);
+
+	if (!item) {
+		if (g->nr == cap)
+			return -ENOMEM;
+		item = &g->items[g->nr];
+		item->label = strdup(label);
+		if (!item->label || hashmap__insert(g->index, item->label, item)) {
+			free(item->label);
+			return -ENOMEM;
+		}
+		g->nr++;
+	}
+	item->total_ns += e->total_ns;
+	item->count += e->count;
+	return 0;
+}
+
+static int compare_groups(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+static void groups_free(struct groups *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr; i++)
+		free(g->items[i].label);
+	free(g->items);
+	hashmap__free(g->index);
+}
+
+struct group_by_section {
+	const char *title;
+	const char *header;
+	size_t limit;
+};
+
+static const struct group_by_section sections[] = {
+	[GROUP_BY_TID] = { "By thread (top 20)", "comm                  pid      tid",
+			   TOP_THREADS },
+	[GROUP_BY_PID] = { "By process (top 20)", "process                        pid",
+			   TOP_THREADS },
+	[GROUP_BY_COMM] = { "By command name (top 20)", "comm", TOP_THREADS },
+	[GROUP_BY_TITLE] = { "By process title (top 20)", "title", TOP_THREADS },
+	[GROUP_BY_STATE] = { "By thread state", "state", OFFCPU_STATE_COUNT },
+	[GROUP_BY_WAIT] = { "By wait class", "wait class", (size_t)-1 },
+};
+
+static void label_of(const struct profile_entry *e, enum report_group_by by, char *buf, size_t size)
+{
+	const char *name = e->key.title ? e->key.title : e->key.comm;
+	bool exited = e->key.pid == PROFILE_EXITED_ID;
+
+	switch (by) {
+	case GROUP_BY_TID:
+		if (exited)
+			snprintf(buf, size, "%-16s %17s", e->key.comm, "(exited)");
+		else
+			snprintf(buf, size, "%-16s %8u %8u", e->key.comm, e->key.pid, e->key.tid);
+		break;
+	case GROUP_BY_PID:
+		if (exited)
+			snprintf(buf, size, "%-25.25s %8s", name, "(exited)");
+		else
+			snprintf(buf, size, "%-25.25s %8u", name, e->key.pid);
+		break;
+	case GROUP_BY_COMM:
+		snprintf(buf, size, "%s", e->key.comm);
+		break;
+	case GROUP_BY_TITLE:
+		snprintf(buf, size, "%s", name);
+		break;
+	case GROUP_BY_STATE:
+		snprintf(buf, size, "%s", state_name(e->key.state));
+		break;
+	case GROUP_BY_WAIT:
+		snprintf(buf, size, "%s", e->key.wait_class);
+		break;
+	}
+}
+
+static int print_groups(FILE *out, const struct profile *p, struct profile_entry **entries,
+			size_t nr, enum report_group_by by)
+{
+	const char *title = sections[by].title, *header = sections[by].header;
+	size_t limit = sections[by].limit;
+	struct groups g = { 0 };
+	char label[300], time[32];
+	size_t i;
+	int err = 0;
+
+	g.index = hashmap__new(hash_string, equal_string);
+	g.items = calloc(nr ? nr : 1, sizeof(*g.items));
+	if (!g.index || !g.items) {
+		hashmap__free(g.index);
+		free(g.items);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr && !err; i++) {
+		label_of(entries[i], by, label, sizeof(label));
+		err = groups_add(&g, label, entries[i], nr);
+	}
+	if (!err) {
+		qsort(g.items, g.nr, sizeof(*g.items), compare_groups);
+		fprintf(out, "\n%s\n  %-34s %14s %7s %9s\n", title, header, "off-CPU", "share",
+			"waits");
+		for (i = 0; i < g.nr && i < limit; i++) {
+			format_duration(g.items[i].total_ns, time, sizeof(time));
+			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 "\n", g.items[i].label, time,
+				share(g.items[i].total_ns, p->total_ns), g.items[i].count);
+		}
+		if (g.nr > limit)
+			fprintf(out, "  ... %zu more\n", g.nr - limit);
+	}
+	groups_free(&g);
+	return err;
+}
+
+/* Leaf first, as BCC's offcputime prints: where it blocked on top. */
+static void print_stack_line(FILE *out, const struct folded_line *line)
+{
+	char *copy = strdup(line->text), *frames[2 * OFFCPU_MAX_STACK_DEPTH + 3];
+	size_t n = 0, i;
+	char *save = NULL, *tok;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, ";", &save); tok && n < sizeof(frames) / sizeof(frames[0]);
+	     tok = strtok_r(NULL, ";", &save))
+		frames[n++] = tok;
+	/* The first three are comm, [state] and [wait]: shown in the heading. */
+	for (i = n; i > 3; i--)
+		fprintf(out, "      %s\n", frames[i - 1]);
+	free(copy);
+}
+
+static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines)
+{
+	struct folded_lines lines;
+	char time[32];
+	size_t i;
+	int err = folded_lines__build(p, true, with_lines, &lines);
+
+	if (err)
+		return err;
+	fprintf(out, "\nTop stacks (leaf first)\n");
+	for (i = 0; i < lines.nr && i < TOP_STACKS; i++) {
+		const struct folded_line *line = &lines.lines[i];
+		char head[128];
+		size_t len = strcspn(line->text, ";");
+
+		/* "comm;[state];[wait]" */
+		len += strcspn(line->text + len + 1, ";") + 1;
+		len += strcspn(line->text + len + 1, ";") + 1;
+		snprintf(head, sizeof(head), "%.*s", (int)len, line->text);
+		format_duration(line->total_ns, time, sizeof(time));
+		fprintf(out, "  #%zu %s  %s, %.1f%%, %" PRIu64 " waits\n", i + 1, head, time,
+			share(line->total_ns, p->total_ns), line->count);
+		print_stack_line(out, line);
+	}
+	if (lines.nr == 0)
+		fprintf(out, "  (no waits recorded)\n");
+	folded_lines__free(&lines);
+	return 0;
+}
+
+int output_text_write(FILE *out, const struct profile *p, const struct output_opts *opts)
+{
+	struct profile_entry **entries;
+	char time[32];
+	size_t nr;
+	int err = profile__sorted_entries(p, &entries, &nr);
+
+	if (err)
+		return err;
+	format_duration(p->total_ns, time, sizeof(time));
+	fprintf(out, "offcpu: %" PRIu64 " waits, %s off CPU in total\n", p->total_count, time);
+	err = print_groups(out, p, entries, nr, GROUP_BY_STATE);
+	err = err ?: print_groups(out, p, entries, nr, GROUP_BY_WAIT);
+	/* --group-by state or wait would repeat a table above. */
+	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
+		err = err ?: print_groups(out, p, entries, nr, opts->group_by);
+	free(entries);
+	err = err ?: print_top_stacks(out, p, opts->lines);
+	if (err)
+		return err;
+	fprintf(out, "\nHealth counters\n");
+	counters_print(out, p->counters, "  ");
+	return 0;
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/hashmap.h"
+#include "symbols/debuginfo.h"
+#include "symbols/demangle.h"
+
+/* One address range of one inlined subroutine, and how deep it is nested. */
+struct inline_range {
+	uint64_t low;
+	uint64_t high;
+	Dwarf_Off die;
+	uint32_t depth;
+};
+
+/*
+ * The inlined subroutines of one compile unit. dwarf_getscopes() walks
+ * the unit's whole tree for every address (80 us a frame in libc here);
+ * walking it once per unit and searching the ranges after costs that once.
+ */
+struct unit_inlines {
+	Dwarf_Off unit;
+	struct inline_range *ranges;
+	size_t nr;
+	size_t cap;
+};
+
+struct debuginfo {
+	Elf *elf;
+	Dwarf *dwarf;
+	bool tried;	       /* dwarf_begin_elf ran */
+	struct hashmap *units; /* unit offset -> unit_inlines */
+};
+
+/* Deeper inline nesting than this keeps its outer part. */
+#define MAX_INLINE_CHAIN 32
+#define MAX_DIE_DEPTH 64
+
+int debuginfo__open_fd(int fd, struct debuginfo **out)
+{
+	struct debuginfo *di = calloc(1, sizeof(*di));
+
+	if (!di)
+		return -ENOMEM;
+	elf_version(EV_CURRENT);
+	di->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!di->elf || elf_kind(di->elf) != ELF_K_ELF) {
+		debuginfo__free(di);
+		return -ENOENT;
+	}
+	/* Mapped: the caller's fd may be closed, however many files stay cached. */
+	elf_cntl(di->elf, ELF_C_FDDONE);
+	*out = di;
+	return 0;
+}
+
+static uint64_t hash_offset(const void *key)
+{
+	return hash_bytes(key, sizeof(Dwarf_Off), 0);
+}
+
+static bool equal_offset(const void *a, const void *b)
+{
+	return *(const Dwarf_Off *)a == *(const Dwarf_Off *)b;
+}
+
+static void add_ranges(struct unit_inlines *u, Dwarf_Die *die, uint32_t depth)
+{
+	Dwarf_Addr base, low, high;
+	ptrdiff_t at = 0;
+
+	while ((at = dwarf_ranges(die, at, &base, &low, &high)) > 0) {
+		if (u->nr == u->cap) {
+			size_t cap = u->cap ? u->cap * 2 : 64;
+			struct inline_range *grown = realloc(u->ranges, cap * sizeof(*grown));
+
+			/* Out of memory: the unit's inline frames stay incomplete. */
+			if (!grown)
+				return;
+			u->ranges = grown;
+			u->cap = cap;
+		}
+		u->ranges[u->nr++] =
+		    (struct inline_range){ low, high, dwarf_dieoffset(die), depth };
+	}
+}
+
+/* Every inlined subroutine under die, iteratively: units nest deeply. */
+static void collect(struct unit_inlines *u, Dwarf_Die *unit)
+{
+	Dwarf_Die stack[MAX_DIE_DEPTH];
+	int depth = 0;
+
+	if (dwarf_child(unit, &stack[0]))
+		return;
+	for (;;) {
+		Dwarf_Die *die = &stack[depth];
+
+		if (dwarf_tag(die) == DW_TAG_inlined_subroutine)
+			add_ranges(u, die, (uint32_t)depth);
+		if (depth + 1 < MAX_DIE_DEPTH && dwarf_haschildren(die) &&
+		    !dwarf_child(die, &stack[depth + 1])) {
+			depth++;
+			continue;
+		}
+		/* No child: the next sibling here, or up until there is one. */
+		while (dwarf_siblingof(&stack[depth], &stack[depth]) != 0) {
+			if (depth-- == 0)
+				return;
+		}
+	}
+}
+
+static struct unit_inlines *unit_inlines(struct debuginfo *di, Dwarf_Die *unit)
+{
+	Dwarf_Off offset = dwarf_dieoffset(unit);
+	struct unit_inlines *u;
+
+	if (!di->units) {
+		di->units = hashmap__new(hash_offset, equal_offset);
+		if (!di->units)
+			return NULL;
+	}
+	u = hashmap__find(di->units, &offset);
+	if (u)
+		return u;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->unit = offset;
+	collect(u, unit);
+	if (hashmap__insert(di->units, &u->unit, u)) {
+		free(u->ranges);
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+static uint32_t attr_udata(Dwarf_Die *die, unsigned int name)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word value;
+
+	if (!dwarf_attr(die, name, &attr) || dwarf_formudata(&attr, &value) || value > UINT32_MAX)
+		return 0;
+	return (uint32_t)value;
+}
+
+/* The inlined function's name: demangled from its linkage name where it has one. */
+static const char *inlined_name(Dwarf_Die *die, struct strpool *strings)
+{
+	Dwarf_Attribute attr;
+	const char *linkage =
+	    dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	const char *name = dwarf_diename(die);
+	char *demangled;
+
+	if (linkage) {
+		demangled = demangle_symbol(linkage);
+		if (demangled) {
+			name = strpool__intern(strings, demangled);
+			free(demangled);
+			return name;
+		}
+	}
+	return strpool__intern(strings, name ? name : "??");
+}
+
+/* The inlined subroutines holding vaddr, innermost (deepest) first. */
+static size_t inlined_at(const struct unit_inlines *u, uint64_t vaddr, Dwarf_Off *dies, size_t max)
+{
+	uint32_t depths[MAX_INLINE_CHAIN];
+	size_t nr = 0, i, j;
+
+	for (i = 0; i < u->nr && nr < max; i++) {
+		if (vaddr < u->ranges[i].low || vaddr >= u->ranges[i].high)
+			continue;
+		for (j = nr; j > 0 && depths[j - 1] < u->ranges[i].depth; j--) {
+			depths[j] = depths[j - 1];
+			dies[j] = dies[j - 1];
+		}
+		depths[j] = u->ranges[i].depth;
+		dies[j] = u->ranges[i].die;
+		nr++;
+	}
+	return nr;
+}
+
+void debuginfo__lookup(struct debuginfo *di, uint64_t vaddr, struct strpool *strings,
+		       struct inline_pool *inlines, struct source_location *out)
+{
+	const struct frame_inline *innermost = NULL;
+	Dwarf_Off dies[MAX_INLINE_CHAIN];
+	struct {
+		const char *function;
+		const char *file;
+		uint32_t line;
+	} chain[MAX_INLINE_CHAIN];
+	const struct unit_inlines *u;
+	Dwarf_Files *files = NULL;
+	Dwarf_Die cu, die;
+	Dwarf_Line *line;
+	const char *file;
+	size_t nr_files = 0, nr, i;
+	int lineno = 0;
+
+	memset(out, 0, sizeof(*out));
+	/*
+	 * Read when first asked: a distribution's debug file is compressed, and
+	 * opening libc's takes 50 ms here, which offcpu spends only on files
+	 * whose frames it shows.
+	 */
+	if (!di->tried) {
+		di->tried = true;
+		di->dwarf = dwarf_begin_elf(di->elf, DWARF_C_READ, NULL);
+	}
+	if (!di->dwarf || !dwarf_addrdie(di->dwarf, vaddr, &cu))
+		return;
+	line = dwarf_getsrc_die(&cu, vaddr);
+	file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+	if (!file)
+		return;
+	dwarf_lineno(line, &lineno);
+	out->file = strpool__intern(strings, file);
+	out->line = lineno > 0 ? (uint32_t)lineno : 0;
+	u = unit_inlines(di, &cu);
+	nr = u ? inlined_at(u, vaddr, dies, MAX_INLINE_CHAIN) : 0;
+	if (nr)
+		dwarf_getsrcfiles(&cu, &files, &nr_files);
+	/*
+	 * From the innermost out: each inlined subroutine's code is at the
+	 * current file and line; its call site, in the function around it,
+	 * becomes the current one.
+	 */
+	for (i = 0; i < nr; i++) {
+		uint32_t call_file;
+
+		if (!dwarf_offdie(di->dwarf, dies[i], &die)) {
+			nr = i;
+			break;
+		}
+		chain[i].function = inlined_name(&die, strings);
+		chain[i].file = out->file;
+		chain[i].line = out->line;
+		call_file = attr_udata(&die, DW_AT_call_file);
+		file = files && call_file < nr_files ? dwarf_filesrc(files, call_file, NULL, NULL)
+						     : NULL;
+		out->file = file ? strpool__intern(strings, file) : NULL;
+		out->line = attr_udata(&die, DW_AT_call_line);
+	}
+	/* Interned from the outermost in: each node points at its caller. */
+	for (i = nr; i > 0; i--)
+		innermost = inline_pool__intern(inlines, chain[i - 1].function, chain[i - 1].file,
+						chain[i - 1].line, innermost);
+	out->inlined = innermost;
+}
+
+static void free_unit(void *value)
+{
+	struct unit_inlines *u = value;
+
+	free(u->ranges);
+	free(u);
+}
+
+void debuginfo__free(struct debuginfo *di)
+{
+	if (!di)
+		return;
+	hashmap__free_values(di->units, free_unit);
+	if (di->dwarf)
+		dwarf_end(di->dwarf);
+	if (di->elf)
+		elf_end(di->elf);
+	free(di);
+}

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/hashmap.h"
+#include "lib/log.h"
+#include "symbols/debuginfo.h"
+#include "symbols/demangle.h"
+#include "symbols/elfsyms.h"
+#include "symbols/perfmap.h"
+#include "symbols/proc_root.h"
+#include "symbols/procmaps.h"
+#include "symbols/symbolizer.h"
+
+/* A mapped file, shared by every process that maps it. */
+struct dso {
+	uint64_t dev;
+	uint64_t inode;
+	struct elfsyms *syms;	 /* NULL: no symbols could be read */
+	const char *build_id;	 /* interned; NULL: none */
+	struct debuginfo *debug; /* NULL: no DWARF */
+};
+
+struct process {
+	uint32_t pid;
+	uint32_t parent_pid; /* from a fork record; 0 once it execs */
+	struct proc_maps maps;
+	struct dso **dsos; /* one per mapping */
+	uint64_t read_at_ns;
+	bool loaded;		     /* its maps were read, or tried */
+	bool gone;		     /* they could not be read */
+	bool counted;		     /* in processes_gone */
+	struct perfmap perfmap;	     /* JIT symbols for its anonymous code */
+	uint64_t perfmap_read_at_ns; /* 0: not read yet */
+	const char *perfmap_module;
+};
+
+struct symbolizer {
+	struct strpool *strings;
+	struct inline_pool *inlines;
+	struct ksyms *ksyms;
+	struct hashmap *processes; /* pid -> struct process */
+	struct hashmap *dsos;	   /* dev+inode -> struct dso */
+	struct dso vdso;
+	bool vdso_loaded;
+	uint64_t processes_gone;
+	const char *kernel_module;
+};
+
+static uint64_t hash_u32_key(const void *key)
+{
+	return hash_bytes(key, sizeof(uint32_t), 0);
+}
+
+static bool equal_u32_key(const void *a, const void *b)
+{
+	return *(const uint32_t *)a == *(const uint32_t *)b;
+}
+
+static uint64_t hash_dso_key(const void *key)
+{
+	return hash_bytes(key, 2 * sizeof(uint64_t), 0);
+}
+
+static bool equal_dso_key(const void *a, const void *b)
+{
+	return memcmp(a, b, 2 * sizeof(uint64_t)) == 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct ksyms *ksyms,
+		    struct symbolizer **out)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->strings = strings;
+	s->inlines = inlines;
+	s->ksyms = ksyms;
+	s->processes = hashmap__new(hash_u32_key, equal_u32_key);
+	s->dsos = hashmap__new(hash_dso_key, equal_dso_key);
+	s->kernel_module = strpool__intern(strings, "[kernel.kallsyms]");
+	if (!s->processes || !s->dsos || !s->kernel_module) {
+		symbolizer__free(s);
+		return -ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+static void process_free(void *value)
+{
+	struct process *p = value;
+
+	perfmap__free(&p->perfmap);
+	procmaps__free(&p->maps);
+	free(p->dsos);
+	free(p);
+}
+
+static void dso_free(void *value)
+{
+	struct dso *dso = value;
+
+	elfsyms__free(dso->syms);
+	debuginfo__free(dso->debug);
+	free(dso);
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	hashmap__free_values(s->processes, process_free);
+	hashmap__free_values(s->dsos, dso_free);
+	elfsyms__free(s->vdso.syms);
+	ksyms__free(s->ksyms);
+	free(s);
+}
+
+void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f)
+{
+	/* Kernel stack entries are return addresses: the call is before them. */
+	const struct ksym *ks = s->ksyms ? ksyms__find(s->ksyms, addr - 1) : NULL;
+	char module[80];
+
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->kernel = true;
+	f->module = s->kernel_module;
+	f->module_off = addr;
+	if (!ks)
+		return;
+	f->sym = strpool__intern(s->strings, ks->name);
+	f->off = addr - ks->addr;
+	if (ks->module) {
+		snprintf(module, sizeof(module), "[%s]", ks->module);
+		f->module = strpool__intern(s->strings, module);
+	}
+}
+
+/* The file's build ID, interned; NULL when it has none. */
+static const char *interned_build_id(struct symbolizer *s, const struct elfsyms *es)
+{
+	return es && elfsyms__build_id(es)[0] ? strpool__intern(s->strings, elfsyms__build_id(es))
+					      : NULL;
+}
+
+/* The vdso is the same image in every process: read our own. */
+static struct dso *vdso_dso(struct symbolizer *s, const struct proc_map *map)
+{
+	const void *image = (const void *)getauxval(AT_SYSINFO_EHDR);
+
+	if (!s->vdso_loaded) {
+		s->vdso_loaded = true;
+		if (image && elfsyms__open_memory(image, map->end - map->start, &s->vdso.syms))
+			s->vdso.syms = NULL;
+		s->vdso.build_id = interned_build_id(s, s->vdso.syms);
+	}
+	return &s->vdso;
+}
+
+/*
+ * map_files reaches the very file the process mapped: in another mount
+ * namespace, or deleted and replaced on disk since.
+ */
+static int open_mapped_file(uint32_t pid, const struct proc_map *map)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, map->start,
+		 map->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || map->path[0] != '/')
+		return fd;
+	return proc_root__open(pid, map->path, O_RDONLY);
+}
+
+/* Source lines from the file's own DWARF, else from its separate debug file. */
+static void open_debuginfo(struct dso *dso, int fd)
+{
+	int debug_fd = elfsyms__take_debug_fd(dso->syms);
+
+	if (elfsyms__has_dwarf(dso->syms))
+		debuginfo__open_fd(fd, &dso->debug);
+	else if (debug_fd >= 0)
+		debuginfo__open_fd(debug_fd, &dso->debug);
+	if (debug_fd >= 0)
+		close(debug_fd);
+}
+
+static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct proc_map *map)
+{
+	uint64_t key[2] = { ((uint64_t)map->dev_major << 32) | map->dev_minor, map->inode };
+	struct dso *dso = hashmap__find(s->dsos, key);
+	int fd;
+
+	if (dso)
+		return dso;
+	dso = calloc(1, sizeof(*dso));
+	if (!dso)
+		return NULL;
+	dso->dev = key[0];
+	dso->inode = key[1];
+	fd = open_mapped_file(pid, map);
+	if (fd >= 0) {
+		/* Its debug link is looked up beside it, inside the process's root. */
+		if (elfsyms__open_fd(fd, pid, map->path, &dso->syms))
+			dso->syms = NULL;
+		if (dso->syms)
+			open_debuginfo(dso, fd);
+		close(fd);
+	}
+	if (!dso->syms)
+		log_info("no symbols for %s (pid %u)", map->path, pid);
+	dso->build_id = interned_build_id(s, dso->syms);
+	if (hashmap__insert(s->dsos, &dso->dev, dso)) {
+		dso_free(dso);
+		return NULL;
+	}
+	return dso;
+}
+
+static int read_process(struct symbolizer *s, struct process *p)
+{
+	struct proc_maps maps;
+	struct dso **dsos;
+	size_t i;
+	int err;
+
+	p->read_at_ns = now_ns();
+	err = procmaps__read_pid((int)p->pid, &maps);
+	if (err)
+		return err;
+	/* A zombie's maps read fine and are empty: its memory is gone. */
+	if (maps.nr == 0) {
+		procmaps__free(&maps);
+		return -ESRCH;
+	}
+	dsos = calloc(maps.nr ? maps.nr : 1, sizeof(*dsos));
+	if (!dsos) {
+		procmaps__free(&maps);
+		return -ENOMEM;
+	}
+	for (i = 0; i < maps.nr; i++) {
+		const struct proc_map *m = &maps.maps[i];
+
+		if (!strcmp(m->path, "[vdso]"))
+			dsos[i] = vdso_dso(s, m);
+		else if (m->inode)
+			dsos[i] = file_dso(s, p->pid, m);
+	}
+	procmaps__free(&p->maps);
+	free(p->dsos);
+	p->maps = maps;
+	p->dsos = dsos;
+	return 0;
+}
+
+static struct process *find_or_add(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = hashmap__find(s->processes, &pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (hashmap__insert(s->processes, &p->pid, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static struct process *get_process(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = find_or_add(s, pid);
+
+	if (p && !p->loaded) {
+		p->loaded = true;
+		p->gone = read_process(s, p) != 0;
+	}
+	return p;
+}
+
+/*
+ * The process whose mappings stand for pid's: its own, or, when it exited
+ * before they were read and never exec'd, its parent's.
+ */
+static struct process *mappings_of(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = get_process(s, pid), *parent;
+
+	if (!p || !p->gone)
+		return p;
+	if (p->parent_pid) {
+		parent = get_process(s, p->parent_pid);
+		if (parent && !parent->gone)
+			return parent;
+	}
+	if (!p->counted) {
+		p->counted = true;
+		s->processes_gone++;
+	}
+	return p;
+}
+
+void symbolizer__exec(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = find_or_add(s, pid);
+
+	if (!p)
+		return;
+	/*
+	 * Now, while it lives: the binary, ld.so and the vdso are mapped. The
+	 * libraries ld.so maps next are read when a stack first misses them.
+	 */
+	procmaps__free(&p->maps);
+	free(p->dsos);
+	p->dsos = NULL;
+	p->parent_pid = 0;
+	p->loaded = true;
+	p->gone = read_process(s, p) != 0;
+}
+
+void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid)
+{
+	struct process *p = find_or_add(s, child_pid);
+
+	if (p)
+		p->parent_pid = parent_pid;
+}
+
+void symbolizer__exit(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = hashmap__remove(s->processes, &pid);
+
+	if (p)
+		process_free(p);
+}
+
+void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f)
+{
+	struct source_location where;
+
+	if (!f->debug)
+		return;
+	debuginfo__lookup(f->debug, f->debug_vaddr, s->strings, s->inlines, &where);
+	f->file = where.file;
+	f->line = where.line;
+	f->inlined = where.inlined;
+	f->debug = NULL;
+}
+
+uint64_t symbolizer__processes_gone(const struct symbolizer *s)
+{
+	return s->processes_gone;
+}
+
+/*
+ * Code that no symbol names, in a function the unwind tables know: named
+ * by module and function start ("postgres!0x4a3f20"), so that its frames
+ * group together; the "!" says it is no symbol's name.
+ */
+static void unnamed_function(struct symbolizer *s, struct frame *f, const struct elfsyms *es,
+			     const char *path, uint64_t vaddr, uint64_t leaf_adjust)
+{
+	const struct elf_symbol *fn = elfsyms__find_function(es, vaddr);
+	const char *slash = strrchr(path, '/');
+	char name[160];
+
+	if (!fn)
+		return;
+	snprintf(name, sizeof(name), "%s!0x%" PRIx64, slash ? slash + 1 : path, fn->start);
+	f->sym = strpool__intern(s->strings, name);
+	f->off = vaddr - fn->start + leaf_adjust;
+}
+
+/*
+ * JIT code lives in anonymous memory, named in the process's perf map.
+ * Read when first needed, and again when a stack newer than the last read
+ * misses it: a JIT keeps adding code.
+ */
+static const struct elf_symbol *jit_symbol(struct symbolizer *s, struct process *p, uint64_t addr,
+					   uint64_t seen_ns)
+{
+	const struct elf_symbol *sym = NULL;
+	char module[64];
+	FILE *file;
+
+	if (p->perfmap_read_at_ns)
+		sym = perfmap__find(&p->perfmap, addr);
+	if (sym || p->perfmap_read_at_ns > seen_ns)
+		return sym;
+	p->perfmap_read_at_ns = now_ns();
+	if (perfmap__open((int)p->pid, &file))
+		return NULL;
+	perfmap__free(&p->perfmap);
+	if (perfmap__parse(file, &p->perfmap))
+		memset(&p->perfmap, 0, sizeof(p->perfmap));
+	fclose(file);
+	snprintf(module, sizeof(module), "/tmp/perf-%u.map", p->pid);
+	p->perfmap_module = strpool__intern(s->strings, module);
+	return perfmap__find(&p->perfmap, addr);
+}
+
+void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
+		      uint64_t seen_ns, struct frame *f)
+{
+	uint64_t lookup = is_leaf ? addr : addr - 1;
+	struct process *p = mappings_of(s, pid);
+	const struct proc_map *map = NULL;
+	const struct elf_symbol *sym;
+	char *demangled;
+	struct dso *dso;
+	uint64_t vaddr;
+
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->module_off = addr;
+	if (!p)
+		return;
+	if (!p->gone)
+		map = procmaps__find(&p->maps, lookup);
+	/*
+	 * Mapped after the snapshot (dlopen, or libraries ld.so mapped after
+	 * we looked): only a snapshot older than the stack can be stale. If
+	 * the process is gone by now, the old snapshot stays.
+	 */
+	if (!map && !p->gone && p->read_at_ns < seen_ns && !read_process(s, p))
+		map = procmaps__find(&p->maps, lookup);
+	if (!map)
+		return;
+	f->module = strpool__intern(s->strings, map->path[0] ? map->path : "[anon]");
+	f->module_off = addr - map->start + map->file_offset;
+	dso = p->dsos[map - p->maps.maps];
+	/* Anonymous executable memory (not the vdso, which has its image). */
+	if (!dso) {
+		const struct elf_symbol *jit = jit_symbol(s, p, lookup, seen_ns);
+
+		if (jit) {
+			f->sym = strpool__intern(s->strings, jit->name);
+			f->off = addr - jit->start;
+			f->module = p->perfmap_module;
+			f->module_off = addr - jit->start;
+			return;
+		}
+	}
+	if (!dso || !dso->syms)
+		return;
+	f->build_id = dso->build_id;
+	if (elfsyms__offset_to_vaddr(dso->syms, lookup - map->start + map->file_offset, &vaddr))
+		return;
+	f->debug = dso->debug;
+	f->debug_vaddr = vaddr;
+	sym = elfsyms__find(dso->syms, vaddr);
+	if (!sym) {
+		unnamed_function(s, f, dso->syms, map->path, vaddr, addr - lookup);
+		return;
+	}
+	demangled = demangle_symbol(sym->name);
+	if (demangled) {
+		f->sym = strpool__intern(s->strings, demangled);
+		f->system_name = strpool__intern(s->strings, sym->name);
+		free(demangled);
+	} else {
+		f->sym = strpool__intern(s->strings, sym->name);
+	}
+	f->off = vaddr - sym->start + (addr - lookup);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one front door from addresses to names: kernel addresses through
+ * kallsyms, user addresses through a snapshot of the process's mappings and
+ * the ELF symbols of each mapped file (the vdso included).
+ */
+#ifndef OFFCPU_SYMBOLIZER_H
+#define OFFCPU_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/inline_pool.h"
+#include "lib/strpool.h"
+#include "profile/frame.h"
+#include "symbols/ksyms.h"
+
+struct symbolizer;
+struct debuginfo;
+
+/*
+ * Names go into strings, inline frames into inlines. Takes ownership of
+ * ksyms (may be NULL: kernel frames stay unnamed).
+ */
+int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct ksyms *ksyms,
+		    struct symbolizer **out);
+void symbolizer__free(struct symbolizer *s);
+void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);
+/*
+ * is_leaf: addr is where the thread stopped, not a return address.
+ * seen_ns: CLOCK_MONOTONIC time at which addr was on the stack.
+ */
+void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
+		      uint64_t seen_ns, struct frame *f);
+/*
+ * Fills in f's source file, line and inline frames. Looked up after the
+ * recording rather than as stacks arrive: opening a distribution's
+ * compressed debug file takes tens of milliseconds, and a short-lived
+ * process (or its perf map) may be gone by then.
+ */
+void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f);
+/* The process replaced its image: snapshot the new one now, while it lives. */
+void symbolizer__exec(struct symbolizer *s, uint32_t pid);
+/* A new process maps what its parent maps until it execs. */
+void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid);
+/* The process is gone: its mappings are no longer needed. */
+void symbolizer__exit(struct symbolizer *s, uint32_t pid);
+uint64_t symbolizer__processes_gone(const struct symbolizer *s);
+
+#endif

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/classify.h"
+#include "classify/states.h"
+#include "lib/hashmap.h"
+#include "lib/log.h"
+#include "offcpu.h"
+#include "symbols/proctitle.h"
+#include "trace/collector.h"
+
+/* The title of a process as shown: a line of text, not its whole argv. */
+#define PROCESS_TITLE_MAX 256
+
+/* A stack as the kernel gave it, with what it symbolized to. */
+struct cached_stack {
+	const struct stack *stack;
+	uint32_t nr;
+	uint64_t ips[];
+};
+
+/*
+ * What the collector knows of a live process. User addresses mean
+ * something only in their process image: each process has its own stack
+ * cache, dropped when it execs or exits, so memory follows the live
+ * processes rather than every process ever seen.
+ */
+struct process_info {
+	uint32_t pid;
+	struct hashmap *stacks; /* raw -> cached_stack */
+	const char *title;	/* interned; NULL: none, or the same as comm */
+	bool title_read;
+};
+
+/* Waits of one thread that take the user stack of its next record. */
+struct chain {
+	uint32_t tid;
+	struct wait *waits;
+	size_t nr;
+};
+
+/* Classifying runs every rule over every frame: once per stacks and state. */
+struct cached_class {
+	const struct stack *kernel_stack;
+	const struct stack *user_stack;
+	unsigned int state;
+	const char *wait_class;
+};
+
+struct collector {
+	struct profile *profile;
+	struct symbolizer *symbolizer;
+	struct hashmap *kernel_stacks; /* raw -> cached_stack */
+	struct hashmap *processes;     /* pid -> process_info */
+	struct hashmap *chains;	       /* tid -> chain */
+	struct hashmap *classes;       /* (stacks, state) -> cached_class */
+	struct cached_stack *key;      /* lookup key, room for the deepest stack */
+	const struct rule_set *rules;
+	uint32_t state_mask;
+	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
+};
+
+/*
+ * Frames above the blocking code: the scheduler core and, should a stack
+ * ever be taken from inside the tracepoint, the tracing and BPF frames.
+ */
+static const char *const leaf_frames_to_skip[] = {
+	"__schedule",	  "schedule",	"__traceiter_*", "__bpf_trace_*",
+	"bpf_trace_run*", "bpf_prog_*", "__probestub_*",
+};
+
+/* A raw stack cache is keyed by the cached_stack itself: its nr and ips. */
+static uint64_t hash_raw(const void *key)
+{
+	const struct cached_stack *c = key;
+
+	return hash_bytes(c->ips, c->nr * sizeof(c->ips[0]), c->nr);
+}
+
+static bool equal_raw(const void *a, const void *b)
+{
+	const struct cached_stack *x = a, *y = b;
+
+	return x->nr == y->nr && !memcmp(x->ips, y->ips, x->nr * sizeof(x->ips[0]));
+}
+
+static uint64_t hash_u32(const void *key)
+{
+	return hash_bytes(key, sizeof(uint32_t), 0);
+}
+
+static bool equal_u32(const void *a, const void *b)
+{
+	return *(const uint32_t *)a == *(const uint32_t *)b;
+}
+
+static uint64_t hash_class(const void *key)
+{
+	const struct cached_class *k = key;
+	const void *stacks[2] = { k->kernel_stack, k->user_stack };
+
+	return hash_bytes(stacks, sizeof(stacks), k->state);
+}
+
+static bool equal_class(const void *a, const void *b)
+{
+	const struct cached_class *x = a, *y = b;
+
+	return x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
+	       x->state == y->state;
+}
+
+/* A reused PID counts as alive: its entries merely stay apart a while longer. */
+static bool process_alive(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+int collector__new(struct profile *profile, struct symbolizer *symbolizer,
+		   const struct rule_set *rules, uint32_t state_mask, struct collector **out)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->profile = profile;
+	c->symbolizer = symbolizer;
+	profile->process_alive = process_alive;
+	c->rules = rules;
+	c->state_mask = state_mask;
+	c->kernel_stacks = hashmap__new(hash_raw, equal_raw);
+	c->processes = hashmap__new(hash_u32, equal_u32);
+	c->chains = hashmap__new(hash_u32, equal_u32);
+	c->classes = hashmap__new(hash_class, equal_class);
+	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
+	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key) {
+		collector__free(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+static void process_info_free(void *value)
+{
+	struct process_info *p = value;
+
+	hashmap__free_values(p->stacks, free);
+	free(p);
+}
+
+static void chain_free(void *value)
+{
+	struct chain *chain = value;
+
+	free(chain->waits);
+	free(chain);
+}
+
+void collector__free(struct collector *c)
+{
+	if (!c)
+		return;
+	hashmap__free_values(c->kernel_stacks, free);
+	hashmap__free_values(c->classes, free);
+	hashmap__free_values(c->processes, process_info_free);
+	hashmap__free_values(c->chains, chain_free);
+	free(c->key);
+	free(c);
+}
+
+static bool skip_leaf(const struct frame *f)
+{
+	size_t i;
+
+	if (!f->sym)
+		return false;
+	for (i = 0; i < sizeof(leaf_frames_to_skip) / sizeof(leaf_frames_to_skip[0]); i++) {
+		if (rules__symbol_matches(leaf_frames_to_skip[i], f->sym))
+			return true;
+	}
+	return false;
+}
+
+static struct process_info *process_of(struct collector *c, uint32_t pid)
+{
+	struct process_info *p = hashmap__find(c->processes, &pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->stacks = hashmap__new(hash_raw, equal_raw);
+	if (!p->stacks || hashmap__insert(c->processes, &p->pid, p)) {
+		process_info_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Read once, at the process's first wait, while it lives. */
+static const char *title_of(struct collector *c, struct process_info *p, const char *comm)
+{
+	char title[PROCESS_TITLE_MAX];
+
+	if (p->title_read)
+		return p->title;
+	p->title_read = true;
+	if (proctitle_read((int)p->pid, title, sizeof(title)) && strcmp(title, comm))
+		p->title = strpool__intern(c->profile->strings, title);
+	return p->title;
+}
+
+static const struct stack *symbolize(struct collector *c, uint32_t pid, const __u64 *ips,
+				     uint32_t nr, bool kernel, uint64_t seen_ns)
+{
+	struct process_info *p = kernel ? NULL : process_of(c, pid);
+	struct hashmap *cache = kernel ? c->kernel_stacks : p ? p->stacks : NULL;
+	struct cached_stack *cached, *found;
+	const struct frame *first;
+	size_t i, kept;
+
+	if (!cache)
+		return NULL;
+	/* Most stacks were seen before: look up with the reusable key, copy on a miss. */
+	c->key->nr = nr;
+	memcpy(c->key->ips, ips, nr * sizeof(ips[0]));
+	found = hashmap__find(cache, c->key);
+	if (found)
+		return found->stack;
+	cached = malloc(sizeof(*cached) + nr * sizeof(ips[0]));
+	if (!cached)
+		return NULL;
+	memcpy(cached, c->key, sizeof(*cached) + nr * sizeof(ips[0]));
+	for (i = 0; i < nr; i++) {
+		struct frame *f = &c->frames[i];
+
+		if (kernel)
+			symbolizer__kernel(c->symbolizer, ips[i], f);
+		else
+			symbolizer__user(c->symbolizer, pid, ips[i], i == 0, seen_ns, f);
+		if (!f->sym)
+			c->profile->counters[OFFCPU_CNT_SYMBOL_MISS]++;
+	}
+	first = c->frames;
+	kept = nr;
+	while (kernel && kept > 1 && skip_leaf(first)) {
+		first++;
+		kept--;
+	}
+	cached->stack = profile__intern_stack(c->profile, first, kept);
+	if (!cached->stack || hashmap__insert(cache, cached, cached)) {
+		free(cached);
+		return NULL;
+	}
+	return cached->stack;
+}
+
+static const char *wait_class_of(struct collector *c, const struct wait *w)
+{
+	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, NULL }, *cached;
+	const struct stack *k = w->kernel_stack, *u = w->user_stack;
+
+	cached = hashmap__find(c->classes, &key);
+	if (cached)
+		return cached->wait_class;
+	cached = malloc(sizeof(*cached));
+	if (!cached)
+		return NULL;
+	*cached = key;
+	cached->wait_class = strpool__intern(
+	    c->profile->strings, classify_wait(c->rules, w->state, k ? k->frames : NULL,
+					       k ? k->nr : 0, u ? u->frames : NULL, u ? u->nr : 0));
+	if (!cached->wait_class || hashmap__insert(c->classes, cached, cached)) {
+		free(cached);
+		return NULL;
+	}
+	return cached->wait_class;
+}
+
+static int add_chain(struct collector *c, const struct wait *w)
+{
+	struct chain *chain = hashmap__find(c->chains, &w->tid);
+	struct wait *grown;
+
+	if (!chain) {
+		chain = calloc(1, sizeof(*chain));
+		if (!chain)
+			return -ENOMEM;
+		chain->tid = w->tid;
+		if (hashmap__insert(c->chains, &chain->tid, chain)) {
+			free(chain);
+			return -ENOMEM;
+		}
+	}
+	grown = realloc(chain->waits, (chain->nr + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	chain->waits = grown;
+	chain->waits[chain->nr++] = *w;
+	return 0;
+}
+
+/* The thread's waits that were waiting for this user stack. */
+static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack)
+{
+	struct chain *chain = hashmap__remove(c->chains, &tid);
+	size_t i;
+	int err = 0;
+
+	if (!chain)
+		return 0;
+	for (i = 0; i < chain->nr && !err; i++) {
+		struct wait *w = &chain->waits[i];
+
+		w->user_stack = user_stack;
+		if (!user_stack)
+			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
+		/* Its user frames are known only now. */
+		w->wait_class = wait_class_of(c, w);
+		err = w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
+	}
+	chain_free(chain);
+	return err;
+}
+
+static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
+{
+	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
+	struct process_info *process;
+	bool filtered;
+	struct wait w = { 0 };
+	char comm[OFFCPU_COMM_LEN + 1];
+	int err;
+
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH ||
+	    size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
+		return -EINVAL;
+	memcpy(comm, r->comm, OFFCPU_COMM_LEN);
+	comm[OFFCPU_COMM_LEN] = '\0';
+	w.end_ts_ns = r->end_ts_ns;
+	w.duration_ns = r->duration_ns;
+	w.pid = r->pid;
+	w.tid = r->tid;
+	w.cpu = r->cpu;
+	w.state = offcpu_state_of(r->prev_state, r->preempt);
+	w.comm = strpool__intern(c->profile->strings, comm);
+	if (!w.comm)
+		return -ENOMEM;
+	if (kernel_frames) {
+		w.kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true, r->end_ts_ns);
+		if (!w.kernel_stack)
+			return -ENOMEM;
+	}
+	if (w.kernel_stack)
+		w.state = classify_state(w.state, w.kernel_stack->frames, w.kernel_stack->nr);
+	/* Frame-pointer walks end on a zero return address: not a frame. */
+	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
+		user_frames--;
+	if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
+		w.user_stack =
+		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
+		if (!w.user_stack)
+			return -ENOMEM;
+	}
+	process = process_of(c, r->pid);
+	if (!process)
+		return -ENOMEM;
+	w.title = title_of(c, process, comm);
+	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
+	if (filtered)
+		c->profile->counters[OFFCPU_CNT_FILTERED]++;
+	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
+		return filtered ? 0 : add_chain(c, &w);
+	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
+	err = close_chain(c, w.tid, w.user_stack);
+	if (err || filtered)
+		return err;
+	w.wait_class = wait_class_of(c, &w);
+	if (!w.wait_class)
+		return -ENOMEM;
+	return profile__add(c->profile, &w);
+}
+
+/* A new image or a gone process: its old user addresses mean nothing now. */
+static void forget_process(struct collector *c, uint32_t pid)
+{
+	struct process_info *p = hashmap__remove(c->processes, &pid);
+
+	if (p)
+		process_info_free(p);
+}
+
+static int task_record(struct collector *c, const struct offcpu_task_record *r)
+{
+	switch (r->type) {
+	case OFFCPU_RECORD_EXEC:
+		symbolizer__exec(c->symbolizer, r->pid);
+		forget_process(c, r->pid);
+		return 0;
+	case OFFCPU_RECORD_FORK:
+		symbolizer__fork(c->symbolizer, r->parent_pid, r->pid);
+		return 0;
+	default:
+		symbolizer__exit(c->symbolizer, r->pid);
+		forget_process(c, r->pid);
+		return 0;
+	}
+}
+
+int collector__record(struct collector *c, const void *data, size_t size)
+{
+	const struct offcpu_task_record *header = data;
+
+	if (size < sizeof(header->type))
+		return -EINVAL;
+	switch (header->type) {
+	case OFFCPU_RECORD_WAIT:
+		return wait_record(c, data, size);
+	case OFFCPU_RECORD_EXEC:
+	case OFFCPU_RECORD_FORK:
+	case OFFCPU_RECORD_EXIT:
+		if (size < sizeof(*header))
+			return -EINVAL;
+		return task_record(c, header);
+	default:
+		return -EINVAL;
+	}
+}
+
+static void resolve_lines(void *ctx, struct frame *f)
+{
+	symbolizer__resolve_lines(ctx, f);
+}
+
+int collector__finish(struct collector *c)
+{
+	struct hashmap_iter it = { 0 };
+	const void *key;
+	int err = 0;
+
+	/* Removing while iterating is unsafe: take one at a time. */
+	while (!err && hashmap__next(c->chains, &it, &key, NULL)) {
+		uint32_t tid = *(const uint32_t *)key;
+
+		err = close_chain(c, tid, NULL);
+		memset(&it, 0, sizeof(it));
+	}
+	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
+	profile__for_each_frame(c->profile, resolve_lines, c->symbolizer);
+	return err;
+}

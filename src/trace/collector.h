@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * From ring buffer records to waits in the profile: symbolizes the stacks
+ * (once per distinct raw stack), classifies the wait, and joins the waits
+ * whose user stack arrives with the thread's next record.
+ */
+#ifndef OFFCPU_COLLECTOR_H
+#define OFFCPU_COLLECTOR_H
+
+#include <stddef.h>
+
+#include "classify/rules.h"
+#include "profile/profile.h"
+#include "symbols/symbolizer.h"
+
+struct collector;
+
+/*
+ * rules: the user's (--rules), tried before the built-in ones; may be empty.
+ * state_mask: --state (0: all), applied again once the kernel stack tells a
+ * yield from a preemption.
+ */
+int collector__new(struct profile *profile, struct symbolizer *symbolizer,
+		   const struct rule_set *rules, uint32_t state_mask, struct collector **out);
+void collector__free(struct collector *c);
+/* One ring buffer record; -EINVAL for a malformed one. */
+int collector__record(struct collector *c, const void *data, size_t size);
+/*
+ * Ends the open chains (their waits go in without a user stack), then looks
+ * up the source lines of every frame recorded.
+ */
+int collector__finish(struct collector *c);
+
+#endif

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+#include <linux/types.h>
+
+#include "offcpu.h"
+#include "trace/counters.h"
+
+static const char *const counter_names[OFFCPU_CNT_MAX] = {
+	[OFFCPU_CNT_SWITCHES] = "switches",
+	[OFFCPU_CNT_WAITS_STARTED] = "waits_started",
+	[OFFCPU_CNT_WAITS_COMPLETED] = "waits_completed",
+	[OFFCPU_CNT_NO_START] = "no_start",
+	[OFFCPU_CNT_FILTERED] = "filtered",
+	[OFFCPU_CNT_BELOW_MIN] = "below_min_duration",
+	[OFFCPU_CNT_ABOVE_MAX] = "above_max_duration",
+	[OFFCPU_CNT_SAMPLED_OUT] = "sampled_out",
+	[OFFCPU_CNT_EMITTED] = "emitted",
+	[OFFCPU_CNT_TABLE_FULL] = "table_full",
+	[OFFCPU_CNT_RINGBUF_FULL] = "ringbuf_full",
+	[OFFCPU_CNT_KSTACK_FAIL] = "kernel_stack_failures",
+	[OFFCPU_CNT_USTACK_FAIL] = "user_stack_failures",
+	[OFFCPU_CNT_USTACK_LOST] = "user_stack_lost",
+	[OFFCPU_CNT_USTACK_PENDING] = "user_stack_pending",
+	[OFFCPU_CNT_SWITCH_UNSEEN] = "switch_in_unseen",
+	[OFFCPU_CNT_SYMBOL_MISS] = "symbol_misses",
+	[OFFCPU_CNT_PROC_GONE] = "processes_gone",
+};
+
+const char *counter_name(unsigned int index)
+{
+	return index < OFFCPU_CNT_MAX ? counter_names[index] : "unknown";
+}
+
+void counters_print(FILE *out, const uint64_t *counters, const char *indent)
+{
+	unsigned int i;
+
+	for (i = 0; i < OFFCPU_CNT_MAX; i++)
+		fprintf(out, "%s%-24s %" PRIu64 "\n", indent, counter_names[i], counters[i]);
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/classify.h"
+#include "classify/states.h"
+#include "lib/json_reader.h"
+#include "lib/log.h"
+#include "trace/counters.h"
+#include "trace/recording.h"
+
+struct reader {
+	const char *name;
+	size_t line;
+	struct profile *profile;
+	const struct recording_filter *filter;
+	struct frame *frames; /* room for one stack */
+	size_t frames_cap;
+	uint64_t first_start_ns;
+	uint64_t last_end_ns;
+	bool saw_wait;
+	bool saw_stats;
+};
+
+static int bad(struct reader *r, const char *why)
+{
+	log_error("%s:%zu: %s", r->name, r->line, why);
+	return -EINVAL;
+}
+
+static const char *string_member(const struct json_value *v, const char *key)
+{
+	const struct json_value *m = json_member(v, key);
+
+	return m && m->type == JSON_STRING ? m->string : NULL;
+}
+
+static int u64_member(const struct json_value *v, const char *key, uint64_t *out)
+{
+	const struct json_value *m = json_member(v, key);
+
+	if (!m || m->type != JSON_NUMBER || !m->is_u64)
+		return -EINVAL;
+	*out = m->u64;
+	return 0;
+}
+
+static const char *intern(struct reader *r, const char *s)
+{
+	return s ? strpool__intern(r->profile->strings, s) : NULL;
+}
+
+/* "inlined": [{"sym","file","line"}...], innermost first. */
+static int read_inlined(struct reader *r, const struct json_value *list, struct frame *f)
+{
+	const struct frame_inline *caller = NULL;
+	size_t i;
+
+	if (!list)
+		return 0;
+	if (list->type != JSON_ARRAY)
+		return bad(r, "a frame's \"inlined\" is not an array");
+	/* Interned from the outermost in, each pointing at its caller. */
+	for (i = list->nr; i > 0; i--) {
+		const struct json_value *in = &list->items[i - 1];
+		const char *function = in->type == JSON_OBJECT ? string_member(in, "sym") : NULL;
+		uint64_t line = 0;
+
+		if (!function)
+			return bad(r, "an inlined frame without its \"sym\"");
+		u64_member(in, "line", &line);
+		caller = inline_pool__intern(r->profile->inlines, intern(r, function),
+					     intern(r, string_member(in, "file")),
+					     line <= UINT32_MAX ? (uint32_t)line : 0, caller);
+		if (!caller)
+			return -ENOMEM;
+	}
+	f->inlined = caller;
+	return 0;
+}
+
+static int read_frame(struct reader *r, const struct json_value *v, bool kernel, struct frame *f)
+{
+	const char *addr = string_member(v, "addr");
+	char *end;
+
+	memset(f, 0, sizeof(*f));
+	if (!addr || strncmp(addr, "0x", 2))
+		return bad(r, "a frame's \"addr\" is not a \"0x...\" string");
+	errno = 0;
+	f->addr = strtoull(addr + 2, &end, 16);
+	if (errno || *end || end == addr + 2)
+		return bad(r, "a frame's \"addr\" is not a hexadecimal address");
+	f->kernel = kernel;
+	f->sym = intern(r, string_member(v, "sym"));
+	f->module = intern(r, string_member(v, "module"));
+	f->file = intern(r, string_member(v, "file"));
+	/* The recording keeps no module offsets; the address stands in. */
+	f->module_off = f->addr;
+	if (f->sym && u64_member(v, "off", &f->off))
+		return bad(r, "a frame with \"sym\" has no numeric \"off\"");
+	if (f->file) {
+		uint64_t line;
+
+		if (!u64_member(v, "line", &line) && line <= UINT32_MAX)
+			f->line = (uint32_t)line;
+	}
+	if ((string_member(v, "sym") && !f->sym) || (string_member(v, "module") && !f->module))
+		return -ENOMEM;
+	return read_inlined(r, json_member(v, "inlined"), f);
+}
+
+static int read_stack(struct reader *r, const struct json_value *wait, const char *key, bool kernel,
+		      const struct stack **out)
+{
+	const struct json_value *list = json_member(wait, key);
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (!list)
+		return 0;
+	if (list->type != JSON_ARRAY)
+		return bad(r, kernel ? "\"kernel_stack\" is not an array"
+				     : "\"user_stack\" is not an array");
+	if (!list->nr)
+		return 0;
+	if (list->nr > r->frames_cap) {
+		struct frame *grown = realloc(r->frames, list->nr * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		r->frames = grown;
+		r->frames_cap = list->nr;
+	}
+	for (i = 0; i < list->nr; i++) {
+		if (list->items[i].type != JSON_OBJECT)
+			return bad(r, "a stack frame is not an object");
+		err = read_frame(r, &list->items[i], kernel, &r->frames[i]);
+		if (err)
+			return err;
+	}
+	*out = profile__intern_stack(r->profile, r->frames, list->nr);
+	return *out ? 0 : -ENOMEM;
+}
+
+static bool id_listed(const struct id_list *list, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < list->nr; i++) {
+		if (list->ids[i] == id)
+			return true;
+	}
+	return false;
+}
+
+static bool passes(const struct recording_filter *f, const struct wait *w)
+{
+	size_t i;
+
+	if (f->pids->nr && !id_listed(f->pids, w->pid))
+		return false;
+	if (f->tids->nr && !id_listed(f->tids, w->tid))
+		return false;
+	if (f->state_mask && !(f->state_mask & (1u << w->state)))
+		return false;
+	if (w->duration_ns < f->min_duration_ns || w->duration_ns > f->max_duration_ns)
+		return false;
+	for (i = 0; i < f->nr_comms; i++) {
+		if (!strcmp(f->comms[i], w->comm))
+			return true;
+	}
+	return f->nr_comms == 0;
+}
+
+static int read_wait(struct reader *r, const struct json_value *v)
+{
+	const char *comm = string_member(v, "comm"), *wait_class = string_member(v, "wait"), *state;
+	struct wait w = { 0 };
+	uint64_t pid, tid, cpu, start_ns;
+	int err;
+
+	if (u64_member(v, "ts_ns", &w.end_ts_ns) || u64_member(v, "duration_ns", &w.duration_ns) ||
+	    u64_member(v, "pid", &pid) || u64_member(v, "tid", &tid) ||
+	    u64_member(v, "cpu", &cpu) || pid > UINT32_MAX || tid > UINT32_MAX || cpu > UINT32_MAX)
+		return bad(r, "a wait lacks a numeric ts_ns, duration_ns, pid, tid or cpu");
+	if (!comm || !wait_class || !*wait_class)
+		return bad(r, "a wait lacks its \"comm\" or \"wait\" string");
+	state = string_member(v, "state");
+	if (!state || state_from_name(state, &w.state))
+		return bad(r, "a wait's \"state\" is not a thread state name");
+	w.pid = (uint32_t)pid;
+	w.tid = (uint32_t)tid;
+	w.cpu = (uint32_t)cpu;
+	w.comm = intern(r, comm);
+	if (!passes(r->filter, &w))
+		return 0;
+	w.title = intern(r, string_member(v, "title"));
+	err = read_stack(r, v, "kernel_stack", true, &w.kernel_stack);
+	err = err ?: read_stack(r, v, "user_stack", false, &w.user_stack);
+	if (err)
+		return err;
+	if (r->filter->rules && r->filter->rules->nr)
+		wait_class = classify_wait(r->filter->rules, w.state,
+					   w.kernel_stack ? w.kernel_stack->frames : NULL,
+					   w.kernel_stack ? w.kernel_stack->nr : 0,
+					   w.user_stack ? w.user_stack->frames : NULL,
+					   w.user_stack ? w.user_stack->nr : 0);
+	w.wait_class = intern(r, wait_class);
+	if (!w.comm || !w.wait_class)
+		return -ENOMEM;
+	start_ns = w.end_ts_ns > w.duration_ns ? w.end_ts_ns - w.duration_ns : 0;
+	if (!r->saw_wait || start_ns < r->first_start_ns)
+		r->first_start_ns = start_ns;
+	if (w.end_ts_ns > r->last_end_ns)
+		r->last_end_ns = w.end_ts_ns;
+	r->saw_wait = true;
+	return profile__add(r->profile, &w);
+}
+
+static int read_stats(struct reader *r, const struct json_value *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
+		const struct json_value *m = json_member(v, counter_name(i));
+
+		if (m && (m->type != JSON_NUMBER || !m->is_u64))
+			return bad(r, "a counter of the stats record is not a number");
+		if (m)
+			r->profile->counters[i] = m->u64;
+	}
+	r->saw_stats = true;
+	return 0;
+}
+
+static int read_line(struct reader *r, const char *text, size_t len)
+{
+	struct json_value v;
+	const char *type, *why;
+	size_t at;
+	int err;
+
+	if (json_parse(text, len, &v, &why, &at)) {
+		log_error("%s:%zu: not JSON (%s at column %zu)", r->name, r->line, why, at + 1);
+		return -EINVAL;
+	}
+	type = string_member(&v, "type");
+	if (!type)
+		err = bad(r, "a record without a \"type\"");
+	else if (r->saw_stats)
+		err = bad(r, "a record after the stats record");
+	else if (!strcmp(type, "offcpu"))
+		err = read_wait(r, &v);
+	else if (!strcmp(type, "stats"))
+		err = read_stats(r, &v);
+	else
+		err = 0; /* a record type of a later version: not ours to judge */
+	json_value__free(&v);
+	return err;
+}
+
+int recording__read(FILE *in, const char *name, const struct recording_filter *filter,
+		    struct profile *p)
+{
+	struct reader r = { .name = name, .profile = p, .filter = filter };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int err = 0;
+
+	while (!err && (len = getline(&line, &cap, in)) >= 0) {
+		r.line++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			len--;
+		if (len)
+			err = read_line(&r, line, (size_t)len);
+	}
+	if (!err && ferror(in))
+		err = bad(&r, "read error");
+	if (!err && !r.saw_stats) {
+		/* offcpu writes the stats record last: without it the file was cut short. */
+		log_error("%s: no stats record at the end: not a complete offcpu recording", name);
+		err = -EINVAL;
+	}
+	if (!err && r.saw_wait)
+		p->duration_ns = r.last_end_ns - r.first_start_ns;
+	free(line);
+	free(r.frames);
+	return err;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reads a JSON Lines recording that offcpu wrote back into a profile, so
+ * `offcpu report` turns one recording into every other format without
+ * tracing again.
+ */
+#ifndef OFFCPU_RECORDING_H
+#define OFFCPU_RECORDING_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "classify/rules.h"
+#include "lib/parse.h"
+#include "profile/profile.h"
+
+/* Which recorded waits the report keeps: the tracing filters, applied afterwards. */
+struct recording_filter {
+	const struct id_list *pids;
+	const struct id_list *tids;
+	char *const *comms;
+	size_t nr_comms;
+	uint32_t state_mask; /* 0: all */
+	uint64_t min_duration_ns;
+	uint64_t max_duration_ns;
+	const struct rule_set *rules; /* non-empty: classify the waits again with these */
+};
+
+/*
+ * Adds every wait of the recording that passes filter to p, and takes its
+ * health counters. A malformed line is reported once, naming name and the
+ * line: -EINVAL.
+ */
+int recording__read(FILE *in, const char *name, const struct recording_filter *filter,
+		    struct profile *p);
+
+#endif

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "offcpu.h"
+#include "offcpu.skel.h"
+#include "trace/tracer.h"
+
+struct tracer {
+	struct offcpu_bpf *skel;
+	struct ring_buffer *ring;
+	tracer_record_fn fn;
+	void *ctx;
+};
+
+/*
+ * After sched_switch is detached, waits parked for their user stack reach
+ * user space within microseconds; allow for a loaded machine.
+ */
+#define SETTLE_NS 50000000L
+
+/* Every program this run loaded. */
+static int attach_core(struct offcpu_bpf *skel)
+{
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} core[] = {
+		{ skel->progs.offcpu_sched_switch, &skel->links.offcpu_sched_switch },
+		{ skel->progs.offcpu_sched_process_exit, &skel->links.offcpu_sched_process_exit },
+		{ skel->progs.offcpu_sched_process_exec, &skel->links.offcpu_sched_process_exec },
+		{ skel->progs.offcpu_sched_process_fork, &skel->links.offcpu_sched_process_fork },
+		/* Loaded only when waits are parked for it (defer_user_stacks). */
+		{ skel->progs.offcpu_rseq_update, &skel->links.offcpu_rseq_update },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(core) / sizeof(core[0]); i++) {
+		if (!bpf_program__autoload(core[i].prog))
+			continue;
+		*core[i].link = bpf_program__attach(core[i].prog);
+		if (!*core[i].link)
+			return -errno;
+	}
+	return 0;
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !log_is_verbose())
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Number of arguments of a tracepoint in the kernel's BTF; -ENOENT if absent. */
+static int tracepoint_args(const struct btf *vmlinux, const char *name)
+{
+	char typedef_name[128];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(vmlinux, typedef_name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(vmlinux, id);
+	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
+		t = btf__type_by_id(vmlinux, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return -ENOENT;
+	/* The first argument is the tracepoint's private data pointer. */
+	return btf_vlen(t) - 1;
+}
+
+static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int switch_args, err = 0;
+
+	if (!vmlinux)
+		return -ENOENT;
+	switch_args = tracepoint_args(vmlinux, "sched_switch");
+	if (switch_args < 3) {
+		log_error("this kernel has no sched_switch tracepoint in its BTF");
+		err = -ENOENT;
+		goto out;
+	}
+	skel->rodata->has_prev_state_arg = switch_args >= 4;
+	/*
+	 * Without rseq_update, or when a filter selects a few threads (the
+	 * hook would run for every thread), user stacks are taken at switch-out.
+	 */
+	skel->rodata->defer_user_stacks =
+	    o->user_stack && tracepoint_args(vmlinux, "rseq_update") >= 0 && !o->pids->nr &&
+	    !o->tids->nr && !o->nr_comms && !o->filter_cgroup;
+	if (!skel->rodata->defer_user_stacks)
+		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
+
+	skel->rodata->min_duration_ns = o->min_duration_ns;
+	skel->rodata->max_duration_ns = o->max_duration_ns;
+	skel->rodata->sample_rate = o->sample_rate;
+	skel->rodata->state_mask = o->state_mask;
+	skel->rodata->stack_depth = o->stack_depth;
+	skel->rodata->want_kernel_stack = o->kernel_stack;
+	skel->rodata->want_user_stack = o->user_stack;
+	skel->rodata->user_threads_only = o->user_threads_only;
+	skel->rodata->kernel_threads_only = o->kernel_threads_only;
+	skel->rodata->follow_forks = o->follow_forks;
+	skel->rodata->filter_pids = o->pids->nr > 0;
+	skel->rodata->filter_tids = o->tids->nr > 0;
+	skel->rodata->filter_comms = o->nr_comms > 0;
+	skel->rodata->filter_cgroup = o->filter_cgroup;
+	skel->rodata->cgroup_id = o->cgroup_id;
+	skel->rodata->cgroup_level = o->cgroup_level;
+	skel->rodata->self_tgid = getpid();
+	skel->rodata->any_filter = o->pids->nr || o->tids->nr || o->nr_comms || o->filter_cgroup ||
+				   o->user_threads_only || o->kernel_threads_only || o->state_mask;
+
+	skel->rodata->max_slots = o->max_entries;
+	err = bpf_map__set_max_entries(skel->maps.comms, o->nr_comms ?: 1);
+out:
+	btf__free(vmlinux);
+	return err;
+}
+
+static int fill_filters(struct offcpu_bpf *skel, const struct tracer_opts *o)
+{
+	__u8 one = 1;
+	size_t i;
+	int err;
+
+	/* .bss is mapped into this process: no system call per ID. */
+	for (i = 0; i < o->pids->nr; i++)
+		skel->bss->pid_bits[offcpu_id_word(o->pids->ids[i])] |=
+		    offcpu_id_bit(o->pids->ids[i]);
+	for (i = 0; i < o->tids->nr; i++)
+		skel->bss->tid_bits[offcpu_id_word(o->tids->ids[i])] |=
+		    offcpu_id_bit(o->tids->ids[i]);
+	for (i = 0; i < o->nr_comms; i++) {
+		char key[OFFCPU_COMM_LEN] = { 0 };
+
+		strncpy(key, o->comms[i], sizeof(key) - 1);
+		err = bpf_map__update_elem(skel->maps.comms, key, sizeof(key), &one, sizeof(one),
+					   BPF_ANY);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+
+	return t->fn(t->ctx, data, size);
+}
+
+int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, struct tracer **out)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->fn = fn;
+	t->ctx = ctx;
+	libbpf_set_print(libbpf_log);
+	t->skel = offcpu_bpf__open();
+	if (!t->skel) {
+		err = -errno;
+		goto fail;
+	}
+	err = configure(t->skel, opts);
+	if (err)
+		goto fail;
+	err = offcpu_bpf__load(t->skel);
+	if (err)
+		goto fail;
+	err = fill_filters(t->skel, opts);
+	if (err)
+		goto fail;
+	t->ring = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record, t, NULL);
+	if (!t->ring) {
+		err = -errno;
+		goto fail;
+	}
+	err = attach_core(t->skel);
+	if (err)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	tracer__free(t);
+	return err;
+}
+
+int tracer__poll(struct tracer *t, int timeout_ms)
+{
+	int n = ring_buffer__poll(t->ring, timeout_ms);
+
+	/*
+	 * Records submitted without a wake-up leave epoll silent: poll only
+	 * returns on its timeout, having read nothing. Read them now.
+	 */
+	if (n >= 0)
+		n = ring_buffer__consume(t->ring);
+	return n < 0 ? n : 0;
+}
+
+int tracer__stop(struct tracer *t)
+{
+	struct timespec settle = { 0, SETTLE_NS };
+	int n;
+
+	bpf_link__destroy(t->skel->links.offcpu_sched_switch);
+	t->skel->links.offcpu_sched_switch = NULL;
+	nanosleep(&settle, NULL);
+	n = ring_buffer__consume(t->ring);
+	return n < 0 ? n : 0;
+}
+
+int tracer__counters(struct tracer *t, uint64_t *out)
+{
+	int nr_cpus = libbpf_num_possible_cpus();
+	struct offcpu_counters *per_cpu;
+	__u32 zero = 0;
+	int cpu, i, err;
+
+	if (nr_cpus <= 0)
+		return nr_cpus ?: -EINVAL;
+	per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	err = bpf_map__lookup_elem(t->skel->maps.counters, &zero, sizeof(zero), per_cpu,
+				   nr_cpus * sizeof(*per_cpu), 0);
+	if (!err) {
+		memset(out, 0, OFFCPU_CNT_BPF_MAX * sizeof(*out));
+		/* Unsigned sums: parts that went below zero wrap back. */
+		for (cpu = 0; cpu < nr_cpus; cpu++) {
+			for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
+				out[i] += per_cpu[cpu].value[i];
+		}
+	}
+	free(per_cpu);
+	return err;
+}
+
+void tracer__free(struct tracer *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->ring);
+	offcpu_bpf__destroy(t->skel);
+	free(t);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The BPF side from user space: configure, load, attach, poll, stop. */
+#ifndef OFFCPU_TRACER_H
+#define OFFCPU_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/parse.h"
+
+struct tracer_opts {
+	uint64_t min_duration_ns;
+	uint64_t max_duration_ns; /* UINT64_MAX: none */
+	uint32_t sample_rate;
+	uint32_t state_mask; /* 0: all */
+	uint32_t max_entries;
+	uint32_t stack_depth;
+	bool kernel_stack;
+	bool user_stack;
+	bool user_threads_only;
+	bool kernel_threads_only;
+	bool follow_forks; /* children of the selected PIDs are selected too */
+	const struct id_list *pids;
+	const struct id_list *tids;
+	char *const *comms;
+	size_t nr_comms;
+	bool filter_cgroup;
+	uint64_t cgroup_id;
+	uint32_t cgroup_level;
+};
+
+/* Called for every ring buffer record; a negative return stops polling. */
+typedef int (*tracer_record_fn)(void *ctx, const void *data, size_t size);
+
+struct tracer;
+
+/*
+ * -EPERM: missing privileges; -ENOENT: a tracepoint or BTF is missing;
+ * other negative errno: BPF or its maps could not be set up.
+ */
+int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx,
+		struct tracer **out);
+/* Waits for records up to timeout_ms. 0, -EINTR when a signal came, or -errno. */
+int tracer__poll(struct tracer *t, int timeout_ms);
+/* Detaches from sched_switch, lets parked waits reach user space, drains. */
+int tracer__stop(struct tracer *t);
+/* Sums the per-CPU counters into out[OFFCPU_CNT_BPF_MAX]. */
+int tracer__counters(struct tracer *t, uint64_t *out);
+void tracer__free(struct tracer *t);
+
+#endif

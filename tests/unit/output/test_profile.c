@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Aggregation, the output back-ends on one fixture profile, and the classifier. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <zlib.h>
+
+#include "classify/classify.h"
+#include "lib/json_writer.h"
+#include "offcpu.h"
+#include "output/output.h"
+#include "output/protobuf.h"
+#include "profile/profile.h"
+#include "trace/recording.h"
+
+static struct frame kframe(struct profile *p, uint64_t addr, const char *sym)
+{
+	struct frame f = { 0 };
+
+	f.addr = addr;
+	f.sym = strpool__intern(p->strings, sym);
+	f.module = strpool__intern(p->strings, "[kernel.kallsyms]");
+	f.kernel = true;
+	return f;
+}
+
+static struct frame uframe(struct profile *p, uint64_t addr, const char *sym)
+{
+	struct frame f = { 0 };
+
+	f.addr = addr;
+	f.sym = sym ? strpool__intern(p->strings, sym) : NULL;
+	f.module = strpool__intern(p->strings, "/usr/bin/app");
+	f.module_off = addr - 0x1000;
+	return f;
+}
+
+/* Two threads of "app": a sleeper (2 waits) and a futex waiter (1 wait). */
+static struct profile *fixture_profile(bool keep_waits)
+{
+	struct profile *p;
+	struct frame k_sleep[2], k_futex[2], u_main[3];
+	struct wait w = { 0 };
+
+	assert_int_equal(profile__new(keep_waits, &p), 0);
+	k_sleep[0] = kframe(p, 0xffffffff81000010ULL, "do_nanosleep");
+	k_sleep[1] = kframe(p, 0xffffffff81000020ULL, "__x64_sys_clock_nanosleep");
+	k_futex[0] = kframe(p, 0xffffffff81000110ULL, "futex_wait_queue");
+	k_futex[1] = kframe(p, 0xffffffff81000120ULL, "__x64_sys_futex");
+	u_main[0] = uframe(p, 0x1100, "clock_nanosleep");
+	u_main[1] = uframe(p, 0x1234, NULL);
+	u_main[2] = uframe(p, 0x1300, "main");
+
+	w.pid = 100;
+	w.tid = 101;
+	w.comm = strpool__intern(p->strings, "app");
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.kernel_stack = profile__intern_stack(p, k_sleep, 2);
+	w.user_stack = profile__intern_stack(p, u_main, 3);
+	w.duration_ns = 20000000;
+	w.end_ts_ns = 1000;
+	w.cpu = 1;
+	assert_int_equal(profile__add(p, &w), 0);
+	w.duration_ns = 30000000;
+	w.end_ts_ns = 2000;
+	assert_int_equal(profile__add(p, &w), 0);
+
+	w.tid = 102;
+	w.title = strpool__intern(p->strings, "app --worker");
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "lock:futex");
+	w.kernel_stack = profile__intern_stack(p, k_futex, 2);
+	w.user_stack = NULL;
+	w.duration_ns = 50000000;
+	w.end_ts_ns = 3000;
+	assert_int_equal(profile__add(p, &w), 0);
+	return p;
+}
+
+static void aggregation(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	struct profile_entry **entries;
+	struct frame f[1];
+	size_t nr;
+
+	(void)state;
+	assert_int_equal(p->total_count, 3);
+	assert_int_equal(p->total_ns, 100000000);
+	assert_int_equal(p->nr_waits, 0);
+	assert_int_equal(profile__sorted_entries(p, &entries, &nr), 0);
+	assert_int_equal(nr, 2);
+	/* Equal totals: by pid, then tid. */
+	assert_int_equal(entries[0]->key.tid, 101);
+	assert_int_equal(entries[0]->total_ns, 50000000);
+	assert_int_equal(entries[0]->count, 2);
+	assert_int_equal(entries[1]->key.tid, 102);
+	assert_int_equal(entries[1]->total_ns, 50000000);
+	assert_int_equal(entries[1]->count, 1);
+	free(entries);
+	/* The same frames give the same stack. */
+	f[0] = kframe(p, 0xffffffff81000010ULL, "do_nanosleep");
+	assert_ptr_equal(profile__intern_stack(p, f, 1), profile__intern_stack(p, f, 1));
+	profile__free(p);
+}
+
+static char *render_by(int (*write)(FILE *, const struct profile *, const struct output_opts *),
+		       const struct profile *p, enum report_group_by group_by)
+{
+	struct output_opts opts = { .group_by = group_by };
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+
+	assert_non_null(out);
+	assert_int_equal(write(out, p, &opts), 0);
+	fclose(out);
+	return buf;
+}
+
+static char *render(int (*write)(FILE *, const struct profile *, const struct output_opts *),
+		    const struct profile *p)
+{
+	return render_by(write, p, GROUP_BY_TID);
+}
+
+static bool even_pids_alive(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid % 2 == 0;
+}
+
+/* Past the mark, exited processes' entries merge; their time stays. */
+static void exited_processes_merge(void **state)
+{
+	struct profile *p;
+	struct wait w = { 0 };
+	struct frame f[1];
+	struct profile_entry **entries;
+	size_t nr, i, exited = 0, total = 0;
+	char *text;
+	uint32_t pid;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	p->process_alive = even_pids_alive;
+	p->compact_at = 8;
+	f[0] = kframe(p, 0xffffffff81000010ULL, "do_nanosleep");
+	w.comm = strpool__intern(p->strings, "short");
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.kernel_stack = profile__intern_stack(p, f, 1);
+	for (pid = 1; pid <= 100; pid++) {
+		w.pid = w.tid = pid;
+		w.duration_ns = 1000;
+		assert_int_equal(profile__add(p, &w), 0);
+	}
+	assert_int_equal(p->total_count, 100);
+	assert_int_equal(p->total_ns, 100000);
+	assert_int_equal(profile__sorted_entries(p, &entries, &nr), 0);
+	/*
+	 * Live processes stay apart; exited ones merge each time the entries
+	 * reach the mark, which then moves to twice what is left.
+	 */
+	for (i = 0; i < nr; i++) {
+		if (entries[i]->key.pid == PROFILE_EXITED_ID)
+			exited += entries[i]->count;
+		else
+			total += entries[i]->count;
+	}
+	assert_int_equal(exited + total, 100);
+	assert_true(exited >= 25);
+	assert_true(nr <= 100 - exited + 1);
+	text = render(output_text_write, p);
+	assert_non_null(strstr(text, "  short                     (exited)"));
+	free(text);
+	free(entries);
+	profile__free(p);
+}
+
+static void folded_golden(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	char *text = render(output_folded_write, p);
+
+	(void)state;
+	assert_string_equal(
+	    text,
+	    "app;[interruptible];[lock:futex];__x64_sys_futex_[k];futex_wait_queue_[k] 50000000\n"
+	    "app;[interruptible];[sleep];main;app+0x234;clock_nanosleep;"
+	    "__x64_sys_clock_nanosleep_[k];do_nanosleep_[k] 50000000\n");
+	free(text);
+	profile__free(p);
+}
+
+static void json_golden(void **state)
+{
+	struct profile *p = fixture_profile(true);
+	char *text = render(output_json_write, p), *line2, *last;
+
+	(void)state;
+	assert_int_equal(p->nr_waits, 3);
+	assert_true(!strncmp(
+	    text,
+	    "{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
+	    "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,\"cpu\":1,"
+	    "\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":\"do_nanosleep\","
+	    "\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":\"0xffffffff81000020\","
+	    "\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"}],"
+	    "\"user_stack\":[{\"addr\":\"0x1100\",\"sym\":\"clock_nanosleep\",\"off\":0,"
+	    "\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},"
+	    "{\"addr\":\"0x1300\",\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n",
+	    strlen("{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
+		   "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,"
+		   "\"cpu\":1,\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":"
+		   "\"do_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":"
+		   "\"0xffffffff81000020\",\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,"
+		   "\"module\":\"[kernel.kallsyms]\"}],\"user_stack\":[{\"addr\":\"0x1100\","
+		   "\"sym\":\"clock_nanosleep\",\"off\":0,\"module\":\"/usr/bin/app\"},"
+		   "{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1300\","
+		   "\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n")));
+	line2 = strchr(text, '\n') + 1;
+	assert_non_null(strstr(line2, "\"ts_ns\":2000"));
+	/* "title" only where it says more than comm. */
+	assert_null(strstr(text, "\"tid\":101,\"comm\":\"app\",\"title\""));
+	assert_non_null(strstr(text, "\"tid\":102,\"comm\":\"app\",\"title\":\"app --worker\","));
+	last = strstr(text, "{\"type\":\"stats\",\"switches\":0,");
+	assert_non_null(last);
+	assert_non_null(strstr(last, "\"ringbuf_full\":0"));
+	assert_non_null(strstr(last, "\"symbol_misses\":0"));
+	assert_int_equal(last[strlen(last) - 1], '\n');
+	free(text);
+	profile__free(p);
+}
+
+static void text_report(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	char *text = render(output_text_write, p);
+
+	(void)state;
+	assert_non_null(strstr(text, "offcpu: 3 waits, 100.000 ms off CPU in total"));
+	assert_non_null(strstr(
+	    text, "  interruptible                          100.000 ms  100.0%         3\n"));
+	assert_non_null(strstr(
+	    text, "  lock:futex                              50.000 ms   50.0%         1\n"));
+	assert_non_null(strstr(
+	    text, "  app                   100      101      50.000 ms   50.0%         2\n"));
+	assert_non_null(strstr(text,
+			       "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 waits\n"
+			       "      futex_wait_queue_[k]\n      __x64_sys_futex_[k]\n"));
+	assert_non_null(strstr(text, "Health counters\n  switches"));
+	free(text);
+	profile__free(p);
+}
+
+static void text_group_by(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	char *text = render_by(output_text_write, p, GROUP_BY_TITLE);
+
+	(void)state;
+	assert_non_null(strstr(text, "By process title (top 20)\n"));
+	assert_non_null(strstr(
+	    text, "\n  app --worker                            50.000 ms   50.0%         1\n"));
+	assert_non_null(strstr(
+	    text, "\n  app                                     50.000 ms   50.0%         2\n"));
+	assert_null(strstr(text, "By thread (top 20)"));
+	free(text);
+	text = render_by(output_text_write, p, GROUP_BY_PID);
+	assert_non_null(strstr(text, "By process (top 20)\n"));
+	free(text);
+	/* By state or wait class: the tables above already are. */
+	text = render_by(output_text_write, p, GROUP_BY_WAIT);
+	assert_null(strstr(text, "(top 20)"));
+	free(text);
+	profile__free(p);
+}
+
+static void json_escaping(void **state)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+	struct json_writer w;
+
+	(void)state;
+	json__init(&w, out);
+	json__begin_object(&w);
+	json__key(&w, "s");
+	json__string(&w, "a\"b\\c\n\x01");
+	json__key(&w, "list");
+	json__begin_array(&w);
+	json__u64(&w, 1);
+	json__hex(&w, 255);
+	json__begin_object(&w);
+	json__end_object(&w);
+	json__end_array(&w);
+	json__end_object(&w);
+	fclose(out);
+	assert_string_equal(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"list\":[1,\"0xff\",{}]}");
+	free(buf);
+}
+
+static const char *classify_names(unsigned int state, const char *const *names, size_t nr)
+{
+	struct frame frames[16] = { 0 };
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		frames[i].sym = names[i];
+	return classify_wait(NULL, state, frames, nr, NULL, 0);
+}
+
+#define CLASSIFY(state, ...)                                                                       \
+	classify_names(state, (const char *const[]){ __VA_ARGS__ },                                \
+		       sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
+
+static void classification(void **state)
+{
+	const unsigned int S = OFFCPU_STATE_INTERRUPTIBLE, D = OFFCPU_STATE_UNINTERRUPTIBLE;
+
+	(void)state;
+	/* Stacks as recorded on 6.18 (leaf first, scheduler frames removed). */
+	assert_string_equal(CLASSIFY(S, "hrtimer_nanosleep", "common_nsleep_timens",
+				     "__x64_sys_clock_nanosleep", "do_syscall_64"),
+			    "sleep");
+	assert_string_equal(CLASSIFY(S, "futex_do_wait", "__futex_wait", "futex_wait", "do_futex"),
+			    "lock:futex");
+	assert_string_equal(CLASSIFY(S, "futex_wait_queue_me", "futex_wait", "do_futex"),
+			    "lock:futex");
+	assert_string_equal(CLASSIFY(S, "anon_pipe_read", "vfs_read", "ksys_read"), "pipe");
+	assert_string_equal(CLASSIFY(S, "pipe_wait", "pipe_read", "vfs_read"), "pipe");
+	assert_string_equal(CLASSIFY(S, "do_wait", "kernel_wait4", "do_syscall_64"), "child");
+	assert_string_equal(CLASSIFY(S, "do_epoll_wait", "__x64_sys_epoll_wait"), "poll:epoll");
+	assert_string_equal(CLASSIFY(S, "schedule_hrtimeout_range", "do_select", "core_sys_select"),
+			    "poll:select");
+	assert_string_equal(CLASSIFY(S, "sk_wait_data", "tcp_recvmsg_locked", "tcp_recvmsg"),
+			    "net:recv");
+	assert_string_equal(CLASSIFY(S, "unix_stream_read_generic", "unix_stream_recvmsg"),
+			    "net:unix");
+	/* fsync waits on block I/O: the specific rule wins. */
+	assert_string_equal(CLASSIFY(D, "io_schedule", "folio_wait_bit_common",
+				     "file_write_and_wait_range", "ext4_sync_file",
+				     "vfs_fsync_range", "do_fsync"),
+			    "io:fsync");
+	assert_string_equal(CLASSIFY(D, "io_schedule", "folio_wait_bit_common", "filemap_read"),
+			    "io:read");
+	assert_string_equal(CLASSIFY(D, "__mutex_lock.constprop.0", "do_truncate"), "lock:mutex");
+	assert_string_equal(CLASSIFY(D, "rwsem_down_write_slowpath", "down_write"), "lock:rwsem");
+	assert_string_equal(CLASSIFY(OFFCPU_STATE_PREEMPTED, "do_nanosleep"), "cpu");
+	assert_string_equal(CLASSIFY(OFFCPU_STATE_RUNNING, "do_sched_yield"), "cpu");
+	assert_string_equal(CLASSIFY(OFFCPU_STATE_IDLE, "worker_thread", "kthread"), "other");
+	assert_string_equal(CLASSIFY(OFFCPU_STATE_STOPPED, "get_signal"), "signal");
+	assert_string_equal(classify_wait(NULL, S, NULL, 0, NULL, 0), "other");
+}
+
+static void formats_by_name_and_extension(void **state)
+{
+	(void)state;
+	assert_string_equal(output_format__by_name("json")->name, "json");
+	assert_null(output_format__by_name("xml"));
+	assert_string_equal(output_format__by_path("out.folded")->name, "folded");
+	assert_string_equal(output_format__by_path("/tmp/a.b/out.json")->name, "json");
+	assert_string_equal(output_format__by_path("report.txt")->name, "text");
+	assert_null(output_format__by_path("out.data"));
+	/* A hidden file named ".json" has no extension. */
+	assert_null(output_format__by_path(".json"));
+}
+
+static void protobuf_wire_format(void **state)
+{
+	struct pb_buffer b = { 0 }, inner = { 0 };
+	uint64_t values[3] = { 1, 300, 0 };
+	static const uint8_t expected[] = {
+		0x08, 0x96, 0x01,		    /* field 1 varint 150 */
+		0x12, 0x02, 'h',  'i',		    /* field 2 "hi" */
+		0x1a, 0x04, 0x01, 0xac, 0x02, 0x00, /* field 3 packed 1, 300, 0 */
+		0x22, 0x02, 0x08, 0x07,		    /* field 4 message { field 1: 7 } */
+		0x28, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, /* 2^64-1 */
+	};
+
+	(void)state;
+	pb__varint(&b, 1, 150);
+	pb__string(&b, 2, "hi");
+	pb__packed(&b, 3, values, 3);
+	pb__varint(&inner, 1, 7);
+	pb__message(&b, 4, &inner);
+	pb__varint(&b, 5, UINT64_MAX);
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.len, sizeof(expected));
+	assert_memory_equal(b.data, expected, sizeof(expected));
+	pb__free(&b);
+	pb__free(&inner);
+}
+
+/* A reader of the protobuf wire format, to check the profiles written. */
+struct pb_field {
+	uint32_t number;
+	uint64_t value; /* varint */
+	const uint8_t *data;
+	size_t len; /* length-delimited */
+	bool is_bytes;
+};
+
+static bool read_varint(const uint8_t *buf, size_t len, size_t *at, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+
+	while (*at < len && shift < 64) {
+		uint8_t byte = buf[(*at)++];
+
+		v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80)) {
+			*out = v;
+			return true;
+		}
+		shift += 7;
+	}
+	return false;
+}
+
+static bool next_field(const uint8_t *buf, size_t len, size_t *at, struct pb_field *f)
+{
+	uint64_t key;
+
+	if (*at >= len || !read_varint(buf, len, at, &key))
+		return false;
+	memset(f, 0, sizeof(*f));
+	f->number = (uint32_t)(key >> 3);
+	if ((key & 7) == 0)
+		return read_varint(buf, len, at, &f->value);
+	assert_int_equal(key & 7, 2);
+	assert_true(read_varint(buf, len, at, &f->value) && f->value <= len - *at);
+	f->data = buf + *at;
+	f->len = f->value;
+	f->is_bytes = true;
+	*at += f->len;
+	return true;
+}
+
+static uint8_t *gunzip(const char *gz, size_t gz_len, size_t *out_len)
+{
+	size_t cap = 1 << 20;
+	uint8_t *out = malloc(cap);
+	z_stream z = { 0 };
+
+	assert_non_null(out);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gz_len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_len = z.total_out;
+	inflateEnd(&z);
+	return out;
+}
+
+static void pprof_encoding(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	char *gz = NULL;
+	size_t gz_len = 0, len, at = 0, i;
+	FILE *out = open_memstream(&gz, &gz_len);
+	struct output_opts opts = { 0 };
+	const char *strings[128];
+	size_t nr_strings = 0, nr_samples = 0, nr_locations = 0, nr_functions = 0;
+	size_t nr_mappings = 0;
+	uint64_t value_sum[2] = { 0, 0 };
+	struct pb_field f, g;
+	uint8_t *pb;
+	bool saw_label_key = false;
+
+	(void)state;
+	p->start_time_ns = 1700000000000000000ULL;
+	p->duration_ns = 5000000000ULL;
+	assert_int_equal(output_pprof_write(out, p, &opts), 0);
+	fclose(out);
+	pb = gunzip(gz, gz_len, &len);
+	while (next_field(pb, len, &at, &f)) {
+		size_t inner = 0;
+
+		switch (f.number) {
+		case 2: /* sample: values are packed in field 2 */
+			nr_samples++;
+			while (next_field(f.data, f.len, &inner, &g)) {
+				size_t v = 0, k = 0;
+				uint64_t n;
+
+				if (g.number != 2)
+					continue;
+				while (read_varint(g.data, g.len, &v, &n) && k < 2)
+					value_sum[k++] += n;
+			}
+			break;
+		case 3:
+			nr_mappings++;
+			break;
+		case 4:
+			nr_locations++;
+			break;
+		case 5:
+			nr_functions++;
+			break;
+		case 6:
+			assert_true(nr_strings < 128);
+			strings[nr_strings++] = strndup((const char *)f.data, f.len);
+			break;
+		case 9:
+			assert_int_equal(f.value, 1700000000000000000ULL);
+			break;
+		case 10:
+			assert_int_equal(f.value, 5000000000ULL);
+			break;
+		}
+	}
+	assert_int_equal(at, len);
+	assert_int_equal(nr_samples, 2);
+	assert_int_equal(value_sum[0], 3);	   /* waits */
+	assert_int_equal(value_sum[1], 100000000); /* nanoseconds, as the text report says */
+	/* Kernel and app mappings; 4 kernel + 3 user locations; one function each. */
+	assert_int_equal(nr_mappings, 2);
+	assert_int_equal(nr_locations, 7);
+	assert_int_equal(nr_functions, 7);
+	assert_string_equal(strings[0], "");
+	for (i = 0; i < nr_strings; i++) {
+		if (!strcmp(strings[i], "thread.state"))
+			saw_label_key = true;
+	}
+	assert_true(saw_label_key);
+	for (i = 0; i < nr_strings; i++)
+		free((char *)strings[i]);
+	free(pb);
+	free(gz);
+	profile__free(p);
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (text = strstr(text, needle); text; text = strstr(text + 1, needle))
+		n++;
+	return n;
+}
+
+static void svg_flame_graph(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	char *text = render(output_svg_write, p);
+
+	(void)state;
+	assert_true(!strncmp(text, "<?xml", 5));
+	assert_non_null(strstr(text, "data-total=\"100000000\""));
+	/*
+	 * all; sleep, its state and comm, 3 user and 2 kernel frames; lock,
+	 * lock:futex, its state and comm, 2 kernel frames.
+	 */
+	assert_int_equal(count_of(text, "<g class=\"f\" data-"), 15);
+	assert_non_null(
+	    strstr(text, "data-s=\"0\" data-v=\"100000000\" data-n=\"3\" data-d=\"0\""));
+	assert_non_null(
+	    strstr(text, "<title>lock:futex\n50.000 ms off CPU, 50.00%, 1 wait</title>"));
+	assert_non_null(strstr(text, "data-k=\"kernel\" data-c=\"sleep\"><title>do_nanosleep\n"));
+	/* Self-contained: no external reference of any kind. */
+	assert_null(strstr(text, "href"));
+	assert_int_equal(count_of(text, "http"), 1); /* the SVG namespace */
+	assert_non_null(strstr(text, "]]></script>\n</svg>\n"));
+	free(text);
+	profile__free(p);
+}
+
+/* 10,000 distinct stacks: narrow frames merge, and every nanosecond stays in the picture. */
+static void svg_many_stacks_stay_readable(void **state)
+{
+	struct profile *p;
+	struct wait w = { 0 };
+	struct frame frames[4];
+	char name[32], *text, *root;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	w.comm = strpool__intern(p->strings, "many");
+	w.wait_class = strpool__intern(p->strings, "io");
+	w.state = OFFCPU_STATE_UNINTERRUPTIBLE;
+	w.pid = w.tid = 7;
+	for (i = 0; i < 10000; i++) {
+		frames[0] = kframe(p, 0xffffffff81000000ULL + i, "io_schedule");
+		snprintf(name, sizeof(name), "handler_%u", i);
+		frames[1] = kframe(p, 0xffffffff82000000ULL + i, name);
+		frames[2] = kframe(p, 0xffffffff83000000ULL, "vfs_read");
+		frames[3] = kframe(p, 0xffffffff84000000ULL, "ksys_read");
+		w.kernel_stack = profile__intern_stack(p, frames, 4);
+		w.duration_ns = i < 10 ? 1000000000ULL : 1000 + i;
+		assert_int_equal(profile__add(p, &w), 0);
+	}
+	text = render(output_svg_write, p);
+	root = strstr(text, "data-d=\"0\"");
+	assert_non_null(root);
+	assert_non_null(strstr(text, "<title>all\n"));
+	/* The ten wide stacks stay; the 9,990 narrow ones become one frame. */
+	assert_true(count_of(text, "<g class=\"f\" data-") < 40);
+	assert_non_null(strstr(text, "<title>[9990 narrow frames]\n"));
+	snprintf(name, sizeof(name), "data-total=\"%llu\"", (unsigned long long)p->total_ns);
+	assert_non_null(strstr(text, name));
+	free(text);
+	profile__free(p);
+}
+
+/* json -> report -> json gives the same waits and counters. */
+static void recording_round_trip(void **state)
+{
+	struct profile *p = fixture_profile(true), *back;
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	char *text, *again;
+	FILE *in;
+
+	(void)state;
+	p->counters[OFFCPU_CNT_SWITCHES] = 42;
+	text = render(output_json_write, p);
+	in = fmemopen(text, strlen(text), "r");
+	assert_int_equal(profile__new(true, &back), 0);
+	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
+	fclose(in);
+	assert_int_equal(back->total_count, 3);
+	assert_int_equal(back->total_ns, 100000000);
+	assert_int_equal(back->counters[OFFCPU_CNT_SWITCHES], 42);
+	/* From the earliest start (clamped at 0 here) to the last end. */
+	assert_int_equal(back->duration_ns, 3000);
+	again = render(output_json_write, back);
+	assert_string_equal(again, text);
+	free(again);
+	profile__free(back);
+
+	/* --state and -m apply to a report as to tracing. */
+	all.min_duration_ns = 30000000;
+	in = fmemopen(text, strlen(text), "r");
+	assert_int_equal(profile__new(false, &back), 0);
+	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
+	fclose(in);
+	assert_int_equal(back->total_count, 2);
+	profile__free(back);
+	free(text);
+	profile__free(p);
+}
+
+static void recording_errors(void **state)
+{
+	static const char *const bad[] = {
+		"\n",						 /* no stats record: cut short */
+		"{\"type\":\"offcpu\"}\n{\"type\":\"stats\"}\n", /* fields missing */
+		"not json\n",
+		"{\"type\":\"stats\"}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"asleep\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"kernel_stack\":[{\"addr\":"
+		"\"12\"}]}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"stats\",\"switches\":-1}\n",
+	};
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	struct profile *p;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *in = fmemopen((void *)bad[i], strlen(bad[i]), "r");
+
+		assert_int_equal(profile__new(false, &p), 0);
+		if (recording__read(in, "bad", &all, p) != -EINVAL)
+			fail_msg("accepted bad recording %zu: %s", i, bad[i]);
+		fclose(in);
+		profile__free(p);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(aggregation),
+		cmocka_unit_test(exited_processes_merge),
+		cmocka_unit_test(folded_golden),
+		cmocka_unit_test(json_golden),
+		cmocka_unit_test(text_report),
+		cmocka_unit_test(text_group_by),
+		cmocka_unit_test(json_escaping),
+		cmocka_unit_test(classification),
+		cmocka_unit_test(formats_by_name_and_extension),
+		cmocka_unit_test(protobuf_wire_format),
+		cmocka_unit_test(pprof_encoding),
+		cmocka_unit_test(svg_flame_graph),
+		cmocka_unit_test(svg_many_stacks_stay_readable),
+		cmocka_unit_test(recording_round_trip),
+		cmocka_unit_test(recording_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

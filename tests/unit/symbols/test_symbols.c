@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ELF symbols and the user-space symbolizer, on this very process. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/strpool.h"
+#include "symbols/demangle.h"
+#include "symbols/elfsyms.h"
+#include "symbols/procmaps.h"
+#include "symbols/symbolizer.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Each *_line is the line of the statement three lines below it. */
+static const unsigned int known_line = __LINE__ + 3;
+__attribute__((noinline)) int known_function(int x)
+{
+	return x * 3 + 1;
+}
+
+/* DWARF names the inlined helper and the line in calls_inlined that calls it. */
+static const unsigned int inlined_line = __LINE__ + 3;
+static inline __attribute__((always_inline)) int inlined_helper(volatile int *p)
+{
+	return *p * 5 + 11;
+}
+
+static const unsigned int call_line = __LINE__ + 3;
+__attribute__((noinline)) int calls_inlined(volatile int *p)
+{
+	return inlined_helper(p) + 13;
+}
+
+/* This test binary's symbols, and known_function's ELF virtual address in it. */
+static struct elfsyms *open_self(uint64_t *known_vaddr)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&known_function;
+	const struct proc_map *m;
+	struct proc_maps maps;
+	struct elfsyms *es;
+	int fd;
+
+	assert_int_equal(procmaps__read_pid(getpid(), &maps), 0);
+	m = procmaps__find(&maps, addr);
+	assert_non_null(m);
+	fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elfsyms__open_fd(fd, 0, NULL, &es), 0);
+	close(fd);
+	assert_int_equal(
+	    elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, known_vaddr), 0);
+	procmaps__free(&maps);
+	return es;
+}
+
+static void own_binary_symbols(void **state)
+{
+	const struct elf_symbol *s;
+	uint64_t vaddr;
+	struct elfsyms *es = open_self(&vaddr);
+
+	(void)state;
+	s = elfsyms__find(es, vaddr);
+	assert_non_null(s);
+	assert_string_equal(s->name, "known_function");
+	assert_true(vaddr >= s->start && vaddr < s->start + s->size);
+	elfsyms__free(es);
+}
+
+/* Never a wrong name: every address named lies inside that symbol. */
+static void names_only_inside_symbols(void **state)
+{
+	struct elfsyms *es;
+	uint64_t vaddr, named = 0, unnamed = 0;
+	int fd = open("/usr/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY);
+
+	(void)state;
+	if (fd < 0)
+		fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elfsyms__open_fd(fd, 0, NULL, &es), 0);
+	close(fd);
+	assert_true(elfsyms__count(es) > 0);
+	for (vaddr = 0; vaddr < 0x200000; vaddr += 7) {
+		const struct elf_symbol *s = elfsyms__find(es, vaddr);
+
+		if (!s) {
+			unnamed++;
+			continue;
+		}
+		named++;
+		if (vaddr < s->start || vaddr >= s->start + s->size)
+			fail_msg("0x%llx named %s [0x%llx, +0x%llx)", (unsigned long long)vaddr,
+				 s->name, (unsigned long long)s->start,
+				 (unsigned long long)s->size);
+	}
+	assert_true(named > 0);
+	assert_true(unnamed > 0);
+	elfsyms__free(es);
+}
+
+/*
+ * Debian's libc has no .symtab; libc6-dbg (make deps) holds it in a file
+ * named by libc's build ID. Its names come without symbol versions.
+ */
+static void stripped_library_uses_its_debug_file(void **state)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&clock_nanosleep, vaddr;
+	const struct proc_map *m;
+	const struct elf_symbol *s;
+	struct proc_maps maps;
+	struct elfsyms *es;
+	char path[128];
+	int fd;
+
+	(void)state;
+	assert_int_equal(procmaps__read_pid(getpid(), &maps), 0);
+	m = procmaps__find(&maps, addr);
+	assert_non_null(m);
+	assert_non_null(strstr(m->path, "libc.so"));
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx", (unsigned long)m->start,
+		 (unsigned long)m->end);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(elfsyms__open_fd(fd, 0, NULL, &es), 0);
+	close(fd);
+	if (!elfsyms__from_debug_file(es))
+		fail_msg("no debug file for %s: is libc6-dbg installed (make deps)?", m->path);
+	assert_int_equal(elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, &vaddr), 0);
+	s = elfsyms__find(es, vaddr);
+	assert_non_null(s);
+	assert_string_equal(s->name, "clock_nanosleep");
+	elfsyms__free(es);
+	procmaps__free(&maps);
+}
+
+/* Stripped of every symbol, a function is still found by its unwind table entry. */
+static void stripped_binary_keeps_function_ranges(void **state)
+{
+	const struct elf_symbol *named, *unnamed;
+	struct elfsyms *full, *stripped;
+	uint64_t vaddr;
+	char cmd[256];
+	int fd;
+
+	(void)state;
+	full = open_self(&vaddr);
+	named = elfsyms__find(full, vaddr + 1);
+	assert_non_null(named);
+	assert_string_equal(named->name, "known_function");
+
+	snprintf(cmd, sizeof(cmd), "strip -s -o /tmp/offcpu-stripped-%d /proc/%d/exe", getpid(),
+		 getpid());
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "/tmp/offcpu-stripped-%d", getpid());
+	fd = open(cmd, O_RDONLY);
+	unlink(cmd);
+	assert_true(fd >= 0);
+	assert_int_equal(elfsyms__open_fd(fd, 0, NULL, &stripped), 0);
+	close(fd);
+	assert_null(elfsyms__find(stripped, vaddr + 1));
+	unnamed = elfsyms__find_function(stripped, vaddr + 1);
+	assert_non_null(unnamed);
+	assert_true(unnamed->start == named->start && unnamed->size == named->size);
+	assert_null(unnamed->name);
+	/* Just past the function's end belongs to no FDE of it. */
+	unnamed = elfsyms__find_function(stripped, named->start + named->size);
+	assert_true(!unnamed || unnamed->start == named->start + named->size ||
+		    unnamed->start > named->start);
+	elfsyms__free(full);
+	elfsyms__free(stripped);
+}
+
+static void demangled_names(void **state)
+{
+	static const struct {
+		const char *raw, *name;
+	} cases[] = {
+		{ "_ZN11offcpu_test6WaiterIiE5blockEv", "offcpu_test::Waiter<int>::block()" },
+		{ "_ZNKSt6vectorIiSaIiEE4sizeEv",
+		  "std::vector<int, std::allocator<int> >::size() const" },
+		/* Rust, legacy (its hash dropped) and v0. */
+		{ "_ZN3std6thread4park17h0123456789abcdefE", "std::thread::park" },
+		{ "_RNvMs_NtNtCsalM65ksrrJu_3std6thread6threadNtB4_6Thread12park_timeout",
+		  "<std::thread::thread::Thread>::park_timeout" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *name = demangle_symbol(cases[i].raw);
+
+		assert_non_null(name);
+		assert_string_equal(name, cases[i].name);
+		free(name);
+	}
+	/* C names and what does not demangle stay as they are. */
+	assert_null(demangle_symbol("main"));
+	assert_null(demangle_symbol("__lll_lock_wait"));
+	assert_null(demangle_symbol("_Znotmangled"));
+	assert_null(demangle_symbol("_"));
+}
+
+static void symbolizer_user_frames(void **state)
+{
+	struct strpool *strings = strpool__new();
+	struct inline_pool *inlines = inline_pool__new();
+	struct symbolizer *s;
+	struct frame f;
+	uint64_t addr = (uint64_t)(uintptr_t)&known_function;
+
+	(void)state;
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
+	/* A return address: the call is the byte before. */
+	symbolizer__user(s, getpid(), addr + 4, false, now_ns(), &f);
+	assert_non_null(f.sym);
+	assert_string_equal(f.sym, "known_function");
+	assert_int_equal(f.off, 4);
+	assert_false(f.kernel);
+	assert_non_null(strstr(f.module, "test_symbols"));
+	/* Its source line, from the test binary's own DWARF, once asked for. */
+	assert_null(f.file);
+	assert_non_null(f.debug);
+	symbolizer__resolve_lines(s, &f);
+	assert_null(f.debug);
+	assert_non_null(f.file);
+	assert_non_null(strstr(f.file, "test_symbols.c"));
+	/* A prologue byte (ASan builds have one) is on the line of the braces. */
+	assert_in_range(f.line, known_line - 2, known_line + 1);
+	assert_null(f.inlined);
+	/* The function's first byte as a return address belongs to what precedes it. */
+	symbolizer__user(s, getpid(), addr, false, now_ns(), &f);
+	assert_true(f.sym == NULL || strcmp(f.sym, "known_function") != 0);
+	/* Unmapped memory: no module, no symbol. */
+	symbolizer__user(s, getpid(), 0x10, true, now_ns(), &f);
+	assert_null(f.sym);
+	assert_null(f.module);
+	symbolizer__free(s);
+	inline_pool__free(inlines);
+	strpool__free(strings);
+}
+
+static void symbolizer_inline_frames(void **state)
+{
+	struct strpool *strings = strpool__new();
+	struct inline_pool *inlines = inline_pool__new();
+	uint64_t addr = (uint64_t)(uintptr_t)&calls_inlined;
+	struct symbolizer *s;
+	struct frame f;
+	unsigned int i, found = 0;
+
+	(void)state;
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
+	for (i = 0; i < 64; i++) {
+		symbolizer__user(s, getpid(), addr + i, true, now_ns(), &f);
+		if (!f.sym || strcmp(f.sym, "calls_inlined"))
+			break;
+		symbolizer__resolve_lines(s, &f);
+		if (!f.inlined)
+			continue;
+		/* The helper at its own line, called from calls_inlined's line. */
+		assert_string_equal(f.inlined->function, "inlined_helper");
+		assert_non_null(strstr(f.inlined->file, "test_symbols.c"));
+		assert_int_equal(f.inlined->line, inlined_line);
+		assert_null(f.inlined->caller);
+		assert_int_equal(f.line, call_line);
+		found++;
+	}
+	assert_true(found > 0);
+	symbolizer__free(s);
+	inline_pool__free(inlines);
+	strpool__free(strings);
+}
+
+static void symbolizer_vdso(void **state)
+{
+	struct strpool *strings = strpool__new();
+	struct inline_pool *inlines = inline_pool__new();
+	struct symbolizer *s;
+	struct proc_maps maps;
+	struct frame f;
+	size_t i;
+	const struct proc_map *vdso = NULL;
+
+	(void)state;
+	assert_int_equal(procmaps__read_pid(getpid(), &maps), 0);
+	for (i = 0; i < maps.nr; i++) {
+		if (!strcmp(maps.maps[i].path, "[vdso]"))
+			vdso = &maps.maps[i];
+	}
+	assert_non_null(vdso);
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
+	/* Some byte of the vdso text is inside a named function. */
+	for (i = 0; i < vdso->end - vdso->start; i += 16) {
+		symbolizer__user(s, getpid(), vdso->start + i, true, now_ns(), &f);
+		if (f.sym)
+			break;
+	}
+	assert_non_null(f.sym);
+	assert_string_equal(f.module, "[vdso]");
+	symbolizer__free(s);
+	inline_pool__free(inlines);
+	strpool__free(strings);
+	procmaps__free(&maps);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(own_binary_symbols),
+		cmocka_unit_test(names_only_inside_symbols),
+		cmocka_unit_test(stripped_library_uses_its_debug_file),
+		cmocka_unit_test(demangled_names),
+		cmocka_unit_test(stripped_binary_keeps_function_ranges),
+		cmocka_unit_test(symbolizer_inline_frames),
+		cmocka_unit_test(symbolizer_user_frames),
+		cmocka_unit_test(symbolizer_vdso),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
