@@ -134,7 +134,7 @@ static const struct builtin_rule yield_rules[] = {
 	{ "yield_to", "running" },
 };
 
-unsigned int classify_state(unsigned int state, const struct frame *kernel, size_t nr_kernel)
+unsigned int classify__state(unsigned int state, const struct frame *kernel, size_t nr_kernel)
 {
 	if (state != OFFCPU_STATE_RUNNING)
 		return state;
@@ -144,9 +144,9 @@ unsigned int classify_state(unsigned int state, const struct frame *kernel, size
 	return OFFCPU_STATE_PREEMPTED;
 }
 
-const char *classify_wait(const struct rule_set *user_rules, unsigned int state,
-			  const struct frame *kernel, size_t nr_kernel, const struct frame *user,
-			  size_t nr_user)
+const char *classify__wait(const struct rule_set *user_rules, unsigned int state,
+			   const struct frame *kernel, size_t nr_kernel, const struct frame *user,
+			   size_t nr_user)
 {
 	const char *found;
 	size_t r;

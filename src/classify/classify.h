@@ -19,9 +19,9 @@ struct builtin_rule {
  * user's rules in order, then the built-in kernel rules, refined by the user
  * frames where the kernel says only "futex". Frames leaf first.
  */
-const char *classify_wait(const struct rule_set *user_rules, unsigned int state,
-			  const struct frame *kernel, size_t nr_kernel, const struct frame *user,
-			  size_t nr_user);
+const char *classify__wait(const struct rule_set *user_rules, unsigned int state,
+			   const struct frame *kernel, size_t nr_kernel, const struct frame *user,
+			   size_t nr_user);
 
 /*
  * sched_switch says "runnable, no preempt flag" both for sched_yield() and
@@ -29,6 +29,6 @@ const char *classify_wait(const struct rule_set *user_rules, unsigned int state,
  * time was up: only the first gave the CPU away. Tells them apart by the
  * kernel stack; any other state is returned as it is.
  */
-unsigned int classify_state(unsigned int state, const struct frame *kernel, size_t nr_kernel);
+unsigned int classify__state(unsigned int state, const struct frame *kernel, size_t nr_kernel);
 
 #endif

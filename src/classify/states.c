@@ -18,7 +18,7 @@ static const char *const state_names[OFFCPU_STATE_COUNT] = {
 	[OFFCPU_STATE_OTHER] = "other",
 };
 
-const char *state_name(unsigned int state)
+const char *states__name(unsigned int state)
 {
 	return state < OFFCPU_STATE_COUNT ? state_names[state] : "other";
 }
@@ -35,7 +35,7 @@ static unsigned int state_named(const char *text, size_t len)
 	return i;
 }
 
-int state_from_name(const char *name, unsigned int *state)
+int states__from_name(const char *name, unsigned int *state)
 {
 	unsigned int i = state_named(name, strlen(name));
 
@@ -45,7 +45,7 @@ int state_from_name(const char *name, unsigned int *state)
 	return 0;
 }
 
-int parse_state_list(const char *text, uint32_t *mask)
+int states__parse_list(const char *text, uint32_t *mask)
 {
 	uint32_t bits = 0;
 	const char *p = text;

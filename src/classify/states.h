@@ -5,10 +5,10 @@
 
 #include <stdint.h>
 
-const char *state_name(unsigned int state);
+const char *states__name(unsigned int state);
 /* "preempted" to its enum offcpu_state; -EINVAL for no state's name. */
-int state_from_name(const char *name, unsigned int *state);
+int states__from_name(const char *name, unsigned int *state);
 /* "preempted,uninterruptible" to a bit mask of enum offcpu_state. */
-int parse_state_list(const char *text, uint32_t *mask);
+int states__parse_list(const char *text, uint32_t *mask);
 
 #endif

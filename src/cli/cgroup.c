@@ -10,7 +10,7 @@
 
 #define CGROUP2_SUPER_MAGIC 0x63677270
 
-int cgroup_resolve(const char *path, uint64_t *id, uint32_t *level)
+int cgroup__resolve(const char *path, uint64_t *id, uint32_t *level)
 {
 	char resolved[PATH_MAX];
 	struct statfs fs;

@@ -6,6 +6,6 @@
 #include <stdint.h>
 
 /* id: the kernfs node ID (the directory's inode); level: depth below the root. */
-int cgroup_resolve(const char *path, uint64_t *id, uint32_t *level);
+int cgroup__resolve(const char *path, uint64_t *id, uint32_t *level);
 
 #endif

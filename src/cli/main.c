@@ -89,12 +89,12 @@ static int check_environment(void)
 	const char *btf = getenv("OFFCPU_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
 
 	if (!caps__can_trace()) {
-		log_error("not permitted: tracing needs root, or CAP_BPF and CAP_PERFMON");
+		log__error("not permitted: tracing needs root, or CAP_BPF and CAP_PERFMON");
 		return -EPERM;
 	}
 	if (access(btf, R_OK)) {
-		log_error("this kernel has no BTF (%s: %s); offcpu needs CONFIG_DEBUG_INFO_BTF",
-			  btf, strerror(errno));
+		log__error("this kernel has no BTF (%s: %s); offcpu needs CONFIG_DEBUG_INFO_BTF",
+			   btf, strerror(errno));
 		return -ENOENT;
 	}
 	return 0;
@@ -103,17 +103,17 @@ static int check_environment(void)
 static void report_tracer_error(int err)
 {
 	if (err == -EPERM)
-		log_error("not permitted to load BPF programs: run as root, or with CAP_BPF "
-			  "and CAP_PERFMON");
+		log__error("not permitted to load BPF programs: run as root, or with CAP_BPF "
+			   "and CAP_PERFMON");
 	else if (err == -EACCES)
-		log_error("this kernel's BPF verifier rejected offcpu's program (rerun with -v)");
+		log__error("this kernel's BPF verifier rejected offcpu's program (rerun with -v)");
 	else if (err == -ENOENT)
-		log_error("a tracepoint offcpu needs is missing from this kernel (rerun with -v)");
+		log__error("a tracepoint offcpu needs is missing from this kernel (rerun with -v)");
 	else if (err == -ENOMEM)
-		log_error("not enough memory for offcpu's BPF maps and ring buffer (a memory "
-			  "limit?); rerun with -v");
+		log__error("not enough memory for offcpu's BPF maps and ring buffer (a memory "
+			   "limit?); rerun with -v");
 	else
-		log_error("cannot set up BPF tracing: %s (rerun with -v)", strerror(-err));
+		log__error("cannot set up BPF tracing: %s (rerun with -v)", strerror(-err));
 }
 
 struct session {
@@ -151,10 +151,10 @@ static int start_tracer(struct session *s)
 	int err;
 
 	if (o->cgroup_path) {
-		err = cgroup_resolve(o->cgroup_path, &to.cgroup_id, &to.cgroup_level);
+		err = cgroup__resolve(o->cgroup_path, &to.cgroup_id, &to.cgroup_level);
 		if (err) {
-			log_error("invalid --cgroup '%s': not a cgroup v2 directory",
-				  o->cgroup_path);
+			log__error("invalid --cgroup '%s': not a cgroup v2 directory",
+				   o->cgroup_path);
 			return EXIT_USAGE;
 		}
 		to.filter_cgroup = true;
@@ -167,7 +167,7 @@ static int start_tracer(struct session *s)
 	/* Loaded and attached: what is left is reading /proc and files. */
 	err = caps__drop_after_attach();
 	if (err)
-		log_info("could not drop capabilities: %s", strerror(-err));
+		log__info("could not drop capabilities: %s", strerror(-err));
 	return 0;
 }
 
@@ -196,7 +196,7 @@ static int record(struct session *s)
 		err = tracer__stop(s->tracer);
 	s->profile->duration_ns = monotonic_ns() - started_ns;
 	if (err) {
-		log_error("reading trace records failed: %s", strerror(-err));
+		log__error("reading trace records failed: %s", strerror(-err));
 		return err;
 	}
 	return collector__finish(s->collector);
@@ -208,7 +208,7 @@ static int open_output(const char *path, struct output_file *out)
 	int err = output_file__open(path, out);
 
 	if (err)
-		log_error("cannot write output file '%s': %s", path, strerror(-err));
+		log__error("cannot write output file '%s': %s", path, strerror(-err));
 	return err;
 }
 
@@ -223,10 +223,10 @@ static int write_profile(struct output_file *output, const struct profile *p,
 
 	err = err ?: output_file__commit(output);
 	if (err && err != -EPIPE)
-		log_error("cannot write the output: %s", strerror(-err));
+		log__error("cannot write the output: %s", strerror(-err));
 	if (o->stats) {
 		fprintf(stderr, "%s\n", stats_heading);
-		counters_print(stderr, p->counters, "  ");
+		counters__print(stderr, p->counters, "  ");
 	}
 	if (err == -EPIPE)
 		return EXIT_PIPE;
@@ -241,7 +241,7 @@ static int write_output(struct session *s)
 	unsigned int i;
 
 	if (err) {
-		log_error("cannot read the health counters: %s", strerror(-err));
+		log__error("cannot read the health counters: %s", strerror(-err));
 		return EXIT_ENVIRONMENT;
 	}
 	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
@@ -285,12 +285,12 @@ static int setup(struct session *s)
 	if (o->command) {
 		err = command__start(o->command, &s->command);
 		if (err) {
-			log_error("cannot start '%s': %s", o->command[0], strerror(-err));
+			log__error("cannot start '%s': %s", o->command[0], strerror(-err));
 			return EXIT_ENVIRONMENT;
 		}
 		s->has_command = true;
 		command_pid = s->command.pid;
-		err = parse_id_list("1", &s->pids);
+		err = id_list__parse("1", &s->pids);
 		if (err)
 			return EXIT_ENVIRONMENT;
 		s->pids.ids[s->pids.nr - 1] = (uint32_t)s->command.pid;
@@ -298,8 +298,8 @@ static int setup(struct session *s)
 	status = start_tracer(s);
 	/* Said once tracing works: if it cannot start, that is the one line to read. */
 	if (!status && ksyms_err)
-		log_warn("kernel symbols unavailable (%s): kernel frames stay addresses",
-			 strerror(-ksyms_err));
+		log__warn("kernel symbols unavailable (%s): kernel frames stay addresses",
+			  strerror(-ksyms_err));
 	return status;
 }
 
@@ -336,7 +336,7 @@ static int report(const struct options *o)
 
 	in = fopen(o->recording_path, "re");
 	if (!in) {
-		log_error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
+		log__error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (open_output(o->output_path, &output)) {
@@ -348,8 +348,8 @@ static int report(const struct options *o)
 	fclose(in);
 	if (err) {
 		if (err != -EINVAL)
-			log_error("cannot read recording '%s': %s", o->recording_path,
-				  strerror(-err));
+			log__error("cannot read recording '%s': %s", o->recording_path,
+				   strerror(-err));
 		output_file__abort(&output);
 		profile__free(profile);
 		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
@@ -382,7 +382,7 @@ int main(int argc, char **argv)
 		options__free(&opts);
 		return 0;
 	}
-	log_set_verbose(opts.verbose);
+	log__set_verbose(opts.verbose);
 	/* A closed stdout (offcpu | head) is an EPIPE error, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
 	if (opts.report_command) {
@@ -398,7 +398,7 @@ int main(int argc, char **argv)
 		if (s.has_command)
 			command__release(&s.command);
 		else
-			log_info("tracing; stop with Ctrl-C");
+			log__info("tracing; stop with Ctrl-C");
 		status = record(&s) ? EXIT_ENVIRONMENT : write_output(&s);
 	}
 	if (s.has_command && !status) {

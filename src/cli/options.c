@@ -102,13 +102,13 @@ void options__usage(FILE *out)
 
 static int bad_value(const char *option, const char *value, const char *why)
 {
-	log_error("invalid %s '%s': %s", option, value, why);
+	log__error("invalid %s '%s': %s", option, value, why);
 	return -EINVAL;
 }
 
 static int parse_duration_option(const char *option, const char *value, uint64_t *out)
 {
-	int err = parse_duration_ns(value, out);
+	int err = parse__duration_ns(value, out);
 
 	if (err == -ERANGE)
 		return bad_value(option, value, "too large");
@@ -123,7 +123,7 @@ static int parse_number_option(const char *option, const char *value, uint64_t m
 	uint64_t n;
 	char why[96];
 
-	if (parse_uint(value, min, max, &n)) {
+	if (parse__uint(value, min, max, &n)) {
 		snprintf(why, sizeof(why), "expected a whole number from %llu to %llu",
 			 (unsigned long long)min, (unsigned long long)max);
 		return bad_value(option, value, why);
@@ -138,13 +138,13 @@ static int parse_ids(const char *option, const char *value, struct id_list *list
 	size_t before = list->nr, i;
 	char path[64];
 
-	if (parse_id_list(value, list))
+	if (id_list__parse(value, list))
 		return bad_value(option, value, "expected positive IDs separated by commas");
 	for (i = before; must_exist && i < list->nr; i++) {
 		/* /proc/TID exists for every thread, listed or not. */
 		snprintf(path, sizeof(path), "/proc/%u", list->ids[i]);
 		if (access(path, F_OK)) {
-			log_error("no such %s: %u", tasks ? "thread" : "process", list->ids[i]);
+			log__error("no such %s: %u", tasks ? "thread" : "process", list->ids[i]);
 			return -EINVAL;
 		}
 	}
@@ -252,7 +252,7 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_SAMPLE_RATE:
 		return parse_number_option("--sample-rate", arg, 1, UINT32_MAX, &o->sample_rate);
 	case OPT_STATE:
-		if (parse_state_list(arg, &o->state_mask))
+		if (states__parse_list(arg, &o->state_mask))
 			return bad_value("--state", arg,
 					 "expected state names separated by commas (see --help)");
 		return 0;
@@ -286,7 +286,7 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_RULES:
 		return load_rules(arg, o);
 	case OPT_GROUP_BY:
-		if (output_group_by_parse(arg, &o->report.group_by))
+		if (output_group_by__parse(arg, &o->report.group_by))
 			return bad_value("--group-by", arg,
 					 "expected title, comm, pid, tid, state or wait");
 		return 0;
@@ -310,15 +310,15 @@ static int parse_one(int opt, const char *arg, struct options *o)
 static int check_report(struct options *o, int argc, char **argv)
 {
 	if (o->tracing_option) {
-		log_error("%s applies to tracing, not to 'offcpu report'", o->tracing_option);
+		log__error("%s applies to tracing, not to 'offcpu report'", o->tracing_option);
 		return -EINVAL;
 	}
 	if (optind >= argc) {
-		log_error("'offcpu report' needs a recording: offcpu report [OPTIONS] FILE.json");
+		log__error("'offcpu report' needs a recording: offcpu report [OPTIONS] FILE.json");
 		return -EINVAL;
 	}
 	if (optind + 1 < argc) {
-		log_error("unexpected argument '%s' (one recording at a time)", argv[optind + 1]);
+		log__error("unexpected argument '%s' (one recording at a time)", argv[optind + 1]);
 		return -EINVAL;
 	}
 	o->recording_path = argv[optind];
@@ -331,11 +331,11 @@ static int check_report(struct options *o, int argc, char **argv)
 static int check_combination(struct options *o)
 {
 	if (o->user_threads_only && o->kernel_threads_only) {
-		log_error("--user-threads-only and --kernel-threads-only exclude each other");
+		log__error("--user-threads-only and --kernel-threads-only exclude each other");
 		return -EINVAL;
 	}
 	if (o->min_duration_ns > o->max_duration_ns) {
-		log_error("--min-duration is above --max-duration: no wait could pass");
+		log__error("--min-duration is above --max-duration: no wait could pass");
 		return -EINVAL;
 	}
 	if (!o->format && o->output_path)
@@ -370,10 +370,10 @@ int options__parse(int argc, char **argv, struct options *o)
 				  long_options, NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
 			if (optopt && optopt < 256)
-				log_error("unknown option or missing value: '-%c'", optopt);
+				log__error("unknown option or missing value: '-%c'", optopt);
 			else
-				log_error("unknown option or missing value: '%s'",
-					  argv[optind - 1]);
+				log__error("unknown option or missing value: '%s'",
+					   argv[optind - 1]);
 			return -EINVAL;
 		}
 		err = parse_one(opt, optarg, o);
@@ -389,8 +389,8 @@ int options__parse(int argc, char **argv, struct options *o)
 	} else if (optind < argc) {
 		/* getopt stops at "--" and consumes it; anything else is stray. */
 		if (strcmp(argv[optind - 1], "--")) {
-			log_error("unexpected argument '%s' (a command goes after '--')",
-				  argv[optind]);
+			log__error("unexpected argument '%s' (a command goes after '--')",
+				   argv[optind]);
 			return -EINVAL;
 		}
 		o->command = &argv[optind];

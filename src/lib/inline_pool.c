@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "lib/inline_pool.h"
 
 struct inline_pool {
-	struct hashmap *nodes; /* frame_inline -> itself */
+	struct hash_table *nodes; /* frame_inline -> itself */
 };
 
 static uint64_t hash_inline(const void *key)
@@ -14,7 +14,7 @@ static uint64_t hash_inline(const void *key)
 	uint64_t parts[4] = { (uintptr_t)f->function, (uintptr_t)f->file, f->line,
 			      (uintptr_t)f->caller };
 
-	return hash_bytes(parts, sizeof(parts), 0);
+	return hash_table__hash_bytes(parts, sizeof(parts), 0);
 }
 
 static bool equal_inline(const void *a, const void *b)
@@ -31,7 +31,7 @@ struct inline_pool *inline_pool__new(void)
 
 	if (!pool)
 		return NULL;
-	pool->nodes = hashmap__new(hash_inline, equal_inline);
+	pool->nodes = hash_table__new(hash_inline, equal_inline);
 	if (!pool->nodes) {
 		free(pool);
 		return NULL;
@@ -45,14 +45,14 @@ const struct frame_inline *inline_pool__intern(struct inline_pool *pool, const c
 {
 	struct frame_inline key = { function, file, line, caller }, *node;
 
-	node = hashmap__find(pool->nodes, &key);
+	node = hash_table__find(pool->nodes, &key);
 	if (node)
 		return node;
 	node = malloc(sizeof(*node));
 	if (!node)
 		return NULL;
 	*node = key;
-	if (hashmap__insert(pool->nodes, node, node)) {
+	if (hash_table__insert(pool->nodes, node, node)) {
 		free(node);
 		return NULL;
 	}
@@ -63,6 +63,6 @@ void inline_pool__free(struct inline_pool *pool)
 {
 	if (!pool)
 		return;
-	hashmap__free_values(pool->nodes, free);
+	hash_table__free_values(pool->nodes, free);
 	free(pool);
 }

@@ -310,8 +310,8 @@ static int parse_value(struct parser *p, struct json_value *v, int depth)
 	}
 }
 
-int json_parse(const char *text, size_t len, struct json_value *out, const char **error,
-	       size_t *error_at)
+int json_reader__parse(const char *text, size_t len, struct json_value *out, const char **error,
+		       size_t *error_at)
 {
 	struct parser p = { .text = text, .len = len };
 	int err;
@@ -346,7 +346,7 @@ void json_value__free(struct json_value *v)
 	memset(v, 0, sizeof(*v));
 }
 
-const struct json_value *json_member(const struct json_value *v, const char *key)
+const struct json_value *json_value__member(const struct json_value *v, const char *key)
 {
 	size_t i;
 

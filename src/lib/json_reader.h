@@ -29,10 +29,10 @@ struct json_value {
  * allowed). On error returns -EINVAL and sets *error to a static message
  * and *error_at to the offset where it was found.
  */
-int json_parse(const char *text, size_t len, struct json_value *out, const char **error,
-	       size_t *error_at);
+int json_reader__parse(const char *text, size_t len, struct json_value *out, const char **error,
+		       size_t *error_at);
 void json_value__free(struct json_value *v);
 /* The member named key of an object; NULL if absent or v is no object. */
-const struct json_value *json_member(const struct json_value *v, const char *key);
+const struct json_value *json_value__member(const struct json_value *v, const char *key);
 
 #endif

@@ -6,12 +6,12 @@
 
 static bool verbose;
 
-void log_set_verbose(bool on)
+void log__set_verbose(bool on)
 {
 	verbose = on;
 }
 
-bool log_is_verbose(void)
+bool log__is_verbose(void)
 {
 	return verbose;
 }
@@ -23,7 +23,7 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void log_error(const char *fmt, ...)
+void log__error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -32,7 +32,7 @@ void log_error(const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_warn(const char *fmt, ...)
+void log__warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -41,7 +41,7 @@ void log_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_info(const char *fmt, ...)
+void log__info(const char *fmt, ...)
 {
 	va_list ap;
 

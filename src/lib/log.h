@@ -5,10 +5,10 @@
 
 #include <stdbool.h>
 
-void log_set_verbose(bool verbose);
-bool log_is_verbose(void);
-void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log__set_verbose(bool verbose);
+bool log__is_verbose(void);
+void log__error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log__info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

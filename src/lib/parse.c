@@ -35,7 +35,7 @@ static int parse_digits(const char *text, size_t len, uint64_t *out)
 	return 0;
 }
 
-int parse_duration_ns(const char *text, uint64_t *out_ns)
+int parse__duration_ns(const char *text, uint64_t *out_ns)
 {
 	size_t len = strlen(text), digits = 0;
 	uint64_t value;
@@ -67,7 +67,7 @@ int parse_duration_ns(const char *text, uint64_t *out_ns)
 	return -EINVAL;
 }
 
-int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+int parse__uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
 	uint64_t value;
 	int err = parse_digits(text, strlen(text), &value);
@@ -80,7 +80,7 @@ int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int parse_id_list(const char *text, struct id_list *list)
+int id_list__parse(const char *text, struct id_list *list)
 {
 	size_t nr = 1, added = 0;
 	const char *p = text;

@@ -2,11 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "lib/strpool.h"
 
 struct strpool {
-	struct hashmap *strings;
+	struct hash_table *strings;
 };
 
 struct strpool *strpool__new(void)
@@ -15,7 +15,7 @@ struct strpool *strpool__new(void)
 
 	if (!pool)
 		return NULL;
-	pool->strings = hashmap__new(hash_string, equal_string);
+	pool->strings = hash_table__new(hash_table__hash_string, hash_table__equal_string);
 	if (!pool->strings) {
 		free(pool);
 		return NULL;
@@ -25,14 +25,14 @@ struct strpool *strpool__new(void)
 
 const char *strpool__intern(struct strpool *pool, const char *str)
 {
-	char *copy = hashmap__find(pool->strings, str);
+	char *copy = hash_table__find(pool->strings, str);
 
 	if (copy)
 		return copy;
 	copy = strdup(str);
 	if (!copy)
 		return NULL;
-	if (hashmap__insert(pool->strings, copy, copy)) {
+	if (hash_table__insert(pool->strings, copy, copy)) {
 		free(copy);
 		return NULL;
 	}
@@ -43,6 +43,6 @@ void strpool__free(struct strpool *pool)
 {
 	if (!pool)
 		return;
-	hashmap__free_values(pool->strings, free);
+	hash_table__free_values(pool->strings, free);
 	free(pool);
 }

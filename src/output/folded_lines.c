@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "classify/states.h"
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "output/folded_lines.h"
 
 /* Folded-format readers split on ';' and on the last space. */
@@ -133,7 +133,7 @@ static int render(const struct profile_entry *e, bool with_lines, struct line_bu
 	snprintf(name, sizeof(name), "%s", e->key.comm);
 	sanitize(name);
 	err = append(b, name, true);
-	snprintf(name, sizeof(name), "[%s]", state_name(e->key.state));
+	snprintf(name, sizeof(name), "[%s]", states__name(e->key.state));
 	err = err ?: append(b, name, true);
 	snprintf(name, sizeof(name), "[%s]", e->key.wait_class);
 	err = err ?: append(b, name, true);
@@ -169,7 +169,8 @@ static int compare_by_text(const void *a, const void *b)
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out)
 {
-	struct hashmap *index = hashmap__new(hash_string, equal_string);
+	struct hash_table *index =
+	    hash_table__new(hash_table__hash_string, hash_table__equal_string);
 	struct line_buffer b = { 0 };
 	struct profile_entry **entries = NULL;
 	struct folded_lines lines = { 0 };
@@ -190,11 +191,11 @@ int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 		err = render(entries[i], with_lines, &b);
 		if (err)
 			break;
-		line = hashmap__find(index, b.text);
+		line = hash_table__find(index, b.text);
 		if (!line) {
 			line = &lines.lines[lines.nr];
 			line->text = strdup(b.text);
-			if (!line->text || hashmap__insert(index, line->text, line)) {
+			if (!line->text || hash_table__insert(index, line->text, line)) {
 				free(line->text);
 				err = -ENOMEM;
 				break;
@@ -206,7 +207,7 @@ int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 	}
 	free(b.text);
 	free(entries);
-	hashmap__free(index);
+	hash_table__free(index);
 	if (err) {
 		folded_lines__free(&lines);
 		return err;

@@ -11,11 +11,11 @@
 #include "output/output.h"
 
 static const struct output_format formats[] = {
-	{ "text", ".txt", false, output_text_write },
-	{ "folded", ".folded", false, output_folded_write },
-	{ "json", ".json", true, output_json_write },
-	{ "pprof", ".pb.gz", false, output_pprof_write },
-	{ "svg", ".svg", false, output_svg_write },
+	{ "text", ".txt", false, output_text__write },
+	{ "folded", ".folded", false, output_folded__write },
+	{ "json", ".json", true, output_json__write },
+	{ "pprof", ".pb.gz", false, output_pprof__write },
+	{ "svg", ".svg", false, output_svg__write },
 };
 
 static const char *const group_by_names[] = {
@@ -23,7 +23,7 @@ static const char *const group_by_names[] = {
 	[GROUP_BY_TITLE] = "title", [GROUP_BY_STATE] = "state", [GROUP_BY_WAIT] = "wait",
 };
 
-void format_duration(uint64_t ns, char *buf, size_t size)
+void output__format_duration(uint64_t ns, char *buf, size_t size)
 {
 	if (ns >= 1000000000ULL)
 		snprintf(buf, size, "%.3f s", ns / 1e9);
@@ -33,7 +33,7 @@ void format_duration(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%.3f us", ns / 1e3);
 }
 
-int output_group_by_parse(const char *name, enum report_group_by *out)
+int output_group_by__parse(const char *name, enum report_group_by *out)
 {
 	size_t i;
 

@@ -37,20 +37,20 @@ struct output_format {
 };
 
 /* "12.345 ms": three decimals in s, ms or us, as the text report and svg show time. */
-void format_duration(uint64_t ns, char *buf, size_t size);
+void output__format_duration(uint64_t ns, char *buf, size_t size);
 
 /* "title", "comm", "pid", "tid", "state", "wait"; -EINVAL for anything else. */
-int output_group_by_parse(const char *name, enum report_group_by *out);
+int output_group_by__parse(const char *name, enum report_group_by *out);
 
 const struct output_format *output_format__by_name(const char *name);
 /* By the extension of path; NULL if none matches. */
 const struct output_format *output_format__by_path(const char *path);
 
-int output_text_write(FILE *out, const struct profile *p, const struct output_opts *opts);
-int output_folded_write(FILE *out, const struct profile *p, const struct output_opts *opts);
-int output_json_write(FILE *out, const struct profile *p, const struct output_opts *opts);
-int output_pprof_write(FILE *out, const struct profile *p, const struct output_opts *opts);
-int output_svg_write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_text__write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_folded__write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_json__write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_pprof__write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_svg__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 
 struct output_file {
 	FILE *stream;

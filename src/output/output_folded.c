@@ -5,7 +5,7 @@
 #include "output/folded_lines.h"
 #include "output/output.h"
 
-int output_folded_write(FILE *out, const struct profile *p, const struct output_opts *opts)
+int output_folded__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct folded_lines lines;
 	size_t i;

@@ -62,7 +62,7 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json__member_string(w, "comm", wait->comm);
 	if (wait->title)
 		json__member_string(w, "title", wait->title);
-	json__member_string(w, "state", state_name(wait->state));
+	json__member_string(w, "state", states__name(wait->state));
 	json__member_string(w, "wait", wait->wait_class);
 	json__member_u64(w, "duration_ns", wait->duration_ns);
 	json__member_u64(w, "cpu", wait->cpu);
@@ -73,7 +73,7 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json__end_object(w);
 }
 
-int output_json_write(FILE *out, const struct profile *p, const struct output_opts *opts)
+int output_json__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct json_writer w;
 	unsigned int i;
@@ -89,7 +89,7 @@ int output_json_write(FILE *out, const struct profile *p, const struct output_op
 	json__begin_object(&w);
 	json__member_string(&w, "type", "stats");
 	for (i = 0; i < OFFCPU_CNT_MAX; i++)
-		json__member_u64(&w, counter_name(i), p->counters[i]);
+		json__member_u64(&w, counters__name(i), p->counters[i]);
 	json__end_object(&w);
 	fputc('\n', out);
 	return 0;

@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 #include "classify/states.h"
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "output/folded_lines.h"
 #include "output/output.h"
 #include "output/protobuf.h"
@@ -113,13 +113,13 @@ struct function {
 };
 
 struct pprof {
-	struct hashmap *strings; /* text -> struct string_entry */
+	struct hash_table *strings; /* text -> struct string_entry */
 	const char **string_table;
 	size_t nr_strings;
 	size_t strings_cap;
-	struct hashmap *mappings;  /* module -> struct mapping */
-	struct hashmap *locations; /* location_key -> struct location */
-	struct hashmap *functions; /* function_key -> struct function */
+	struct hash_table *mappings;  /* module -> struct mapping */
+	struct hash_table *locations; /* location_key -> struct location */
+	struct hash_table *functions; /* function_key -> struct function */
 	struct pb_buffer profile;
 	struct pb_buffer message;
 	struct pb_buffer inner;
@@ -128,7 +128,7 @@ struct pprof {
 
 static uint64_t hash_pointer(const void *key)
 {
-	return hash_bytes(&key, sizeof(key), 0);
+	return hash_table__hash_bytes(&key, sizeof(key), 0);
 }
 
 static bool equal_pointer(const void *a, const void *b)
@@ -146,7 +146,7 @@ static uint64_t hash_location(const void *key)
 			      k->line | (uint64_t)k->kernel << 32,
 			      (uintptr_t)k->inlined };
 
-	return hash_bytes(parts, sizeof(parts), 0);
+	return hash_table__hash_bytes(parts, sizeof(parts), 0);
 }
 
 static bool equal_location(const void *a, const void *b)
@@ -161,10 +161,10 @@ static bool equal_location(const void *a, const void *b)
 static uint64_t hash_function(const void *key)
 {
 	const struct function_key *k = key;
-	uint64_t h = hash_string(k->name);
+	uint64_t h = hash_table__hash_string(k->name);
 
-	h = hash_bytes(&k->system_name, sizeof(k->system_name), h);
-	return hash_bytes(&k->file, sizeof(k->file), h);
+	h = hash_table__hash_bytes(&k->system_name, sizeof(k->system_name), h);
+	return hash_table__hash_bytes(&k->file, sizeof(k->file), h);
 }
 
 static bool equal_function(const void *a, const void *b)
@@ -181,7 +181,7 @@ static uint64_t string_index(struct pprof *pp, const char *text)
 
 	if (!text)
 		return 0;
-	e = hashmap__find(pp->strings, text);
+	e = hash_table__find(pp->strings, text);
 	if (e)
 		return e->index;
 	if (pp->nr_strings == pp->strings_cap) {
@@ -195,7 +195,7 @@ static uint64_t string_index(struct pprof *pp, const char *text)
 	}
 	e = malloc(sizeof(*e));
 	copy = strdup(text);
-	if (!e || !copy || hashmap__insert(pp->strings, copy, e)) {
+	if (!e || !copy || hash_table__insert(pp->strings, copy, e)) {
 		free(e);
 		free(copy);
 		goto nomem;
@@ -215,16 +215,16 @@ static struct mapping *mapping_of(struct pprof *pp, const struct frame *f)
 
 	if (!f->module)
 		return NULL;
-	m = hashmap__find(pp->mappings, f->module);
+	m = hash_table__find(pp->mappings, f->module);
 	if (!m) {
 		m = calloc(1, sizeof(*m));
-		if (!m || hashmap__insert(pp->mappings, f->module, m)) {
+		if (!m || hash_table__insert(pp->mappings, f->module, m)) {
 			free(m);
 			pp->err = -ENOMEM;
 			return NULL;
 		}
 		m->module = f->module;
-		m->id = hashmap__size(pp->mappings);
+		m->id = hash_table__size(pp->mappings);
 		m->lowest = f->module_off;
 		m->highest = f->module_off;
 	}
@@ -243,7 +243,7 @@ static uint64_t function_id(struct pprof *pp, const char *name, const char *syst
 			    const char *file)
 {
 	struct function_key key = { name, system_name, file };
-	struct function *fn = hashmap__find(pp->functions, &key);
+	struct function *fn = hash_table__find(pp->functions, &key);
 	char *copy;
 
 	if (fn)
@@ -258,8 +258,8 @@ static uint64_t function_id(struct pprof *pp, const char *name, const char *syst
 	}
 	fn->key = key;
 	fn->key.name = copy;
-	fn->id = hashmap__size(pp->functions) + 1;
-	if (hashmap__insert(pp->functions, &fn->key, fn)) {
+	fn->id = hash_table__size(pp->functions) + 1;
+	if (hash_table__insert(pp->functions, &fn->key, fn)) {
 		free(copy);
 		free(fn);
 		pp->err = -ENOMEM;
@@ -279,7 +279,7 @@ static uint64_t location_id(struct pprof *pp, const struct frame *f)
 		.inlined = f->inlined,
 		.kernel = f->kernel,
 	};
-	struct location *loc = hashmap__find(pp->locations, &key);
+	struct location *loc = hash_table__find(pp->locations, &key);
 	struct mapping *m;
 	char name[600];
 
@@ -301,8 +301,8 @@ static uint64_t location_id(struct pprof *pp, const struct frame *f)
 	if (!f->sym)
 		frame_display_name(f, name, sizeof(name));
 	loc->function_id = function_id(pp, f->sym ?: name, f->system_name, f->file);
-	loc->id = hashmap__size(pp->locations) + 1;
-	if (hashmap__insert(pp->locations, &loc->key, loc)) {
+	loc->id = hash_table__size(pp->locations) + 1;
+	if (hash_table__insert(pp->locations, &loc->key, loc)) {
 		free(loc);
 		pp->err = -ENOMEM;
 		return 0;
@@ -375,7 +375,7 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		values[0] = entries[i]->count;
 		values[1] = entries[i]->total_ns;
 		pb__packed(&pp->message, SAMPLE_VALUE, values, 2);
-		string_label(pp, "thread.state", state_name(w->state));
+		string_label(pp, "thread.state", states__name(w->state));
 		string_label(pp, "wait.class", w->wait_class);
 		string_label(pp, "thread.name", w->comm);
 		string_label(pp, "process.title", w->title ? w->title : w->comm);
@@ -397,10 +397,10 @@ static int write_samples(struct pprof *pp, const struct profile *p)
  * profile.proto lists mappings, locations and functions by ID. id_offset
  * is where each value keeps its uint64_t ID.
  */
-static void **ordered_by_id(struct pprof *pp, const struct hashmap *map, size_t id_offset)
+static void **ordered_by_id(struct pprof *pp, const struct hash_table *map, size_t id_offset)
 {
-	void **by_id = calloc(hashmap__size(map) + 1, sizeof(*by_id));
-	struct hashmap_iter it = { 0 };
+	void **by_id = calloc(hash_table__size(map) + 1, sizeof(*by_id));
+	struct hash_table_iter it = { 0 };
 	const void *key;
 	void *value;
 
@@ -408,7 +408,7 @@ static void **ordered_by_id(struct pprof *pp, const struct hashmap *map, size_t 
 		pp->err = -ENOMEM;
 		return NULL;
 	}
-	while (hashmap__next(map, &it, &key, &value)) {
+	while (hash_table__next(map, &it, &key, &value)) {
 		uint64_t id;
 
 		memcpy(&id, (const char *)value + id_offset, sizeof(id));
@@ -424,7 +424,7 @@ static void write_mappings(struct pprof *pp)
 
 	if (!by_id)
 		return;
-	for (i = 1; i <= hashmap__size(pp->mappings); i++) {
+	for (i = 1; i <= hash_table__size(pp->mappings); i++) {
 		const struct mapping *m = by_id[i];
 
 		pb__reset(&pp->message);
@@ -471,7 +471,7 @@ static void write_locations(struct pprof *pp)
 
 	if (!by_id)
 		return;
-	for (i = 1; i <= hashmap__size(pp->locations); i++) {
+	for (i = 1; i <= hash_table__size(pp->locations); i++) {
 		const struct location *loc = by_id[i];
 
 		pb__reset(&pp->message);
@@ -492,7 +492,7 @@ static void write_functions(struct pprof *pp)
 
 	if (!by_id)
 		return;
-	for (i = 1; i <= hashmap__size(pp->functions); i++) {
+	for (i = 1; i <= hash_table__size(pp->functions); i++) {
 		const struct function *fn = by_id[i];
 
 		pb__reset(&pp->message);
@@ -516,7 +516,7 @@ static void write_comments(struct pprof *pp, const struct profile *p)
 	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
 		if (!p->counters[i])
 			continue;
-		snprintf(text, sizeof(text), "offcpu %s=%llu", counter_name(i),
+		snprintf(text, sizeof(text), "offcpu %s=%llu", counters__name(i),
 			 (unsigned long long)p->counters[i]);
 		pb__varint(&pp->profile, PROFILE_COMMENT, string_index(pp, text));
 	}
@@ -562,17 +562,17 @@ static void free_function(void *value)
 	free(fn);
 }
 
-int output_pprof_write(FILE *out, const struct profile *p, const struct output_opts *opts)
+int output_pprof__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct pprof pp = { 0 };
 	size_t i;
 	int err;
 
 	(void)opts;
-	pp.strings = hashmap__new(hash_string, equal_string);
-	pp.mappings = hashmap__new(hash_pointer, equal_pointer);
-	pp.locations = hashmap__new(hash_location, equal_location);
-	pp.functions = hashmap__new(hash_function, equal_function);
+	pp.strings = hash_table__new(hash_table__hash_string, hash_table__equal_string);
+	pp.mappings = hash_table__new(hash_pointer, equal_pointer);
+	pp.locations = hash_table__new(hash_location, equal_location);
+	pp.functions = hash_table__new(hash_function, equal_function);
 	if (!pp.strings || !pp.mappings || !pp.locations || !pp.functions) {
 		err = -ENOMEM;
 		goto out;
@@ -600,10 +600,10 @@ int output_pprof_write(FILE *out, const struct profile *p, const struct output_o
 	if (!err)
 		err = gzip_to(out, &pp.profile);
 out:
-	hashmap__free_values(pp.strings, free_string_entry);
-	hashmap__free_values(pp.mappings, free);
-	hashmap__free_values(pp.locations, free);
-	hashmap__free_values(pp.functions, free_function);
+	hash_table__free_values(pp.strings, free_string_entry);
+	hash_table__free_values(pp.mappings, free);
+	hash_table__free_values(pp.locations, free);
+	hash_table__free_values(pp.functions, free_function);
 	free(pp.string_table);
 	pb__free(&pp.profile);
 	pb__free(&pp.message);

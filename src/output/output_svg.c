@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "classify/states.h"
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "lib/strpool.h"
 #include "output/folded_lines.h"
 #include "output/output.h"
@@ -64,7 +64,7 @@ struct node_key {
 
 struct flame {
 	struct strpool *names;
-	struct hashmap *index; /* node_key -> node */
+	struct hash_table *index; /* node_key -> node */
 	struct node root;
 	uint32_t max_depth;
 	int err;
@@ -75,7 +75,7 @@ static uint64_t hash_node(const void *key)
 	const struct node_key *k = key;
 	uint64_t parts[3] = { (uintptr_t)k->parent, (uintptr_t)k->name, k->kind };
 
-	return hash_bytes(parts, sizeof(parts), 0);
+	return hash_table__hash_bytes(parts, sizeof(parts), 0);
 }
 
 static bool equal_node(const void *a, const void *b)
@@ -109,7 +109,7 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 		fl->err = -ENOMEM;
 		return NULL;
 	}
-	in = hashmap__find(fl->index, &key);
+	in = hash_table__find(fl->index, &key);
 	if (in) {
 		add_time(&in->node, e);
 		return &in->node;
@@ -138,7 +138,7 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 		parent->children = grown;
 		parent->children_cap = cap;
 	}
-	if (hashmap__insert(fl->index, &in->key, in)) {
+	if (hash_table__insert(fl->index, &in->key, in)) {
 		free(in);
 		fl->err = -ENOMEM;
 		return NULL;
@@ -166,7 +166,7 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	n->base_class = n->name;
 	if (colon && !(n = child(fl, n, w->wait_class, NODE_CLASS, e)))
 		return;
-	snprintf(name, sizeof(name), "[%s]", state_name(w->state));
+	snprintf(name, sizeof(name), "[%s]", states__name(w->state));
 	n = child(fl, n, name, NODE_STATE, e);
 	n = n ? child(fl, n, w->comm, NODE_COMM, e) : NULL;
 	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
@@ -291,7 +291,7 @@ static void write_node(const struct layout *l, const struct node *n, uint64_t st
 	char duration[32];
 	size_t i;
 
-	format_duration(n->total_ns, duration, sizeof(duration));
+	output__format_duration(n->total_ns, duration, sizeof(duration));
 	fprintf(l->out,
 		"<g class=\"f\" data-s=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-n=\"%" PRIu64
 		"\" data-d=\"%u\" data-k=\"%s\" data-c=\"%s\"><title>",
@@ -327,7 +327,7 @@ static const char style[] = "text{font-family:monospace;font-size:12px;fill:#000
 			    ".button:hover{text-decoration:underline}"
 			    "#title{font-size:16px;text-anchor:middle}";
 
-int output_svg_write(FILE *out, const struct profile *p, const struct output_opts *opts)
+int output_svg__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct profile_entry **entries = NULL;
 	struct flame fl = { 0 };
@@ -338,7 +338,7 @@ int output_svg_write(FILE *out, const struct profile *p, const struct output_opt
 
 	(void)opts;
 	fl.names = strpool__new();
-	fl.index = hashmap__new(hash_node, equal_node);
+	fl.index = hash_table__new(hash_node, equal_node);
 	fl.root.name = "all";
 	fl.root.kind = NODE_ROOT;
 	err = fl.names && fl.index ? profile__sorted_entries(p, &entries, &nr) : -ENOMEM;
@@ -355,7 +355,7 @@ int output_svg_write(FILE *out, const struct profile *p, const struct output_opt
 	sort_tree(&fl.root);
 	l.total_ns = fl.root.total_ns;
 	l.height = TOP_MARGIN + (fl.max_depth + 1) * FRAME_HEIGHT + BOTTOM_MARGIN;
-	format_duration(fl.root.total_ns, duration, sizeof(duration));
+	output__format_duration(fl.root.total_ns, duration, sizeof(duration));
 	fprintf(out,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
@@ -382,15 +382,15 @@ int output_svg_write(FILE *out, const struct profile *p, const struct output_opt
 out:
 	free(entries);
 	if (fl.index) {
-		struct hashmap_iter it = { 0 };
+		struct hash_table_iter it = { 0 };
 		const void *key;
 		void *value;
 
-		while (hashmap__next(fl.index, &it, &key, &value))
+		while (hash_table__next(fl.index, &it, &key, &value))
 			free(((struct indexed_node *)value)->node.children);
 	}
 	free(fl.root.children);
-	hashmap__free_values(fl.index, free);
+	hash_table__free_values(fl.index, free);
 	strpool__free(fl.names);
 	return err;
 }

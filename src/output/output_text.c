@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "classify/states.h"
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "output/folded_lines.h"
 #include "output/output.h"
 #include "trace/counters.h"
@@ -21,7 +21,7 @@ struct group {
 };
 
 struct groups {
-	struct hashmap *index;
+	struct hash_table *index;
 	struct group *items;
 	size_t nr;
 };
@@ -34,14 +34,14 @@ static double share(uint64_t part, uint64_t whole)
 static int groups_add(struct groups *g, const char *label, const struct profile_entry *e,
 		      size_t cap)
 {
-	struct group *item = hashmap__find(g->index, label);
+	struct group *item = hash_table__find(g->index, label);
 
 	if (!item) {
 		if (g->nr == cap)
 			return -ENOMEM;
 		item = &g->items[g->nr];
 		item->label = strdup(label);
-		if (!item->label || hashmap__insert(g->index, item->label, item)) {
+		if (!item->label || hash_table__insert(g->index, item->label, item)) {
 			free(item->label);
 			return -ENOMEM;
 		}
@@ -68,7 +68,7 @@ static void groups_free(struct groups *g)
 	for (i = 0; i < g->nr; i++)
 		free(g->items[i].label);
 	free(g->items);
-	hashmap__free(g->index);
+	hash_table__free(g->index);
 }
 
 struct group_by_section {
@@ -113,7 +113,7 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, cha
 		snprintf(buf, size, "%s", name);
 		break;
 	case GROUP_BY_STATE:
-		snprintf(buf, size, "%s", state_name(e->key.state));
+		snprintf(buf, size, "%s", states__name(e->key.state));
 		break;
 	case GROUP_BY_WAIT:
 		snprintf(buf, size, "%s", e->key.wait_class);
@@ -131,10 +131,10 @@ static int print_groups(FILE *out, const struct profile *p, struct profile_entry
 	size_t i;
 	int err = 0;
 
-	g.index = hashmap__new(hash_string, equal_string);
+	g.index = hash_table__new(hash_table__hash_string, hash_table__equal_string);
 	g.items = calloc(nr ? nr : 1, sizeof(*g.items));
 	if (!g.index || !g.items) {
-		hashmap__free(g.index);
+		hash_table__free(g.index);
 		free(g.items);
 		return -ENOMEM;
 	}
@@ -147,7 +147,7 @@ static int print_groups(FILE *out, const struct profile *p, struct profile_entry
 		fprintf(out, "\n%s\n  %-34s %14s %7s %9s\n", title, header, "off-CPU", "share",
 			"waits");
 		for (i = 0; i < g.nr && i < limit; i++) {
-			format_duration(g.items[i].total_ns, time, sizeof(time));
+			output__format_duration(g.items[i].total_ns, time, sizeof(time));
 			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 "\n", g.items[i].label, time,
 				share(g.items[i].total_ns, p->total_ns), g.items[i].count);
 		}
@@ -195,7 +195,7 @@ static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines)
 		len += strcspn(line->text + len + 1, ";") + 1;
 		len += strcspn(line->text + len + 1, ";") + 1;
 		snprintf(head, sizeof(head), "%.*s", (int)len, line->text);
-		format_duration(line->total_ns, time, sizeof(time));
+		output__format_duration(line->total_ns, time, sizeof(time));
 		fprintf(out, "  #%zu %s  %s, %.1f%%, %" PRIu64 " waits\n", i + 1, head, time,
 			share(line->total_ns, p->total_ns), line->count);
 		print_stack_line(out, line);
@@ -206,7 +206,7 @@ static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines)
 	return 0;
 }
 
-int output_text_write(FILE *out, const struct profile *p, const struct output_opts *opts)
+int output_text__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct profile_entry **entries;
 	char time[32];
@@ -215,7 +215,7 @@ int output_text_write(FILE *out, const struct profile *p, const struct output_op
 
 	if (err)
 		return err;
-	format_duration(p->total_ns, time, sizeof(time));
+	output__format_duration(p->total_ns, time, sizeof(time));
 	fprintf(out, "offcpu: %" PRIu64 " waits, %s off CPU in total\n", p->total_count, time);
 	err = print_groups(out, p, entries, nr, GROUP_BY_STATE);
 	err = err ?: print_groups(out, p, entries, nr, GROUP_BY_WAIT);
@@ -227,6 +227,6 @@ int output_text_write(FILE *out, const struct profile *p, const struct output_op
 	if (err)
 		return err;
 	fprintf(out, "\nHealth counters\n");
-	counters_print(out, p->counters, "  ");
+	counters__print(out, p->counters, "  ");
 	return 0;
 }

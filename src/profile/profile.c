@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "profile/profile.h"
 
 /*
@@ -23,7 +23,7 @@ static uint64_t hash_frames(const struct stack *s, bool exact)
 		uint64_t parts[4] = { exact ? f->addr : 0, (uintptr_t)f->sym, (uintptr_t)f->module,
 				      f->module_off };
 
-		h = hash_bytes(parts, sizeof(parts), h);
+		h = hash_table__hash_bytes(parts, sizeof(parts), h);
 	}
 	return h;
 }
@@ -71,15 +71,15 @@ static bool equal_stack_symbolic(const void *a, const void *b)
 static uint64_t hash_entry(const void *key)
 {
 	const struct wait *w = key;
-	uint64_t h = hash_bytes(&w->pid, sizeof(w->pid), 0);
+	uint64_t h = hash_table__hash_bytes(&w->pid, sizeof(w->pid), 0);
 
-	h = hash_bytes(&w->tid, sizeof(w->tid), h);
-	h = hash_bytes(&w->state, sizeof(w->state), h);
-	h = hash_bytes(&w->comm, sizeof(w->comm), h);
-	h = hash_bytes(&w->title, sizeof(w->title), h);
-	h = hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
-	h = hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
-	return hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
+	h = hash_table__hash_bytes(&w->tid, sizeof(w->tid), h);
+	h = hash_table__hash_bytes(&w->state, sizeof(w->state), h);
+	h = hash_table__hash_bytes(&w->comm, sizeof(w->comm), h);
+	h = hash_table__hash_bytes(&w->title, sizeof(w->title), h);
+	h = hash_table__hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
+	h = hash_table__hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
+	return hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
 }
 
 static bool equal_entry(const void *a, const void *b)
@@ -101,9 +101,9 @@ int profile__new(bool keep_waits, struct profile **out)
 	p->compact_at = PROFILE_COMPACT_ENTRIES;
 	p->strings = strpool__new();
 	p->inlines = inline_pool__new();
-	p->stacks = keep_waits ? hashmap__new(hash_stack_exact, equal_stack_exact)
-			       : hashmap__new(hash_stack_symbolic, equal_stack_symbolic);
-	p->entries = hashmap__new(hash_entry, equal_entry);
+	p->stacks = keep_waits ? hash_table__new(hash_stack_exact, equal_stack_exact)
+			       : hash_table__new(hash_stack_symbolic, equal_stack_symbolic);
+	p->entries = hash_table__new(hash_entry, equal_entry);
 	if (!p->strings || !p->inlines || !p->stacks || !p->entries) {
 		profile__free(p);
 		return -ENOMEM;
@@ -116,8 +116,8 @@ void profile__free(struct profile *p)
 {
 	if (!p)
 		return;
-	hashmap__free_values(p->stacks, free);
-	hashmap__free_values(p->entries, free);
+	hash_table__free_values(p->stacks, free);
+	hash_table__free_values(p->entries, free);
 	free(p->waits);
 	strpool__free(p->strings);
 	inline_pool__free(p->inlines);
@@ -132,12 +132,12 @@ const struct stack *profile__intern_stack(struct profile *p, const struct frame 
 		return NULL;
 	s->nr = (uint32_t)nr;
 	memcpy(s->frames, frames, nr * sizeof(*frames));
-	found = hashmap__find(p->stacks, s);
+	found = hash_table__find(p->stacks, s);
 	if (found) {
 		free(s);
 		return found;
 	}
-	if (hashmap__insert(p->stacks, s, s)) {
+	if (hash_table__insert(p->stacks, s, s)) {
 		free(s);
 		return NULL;
 	}
@@ -151,15 +151,15 @@ const struct stack *profile__intern_stack(struct profile *p, const struct frame 
  */
 static int compact(struct profile *p)
 {
-	struct profile_entry **dead = malloc(hashmap__size(p->entries) * sizeof(*dead));
-	struct hashmap_iter it = { 0 };
+	struct profile_entry **dead = malloc(hash_table__size(p->entries) * sizeof(*dead));
+	struct hash_table_iter it = { 0 };
 	size_t nr = 0, i;
 	const void *key;
 	void *value;
 
 	if (!dead)
 		return -ENOMEM;
-	while (hashmap__next(p->entries, &it, &key, &value)) {
+	while (hash_table__next(p->entries, &it, &key, &value)) {
 		struct profile_entry *e = value;
 
 		if (e->key.pid != PROFILE_EXITED_ID &&
@@ -169,15 +169,15 @@ static int compact(struct profile *p)
 	for (i = 0; i < nr; i++) {
 		struct profile_entry *e = dead[i], *into;
 
-		hashmap__remove(p->entries, &e->key);
+		hash_table__remove(p->entries, &e->key);
 		e->key.pid = PROFILE_EXITED_ID;
 		e->key.tid = PROFILE_EXITED_ID;
-		into = hashmap__find(p->entries, &e->key);
+		into = hash_table__find(p->entries, &e->key);
 		if (into) {
 			into->count += e->count;
 			into->total_ns += e->total_ns;
 			free(e);
-		} else if (hashmap__insert(p->entries, &e->key, e)) {
+		} else if (hash_table__insert(p->entries, &e->key, e)) {
 			free(e);
 			free(dead);
 			return -ENOMEM;
@@ -185,14 +185,14 @@ static int compact(struct profile *p)
 	}
 	free(dead);
 	/* Live threads alone past the mark: move it, not compact on every wait. */
-	if (hashmap__size(p->entries) * 2 > p->compact_at)
-		p->compact_at = hashmap__size(p->entries) * 2;
+	if (hash_table__size(p->entries) * 2 > p->compact_at)
+		p->compact_at = hash_table__size(p->entries) * 2;
 	return 0;
 }
 
 int profile__add(struct profile *p, const struct wait *w)
 {
-	struct profile_entry *e = hashmap__find(p->entries, w);
+	struct profile_entry *e = hash_table__find(p->entries, w);
 
 	if (p->keep_waits) {
 		if (p->nr_waits == p->waits_cap) {
@@ -214,7 +214,7 @@ int profile__add(struct profile *p, const struct wait *w)
 		e->key.end_ts_ns = 0;
 		e->key.duration_ns = 0;
 		e->key.cpu = 0;
-		if (hashmap__insert(p->entries, &e->key, e)) {
+		if (hash_table__insert(p->entries, &e->key, e)) {
 			free(e);
 			return -ENOMEM;
 		}
@@ -223,7 +223,7 @@ int profile__add(struct profile *p, const struct wait *w)
 	e->total_ns += w->duration_ns;
 	p->total_count++;
 	p->total_ns += w->duration_ns;
-	if (p->process_alive && hashmap__size(p->entries) >= p->compact_at)
+	if (p->process_alive && hash_table__size(p->entries) >= p->compact_at)
 		return compact(p);
 	return 0;
 }
@@ -242,12 +242,12 @@ static int compare_entries(const void *a, const void *b)
 
 void profile__for_each_frame(struct profile *p, void (*fn)(void *ctx, struct frame *f), void *ctx)
 {
-	struct hashmap_iter it = { 0 };
+	struct hash_table_iter it = { 0 };
 	const void *key;
 	void *value;
 	uint32_t i;
 
-	while (hashmap__next(p->stacks, &it, &key, &value)) {
+	while (hash_table__next(p->stacks, &it, &key, &value)) {
 		struct stack *s = value;
 
 		for (i = 0; i < s->nr; i++)
@@ -257,15 +257,15 @@ void profile__for_each_frame(struct profile *p, void (*fn)(void *ctx, struct fra
 
 int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr)
 {
-	size_t n = hashmap__size(p->entries), i = 0;
-	struct hashmap_iter it = { 0 };
+	size_t n = hash_table__size(p->entries), i = 0;
+	struct hash_table_iter it = { 0 };
 	struct profile_entry **array;
 	void *value;
 
 	array = calloc(n ? n : 1, sizeof(*array));
 	if (!array)
 		return -ENOMEM;
-	while (hashmap__next(p->entries, &it, NULL, &value))
+	while (hash_table__next(p->entries, &it, NULL, &value))
 		array[i++] = value;
 	qsort(array, n, sizeof(*array), compare_entries);
 	*out = array;

@@ -52,8 +52,8 @@ struct profile_entry {
 struct profile {
 	struct strpool *strings;
 	struct inline_pool *inlines;
-	struct hashmap *stacks;
-	struct hashmap *entries;
+	struct hash_table *stacks;
+	struct hash_table *entries;
 	bool keep_waits;
 	struct wait *waits;
 	size_t nr_waits;
@@ -64,7 +64,7 @@ struct profile {
 	/* Whether a process still runs; NULL: never merge exited ones. */
 	bool (*process_alive)(void *ctx, uint32_t pid);
 	void *process_alive_ctx;
-	size_t compact_at; /* entries at which to merge exited processes next */
+	size_t compact_at;	/* entries at which to merge exited processes next */
 	uint64_t start_time_ns; /* CLOCK_REALTIME when recording began; 0: unknown */
 	uint64_t duration_ns;	/* how long it recorded */
 };

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
 
@@ -34,8 +34,8 @@ struct unit_inlines {
 struct debuginfo {
 	Elf *elf;
 	Dwarf *dwarf;
-	bool tried;	       /* dwarf_begin_elf ran */
-	struct hashmap *units; /* unit offset -> unit_inlines */
+	bool tried;		  /* dwarf_begin_elf ran */
+	struct hash_table *units; /* unit offset -> unit_inlines */
 };
 
 /* Deeper inline nesting than this keeps its outer part. */
@@ -62,7 +62,7 @@ int debuginfo__open_fd(int fd, struct debuginfo **out)
 
 static uint64_t hash_offset(const void *key)
 {
-	return hash_bytes(key, sizeof(Dwarf_Off), 0);
+	return hash_table__hash_bytes(key, sizeof(Dwarf_Off), 0);
 }
 
 static bool equal_offset(const void *a, const void *b)
@@ -123,11 +123,11 @@ static struct unit_inlines *unit_inlines(struct debuginfo *di, Dwarf_Die *unit)
 	struct unit_inlines *u;
 
 	if (!di->units) {
-		di->units = hashmap__new(hash_offset, equal_offset);
+		di->units = hash_table__new(hash_offset, equal_offset);
 		if (!di->units)
 			return NULL;
 	}
-	u = hashmap__find(di->units, &offset);
+	u = hash_table__find(di->units, &offset);
 	if (u)
 		return u;
 	u = calloc(1, sizeof(*u));
@@ -135,7 +135,7 @@ static struct unit_inlines *unit_inlines(struct debuginfo *di, Dwarf_Die *unit)
 		return NULL;
 	u->unit = offset;
 	collect(u, unit);
-	if (hashmap__insert(di->units, &u->unit, u)) {
+	if (hash_table__insert(di->units, &u->unit, u)) {
 		free(u->ranges);
 		free(u);
 		return NULL;
@@ -163,7 +163,7 @@ static const char *inlined_name(Dwarf_Die *die, struct strpool *strings)
 	char *demangled;
 
 	if (linkage) {
-		demangled = demangle_symbol(linkage);
+		demangled = demangle__symbol(linkage);
 		if (demangled) {
 			name = strpool__intern(strings, demangled);
 			free(demangled);
@@ -274,7 +274,7 @@ void debuginfo__free(struct debuginfo *di)
 {
 	if (!di)
 		return;
-	hashmap__free_values(di->units, free_unit);
+	hash_table__free_values(di->units, free_unit);
 	if (di->dwarf)
 		dwarf_end(di->dwarf);
 	if (di->elf)

@@ -4,7 +4,7 @@
 
 #include "symbols/demangle.h"
 
-char *demangle_symbol(const char *raw)
+char *demangle__symbol(const char *raw)
 {
 	/* Everything else is a C name, or not one libiberty knows: leave it. */
 	if (raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))

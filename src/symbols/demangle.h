@@ -8,6 +8,6 @@
  * legacy _ZN...17h<hash>E) symbol; NULL when raw is not mangled or does
  * not demangle. The caller frees it.
  */
-char *demangle_symbol(const char *raw);
+char *demangle__symbol(const char *raw);
 
 #endif

@@ -578,8 +578,8 @@ bool elfsyms__from_debug_file(const struct elfsyms *es)
 	return es->from_debug_file;
 }
 
-const struct elf_symbol *elf_symbol_containing(const struct elf_symbol *sorted, size_t nr,
-					       uint64_t addr)
+const struct elf_symbol *elfsyms__symbol_containing(const struct elf_symbol *sorted, size_t nr,
+						    uint64_t addr)
 {
 	size_t lo = 0, hi = nr;
 
@@ -598,7 +598,7 @@ const struct elf_symbol *elf_symbol_containing(const struct elf_symbol *sorted, 
 
 const struct elf_symbol *elfsyms__find_function(const struct elfsyms *es, uint64_t vaddr)
 {
-	return elf_symbol_containing(es->functions, es->nr_functions, vaddr);
+	return elfsyms__symbol_containing(es->functions, es->nr_functions, vaddr);
 }
 
 void elfsyms__free(struct elfsyms *es)

@@ -34,8 +34,8 @@ size_t elfsyms__count(const struct elfsyms *es);
  * In a table sorted by start whose ranges do not overlap, the entry whose
  * [start, start + size) holds addr; NULL if none does.
  */
-const struct elf_symbol *elf_symbol_containing(const struct elf_symbol *sorted, size_t nr,
-					       uint64_t addr);
+const struct elf_symbol *elfsyms__symbol_containing(const struct elf_symbol *sorted, size_t nr,
+						    uint64_t addr);
 /*
  * The function holding vaddr by the unwind tables (.eh_frame), for code
  * no symbol names: name is NULL. NULL when no FDE covers vaddr.

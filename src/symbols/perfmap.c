@@ -152,7 +152,7 @@ int perfmap__open(int pid, FILE **out)
 
 const struct elf_symbol *perfmap__find(const struct perfmap *map, uint64_t addr)
 {
-	return elf_symbol_containing(map->syms, map->nr, addr);
+	return elfsyms__symbol_containing(map->syms, map->nr, addr);
 }
 
 void perfmap__free(struct perfmap *map)

@@ -8,7 +8,7 @@
 /* Enough for any server's title; the rest of a long command line is cut. */
 #define CMDLINE_READ_MAX 4096
 
-size_t proctitle_from_cmdline(const char *cmdline, size_t len, char *out, size_t out_size)
+size_t proctitle__from_cmdline(const char *cmdline, size_t len, char *out, size_t out_size)
 {
 	size_t n = 0, i;
 
@@ -29,7 +29,7 @@ size_t proctitle_from_cmdline(const char *cmdline, size_t len, char *out, size_t
 	return n;
 }
 
-size_t proctitle_read(int pid, char *out, size_t out_size)
+size_t proctitle__read(int pid, char *out, size_t out_size)
 {
 	char path[64], buf[CMDLINE_READ_MAX];
 	ssize_t len;
@@ -44,5 +44,5 @@ size_t proctitle_read(int pid, char *out, size_t out_size)
 	}
 	len = read(fd, buf, sizeof(buf));
 	close(fd);
-	return proctitle_from_cmdline(buf, len > 0 ? (size_t)len : 0, out, out_size);
+	return proctitle__from_cmdline(buf, len > 0 ? (size_t)len : 0, out, out_size);
 }

@@ -14,8 +14,8 @@
  * trailing blanks dropped, cut to out_size - 1. Returns the length; 0 when
  * there is nothing to say (a kernel thread).
  */
-size_t proctitle_from_cmdline(const char *cmdline, size_t len, char *out, size_t out_size);
+size_t proctitle__from_cmdline(const char *cmdline, size_t len, char *out, size_t out_size);
 /* Reads it for pid; 0 when the process is gone or has none. */
-size_t proctitle_read(int pid, char *out, size_t out_size);
+size_t proctitle__read(int pid, char *out, size_t out_size);
 
 #endif

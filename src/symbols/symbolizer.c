@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "lib/log.h"
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
@@ -46,8 +46,8 @@ struct symbolizer {
 	struct strpool *strings;
 	struct inline_pool *inlines;
 	struct ksyms *ksyms;
-	struct hashmap *processes; /* pid -> struct process */
-	struct hashmap *dsos;	   /* dev+inode -> struct dso */
+	struct hash_table *processes; /* pid -> struct process */
+	struct hash_table *dsos;      /* dev+inode -> struct dso */
 	struct dso vdso;
 	bool vdso_loaded;
 	uint64_t processes_gone;
@@ -56,7 +56,7 @@ struct symbolizer {
 
 static uint64_t hash_u32_key(const void *key)
 {
-	return hash_bytes(key, sizeof(uint32_t), 0);
+	return hash_table__hash_bytes(key, sizeof(uint32_t), 0);
 }
 
 static bool equal_u32_key(const void *a, const void *b)
@@ -66,7 +66,7 @@ static bool equal_u32_key(const void *a, const void *b)
 
 static uint64_t hash_dso_key(const void *key)
 {
-	return hash_bytes(key, 2 * sizeof(uint64_t), 0);
+	return hash_table__hash_bytes(key, 2 * sizeof(uint64_t), 0);
 }
 
 static bool equal_dso_key(const void *a, const void *b)
@@ -92,8 +92,8 @@ int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct
 	s->strings = strings;
 	s->inlines = inlines;
 	s->ksyms = ksyms;
-	s->processes = hashmap__new(hash_u32_key, equal_u32_key);
-	s->dsos = hashmap__new(hash_dso_key, equal_dso_key);
+	s->processes = hash_table__new(hash_u32_key, equal_u32_key);
+	s->dsos = hash_table__new(hash_dso_key, equal_dso_key);
 	s->kernel_module = strpool__intern(strings, "[kernel.kallsyms]");
 	if (!s->processes || !s->dsos || !s->kernel_module) {
 		symbolizer__free(s);
@@ -126,8 +126,8 @@ void symbolizer__free(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	hashmap__free_values(s->processes, process_free);
-	hashmap__free_values(s->dsos, dso_free);
+	hash_table__free_values(s->processes, process_free);
+	hash_table__free_values(s->dsos, dso_free);
 	elfsyms__free(s->vdso.syms);
 	ksyms__free(s->ksyms);
 	free(s);
@@ -208,7 +208,7 @@ static void open_debuginfo(struct dso *dso, int fd)
 static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct proc_map *map)
 {
 	uint64_t key[2] = { ((uint64_t)map->dev_major << 32) | map->dev_minor, map->inode };
-	struct dso *dso = hashmap__find(s->dsos, key);
+	struct dso *dso = hash_table__find(s->dsos, key);
 	int fd;
 
 	if (dso)
@@ -228,9 +228,9 @@ static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct pro
 		close(fd);
 	}
 	if (!dso->syms)
-		log_info("no symbols for %s (pid %u)", map->path, pid);
+		log__info("no symbols for %s (pid %u)", map->path, pid);
 	dso->build_id = interned_build_id(s, dso->syms);
-	if (hashmap__insert(s->dsos, &dso->dev, dso)) {
+	if (hash_table__insert(s->dsos, &dso->dev, dso)) {
 		dso_free(dso);
 		return NULL;
 	}
@@ -275,7 +275,7 @@ static int read_process(struct symbolizer *s, struct process *p)
 
 static struct process *find_or_add(struct symbolizer *s, uint32_t pid)
 {
-	struct process *p = hashmap__find(s->processes, &pid);
+	struct process *p = hash_table__find(s->processes, &pid);
 
 	if (p)
 		return p;
@@ -283,7 +283,7 @@ static struct process *find_or_add(struct symbolizer *s, uint32_t pid)
 	if (!p)
 		return NULL;
 	p->pid = pid;
-	if (hashmap__insert(s->processes, &p->pid, p)) {
+	if (hash_table__insert(s->processes, &p->pid, p)) {
 		free(p);
 		return NULL;
 	}
@@ -351,7 +351,7 @@ void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_
 
 void symbolizer__exit(struct symbolizer *s, uint32_t pid)
 {
-	struct process *p = hashmap__remove(s->processes, &pid);
+	struct process *p = hash_table__remove(s->processes, &pid);
 
 	if (p)
 		process_free(p);
@@ -476,7 +476,7 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 		unnamed_function(s, f, dso->syms, map->path, vaddr, addr - lookup);
 		return;
 	}
-	demangled = demangle_symbol(sym->name);
+	demangled = demangle__symbol(sym->name);
 	if (demangled) {
 		f->sym = strpool__intern(s->strings, demangled);
 		f->system_name = strpool__intern(s->strings, sym->name);

@@ -6,7 +6,7 @@
 
 #include "classify/classify.h"
 #include "classify/states.h"
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 #include "lib/log.h"
 #include "offcpu.h"
 #include "symbols/proctitle.h"
@@ -30,8 +30,8 @@ struct cached_stack {
  */
 struct process_info {
 	uint32_t pid;
-	struct hashmap *stacks; /* raw -> cached_stack */
-	const char *title;	/* interned; NULL: none, or the same as comm */
+	struct hash_table *stacks; /* raw -> cached_stack */
+	const char *title;	   /* interned; NULL: none, or the same as comm */
 	bool title_read;
 };
 
@@ -53,11 +53,11 @@ struct cached_class {
 struct collector {
 	struct profile *profile;
 	struct symbolizer *symbolizer;
-	struct hashmap *kernel_stacks; /* raw -> cached_stack */
-	struct hashmap *processes;     /* pid -> process_info */
-	struct hashmap *chains;	       /* tid -> chain */
-	struct hashmap *classes;       /* (stacks, state) -> cached_class */
-	struct cached_stack *key;      /* lookup key, room for the deepest stack */
+	struct hash_table *kernel_stacks; /* raw -> cached_stack */
+	struct hash_table *processes;	  /* pid -> process_info */
+	struct hash_table *chains;	  /* tid -> chain */
+	struct hash_table *classes;	  /* (stacks, state) -> cached_class */
+	struct cached_stack *key;	  /* lookup key, room for the deepest stack */
 	const struct rule_set *rules;
 	uint32_t state_mask;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
@@ -77,7 +77,7 @@ static uint64_t hash_raw(const void *key)
 {
 	const struct cached_stack *c = key;
 
-	return hash_bytes(c->ips, c->nr * sizeof(c->ips[0]), c->nr);
+	return hash_table__hash_bytes(c->ips, c->nr * sizeof(c->ips[0]), c->nr);
 }
 
 static bool equal_raw(const void *a, const void *b)
@@ -89,7 +89,7 @@ static bool equal_raw(const void *a, const void *b)
 
 static uint64_t hash_u32(const void *key)
 {
-	return hash_bytes(key, sizeof(uint32_t), 0);
+	return hash_table__hash_bytes(key, sizeof(uint32_t), 0);
 }
 
 static bool equal_u32(const void *a, const void *b)
@@ -102,7 +102,7 @@ static uint64_t hash_class(const void *key)
 	const struct cached_class *k = key;
 	const void *stacks[2] = { k->kernel_stack, k->user_stack };
 
-	return hash_bytes(stacks, sizeof(stacks), k->state);
+	return hash_table__hash_bytes(stacks, sizeof(stacks), k->state);
 }
 
 static bool equal_class(const void *a, const void *b)
@@ -132,10 +132,10 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	profile->process_alive = process_alive;
 	c->rules = rules;
 	c->state_mask = state_mask;
-	c->kernel_stacks = hashmap__new(hash_raw, equal_raw);
-	c->processes = hashmap__new(hash_u32, equal_u32);
-	c->chains = hashmap__new(hash_u32, equal_u32);
-	c->classes = hashmap__new(hash_class, equal_class);
+	c->kernel_stacks = hash_table__new(hash_raw, equal_raw);
+	c->processes = hash_table__new(hash_u32, equal_u32);
+	c->chains = hash_table__new(hash_u32, equal_u32);
+	c->classes = hash_table__new(hash_class, equal_class);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
 	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key) {
 		collector__free(c);
@@ -149,7 +149,7 @@ static void process_info_free(void *value)
 {
 	struct process_info *p = value;
 
-	hashmap__free_values(p->stacks, free);
+	hash_table__free_values(p->stacks, free);
 	free(p);
 }
 
@@ -165,10 +165,10 @@ void collector__free(struct collector *c)
 {
 	if (!c)
 		return;
-	hashmap__free_values(c->kernel_stacks, free);
-	hashmap__free_values(c->classes, free);
-	hashmap__free_values(c->processes, process_info_free);
-	hashmap__free_values(c->chains, chain_free);
+	hash_table__free_values(c->kernel_stacks, free);
+	hash_table__free_values(c->classes, free);
+	hash_table__free_values(c->processes, process_info_free);
+	hash_table__free_values(c->chains, chain_free);
 	free(c->key);
 	free(c);
 }
@@ -188,7 +188,7 @@ static bool skip_leaf(const struct frame *f)
 
 static struct process_info *process_of(struct collector *c, uint32_t pid)
 {
-	struct process_info *p = hashmap__find(c->processes, &pid);
+	struct process_info *p = hash_table__find(c->processes, &pid);
 
 	if (p)
 		return p;
@@ -196,8 +196,8 @@ static struct process_info *process_of(struct collector *c, uint32_t pid)
 	if (!p)
 		return NULL;
 	p->pid = pid;
-	p->stacks = hashmap__new(hash_raw, equal_raw);
-	if (!p->stacks || hashmap__insert(c->processes, &p->pid, p)) {
+	p->stacks = hash_table__new(hash_raw, equal_raw);
+	if (!p->stacks || hash_table__insert(c->processes, &p->pid, p)) {
 		process_info_free(p);
 		return NULL;
 	}
@@ -212,7 +212,7 @@ static const char *title_of(struct collector *c, struct process_info *p, const c
 	if (p->title_read)
 		return p->title;
 	p->title_read = true;
-	if (proctitle_read((int)p->pid, title, sizeof(title)) && strcmp(title, comm))
+	if (proctitle__read((int)p->pid, title, sizeof(title)) && strcmp(title, comm))
 		p->title = strpool__intern(c->profile->strings, title);
 	return p->title;
 }
@@ -221,7 +221,7 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 				     uint32_t nr, bool kernel, uint64_t seen_ns)
 {
 	struct process_info *p = kernel ? NULL : process_of(c, pid);
-	struct hashmap *cache = kernel ? c->kernel_stacks : p ? p->stacks : NULL;
+	struct hash_table *cache = kernel ? c->kernel_stacks : p ? p->stacks : NULL;
 	struct cached_stack *cached, *found;
 	const struct frame *first;
 	size_t i, kept;
@@ -231,7 +231,7 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 	/* Most stacks were seen before: look up with the reusable key, copy on a miss. */
 	c->key->nr = nr;
 	memcpy(c->key->ips, ips, nr * sizeof(ips[0]));
-	found = hashmap__find(cache, c->key);
+	found = hash_table__find(cache, c->key);
 	if (found)
 		return found->stack;
 	cached = malloc(sizeof(*cached) + nr * sizeof(ips[0]));
@@ -255,7 +255,7 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 		kept--;
 	}
 	cached->stack = profile__intern_stack(c->profile, first, kept);
-	if (!cached->stack || hashmap__insert(cache, cached, cached)) {
+	if (!cached->stack || hash_table__insert(cache, cached, cached)) {
 		free(cached);
 		return NULL;
 	}
@@ -267,17 +267,18 @@ static const char *wait_class_of(struct collector *c, const struct wait *w)
 	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, NULL }, *cached;
 	const struct stack *k = w->kernel_stack, *u = w->user_stack;
 
-	cached = hashmap__find(c->classes, &key);
+	cached = hash_table__find(c->classes, &key);
 	if (cached)
 		return cached->wait_class;
 	cached = malloc(sizeof(*cached));
 	if (!cached)
 		return NULL;
 	*cached = key;
-	cached->wait_class = strpool__intern(
-	    c->profile->strings, classify_wait(c->rules, w->state, k ? k->frames : NULL,
-					       k ? k->nr : 0, u ? u->frames : NULL, u ? u->nr : 0));
-	if (!cached->wait_class || hashmap__insert(c->classes, cached, cached)) {
+	cached->wait_class =
+	    strpool__intern(c->profile->strings,
+			    classify__wait(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
+					   u ? u->frames : NULL, u ? u->nr : 0));
+	if (!cached->wait_class || hash_table__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;
 	}
@@ -286,7 +287,7 @@ static const char *wait_class_of(struct collector *c, const struct wait *w)
 
 static int add_chain(struct collector *c, const struct wait *w)
 {
-	struct chain *chain = hashmap__find(c->chains, &w->tid);
+	struct chain *chain = hash_table__find(c->chains, &w->tid);
 	struct wait *grown;
 
 	if (!chain) {
@@ -294,7 +295,7 @@ static int add_chain(struct collector *c, const struct wait *w)
 		if (!chain)
 			return -ENOMEM;
 		chain->tid = w->tid;
-		if (hashmap__insert(c->chains, &chain->tid, chain)) {
+		if (hash_table__insert(c->chains, &chain->tid, chain)) {
 			free(chain);
 			return -ENOMEM;
 		}
@@ -310,7 +311,7 @@ static int add_chain(struct collector *c, const struct wait *w)
 /* The thread's waits that were waiting for this user stack. */
 static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack)
 {
-	struct chain *chain = hashmap__remove(c->chains, &tid);
+	struct chain *chain = hash_table__remove(c->chains, &tid);
 	size_t i;
 	int err = 0;
 
@@ -359,7 +360,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 			return -ENOMEM;
 	}
 	if (w.kernel_stack)
-		w.state = classify_state(w.state, w.kernel_stack->frames, w.kernel_stack->nr);
+		w.state = classify__state(w.state, w.kernel_stack->frames, w.kernel_stack->nr);
 	/* Frame-pointer walks end on a zero return address: not a frame. */
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
@@ -391,7 +392,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 /* A new image or a gone process: its old user addresses mean nothing now. */
 static void forget_process(struct collector *c, uint32_t pid)
 {
-	struct process_info *p = hashmap__remove(c->processes, &pid);
+	struct process_info *p = hash_table__remove(c->processes, &pid);
 
 	if (p)
 		process_info_free(p);
@@ -441,12 +442,12 @@ static void resolve_lines(void *ctx, struct frame *f)
 
 int collector__finish(struct collector *c)
 {
-	struct hashmap_iter it = { 0 };
+	struct hash_table_iter it = { 0 };
 	const void *key;
 	int err = 0;
 
 	/* Removing while iterating is unsafe: take one at a time. */
-	while (!err && hashmap__next(c->chains, &it, &key, NULL)) {
+	while (!err && hash_table__next(c->chains, &it, &key, NULL)) {
 		uint32_t tid = *(const uint32_t *)key;
 
 		err = close_chain(c, tid, NULL);

@@ -26,12 +26,12 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_PROC_GONE] = "processes_gone",
 };
 
-const char *counter_name(unsigned int index)
+const char *counters__name(unsigned int index)
 {
 	return index < OFFCPU_CNT_MAX ? counter_names[index] : "unknown";
 }
 
-void counters_print(FILE *out, const uint64_t *counters, const char *indent)
+void counters__print(FILE *out, const uint64_t *counters, const char *indent)
 {
 	unsigned int i;
 

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-const char *counter_name(unsigned int index);
+const char *counters__name(unsigned int index);
 /* "name value" lines, indented, for the text report and --stats. */
-void counters_print(FILE *out, const uint64_t *counters, const char *indent);
+void counters__print(FILE *out, const uint64_t *counters, const char *indent);
 
 #endif

@@ -25,20 +25,20 @@ struct reader {
 
 static int bad(struct reader *r, const char *why)
 {
-	log_error("%s:%zu: %s", r->name, r->line, why);
+	log__error("%s:%zu: %s", r->name, r->line, why);
 	return -EINVAL;
 }
 
 static const char *string_member(const struct json_value *v, const char *key)
 {
-	const struct json_value *m = json_member(v, key);
+	const struct json_value *m = json_value__member(v, key);
 
 	return m && m->type == JSON_STRING ? m->string : NULL;
 }
 
 static int u64_member(const struct json_value *v, const char *key, uint64_t *out)
 {
-	const struct json_value *m = json_member(v, key);
+	const struct json_value *m = json_value__member(v, key);
 
 	if (!m || m->type != JSON_NUMBER || !m->is_u64)
 		return -EINVAL;
@@ -108,13 +108,13 @@ static int read_frame(struct reader *r, const struct json_value *v, bool kernel,
 	}
 	if ((string_member(v, "sym") && !f->sym) || (string_member(v, "module") && !f->module))
 		return -ENOMEM;
-	return read_inlined(r, json_member(v, "inlined"), f);
+	return read_inlined(r, json_value__member(v, "inlined"), f);
 }
 
 static int read_stack(struct reader *r, const struct json_value *wait, const char *key, bool kernel,
 		      const struct stack **out)
 {
-	const struct json_value *list = json_member(wait, key);
+	const struct json_value *list = json_value__member(wait, key);
 	size_t i;
 	int err;
 
@@ -189,7 +189,7 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	if (!comm || !wait_class || !*wait_class)
 		return bad(r, "a wait lacks its \"comm\" or \"wait\" string");
 	state = string_member(v, "state");
-	if (!state || state_from_name(state, &w.state))
+	if (!state || states__from_name(state, &w.state))
 		return bad(r, "a wait's \"state\" is not a thread state name");
 	w.pid = (uint32_t)pid;
 	w.tid = (uint32_t)tid;
@@ -203,11 +203,11 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	if (err)
 		return err;
 	if (r->filter->rules && r->filter->rules->nr)
-		wait_class = classify_wait(r->filter->rules, w.state,
-					   w.kernel_stack ? w.kernel_stack->frames : NULL,
-					   w.kernel_stack ? w.kernel_stack->nr : 0,
-					   w.user_stack ? w.user_stack->frames : NULL,
-					   w.user_stack ? w.user_stack->nr : 0);
+		wait_class = classify__wait(r->filter->rules, w.state,
+					    w.kernel_stack ? w.kernel_stack->frames : NULL,
+					    w.kernel_stack ? w.kernel_stack->nr : 0,
+					    w.user_stack ? w.user_stack->frames : NULL,
+					    w.user_stack ? w.user_stack->nr : 0);
 	w.wait_class = intern(r, wait_class);
 	if (!w.comm || !w.wait_class)
 		return -ENOMEM;
@@ -225,7 +225,7 @@ static int read_stats(struct reader *r, const struct json_value *v)
 	unsigned int i;
 
 	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
-		const struct json_value *m = json_member(v, counter_name(i));
+		const struct json_value *m = json_value__member(v, counters__name(i));
 
 		if (m && (m->type != JSON_NUMBER || !m->is_u64))
 			return bad(r, "a counter of the stats record is not a number");
@@ -243,8 +243,8 @@ static int read_line(struct reader *r, const char *text, size_t len)
 	size_t at;
 	int err;
 
-	if (json_parse(text, len, &v, &why, &at)) {
-		log_error("%s:%zu: not JSON (%s at column %zu)", r->name, r->line, why, at + 1);
+	if (json_reader__parse(text, len, &v, &why, &at)) {
+		log__error("%s:%zu: not JSON (%s at column %zu)", r->name, r->line, why, at + 1);
 		return -EINVAL;
 	}
 	type = string_member(&v, "type");
@@ -282,7 +282,7 @@ int recording__read(FILE *in, const char *name, const struct recording_filter *f
 		err = bad(&r, "read error");
 	if (!err && !r.saw_stats) {
 		/* offcpu writes the stats record last: without it the file was cut short. */
-		log_error("%s: no stats record at the end: not a complete offcpu recording", name);
+		log__error("%s: no stats record at the end: not a complete offcpu recording", name);
 		err = -EINVAL;
 	}
 	if (!err && r.saw_wait)

@@ -56,7 +56,7 @@ static int attach_core(struct offcpu_bpf *skel)
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG || !log_is_verbose())
+	if (level == LIBBPF_DEBUG || !log__is_verbose())
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -90,7 +90,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 		return -ENOENT;
 	switch_args = tracepoint_args(vmlinux, "sched_switch");
 	if (switch_args < 3) {
-		log_error("this kernel has no sched_switch tracepoint in its BTF");
+		log__error("this kernel has no sched_switch tracepoint in its BTF");
 		err = -ENOENT;
 		goto out;
 	}

@@ -19,13 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	parse_duration_ns(text, &value);
-	parse_uint(text, 1, UINT32_MAX, &value);
-	parse_id_list(text, &list);
+	parse__duration_ns(text, &value);
+	parse__uint(text, 1, UINT32_MAX, &value);
+	id_list__parse(text, &list);
 	id_list__free(&list);
-	parse_state_list(text, &mask);
+	states__parse_list(text, &mask);
 	/* Symbol names come from files the traced processes map. */
-	demangled = demangle_symbol(text);
+	demangled = demangle__symbol(text);
 	free(demangled);
 	free(text);
 	return 0;

@@ -41,7 +41,7 @@ static unsigned int state_by_name(const char *name)
 	unsigned int s;
 
 	for (s = 0; s < OFFCPU_STATE_COUNT; s++) {
-		if (!strcmp(state_name(s), name))
+		if (!strcmp(states__name(s), name))
 			return s;
 	}
 	fail_msg("unknown state %s in " FIXTURE, name);
@@ -75,7 +75,7 @@ static void recorded_stacks_get_their_class(void **state)
 		assert_non_null(fields[3]);
 		nk = split_frames(fields[2], kernel);
 		nu = split_frames(fields[3], user);
-		got = classify_wait(NULL, state_by_name(fields[1]), kernel, nk, user, nu);
+		got = classify__wait(NULL, state_by_name(fields[1]), kernel, nk, user, nu);
 		if (strcmp(got, fields[0]))
 			fail_msg("recorded as %s, classified %s", fields[0], got);
 		checked++;

@@ -126,7 +126,7 @@ static size_t fill(int side, const char *const *names, size_t nr)
 static const char *classify_recorded(const struct rule_set *rules, unsigned int state,
 				     size_t nr_kernel, size_t nr_user)
 {
-	return classify_wait(rules, state, frames[0], nr_kernel, frames[1], nr_user);
+	return classify__wait(rules, state, frames[0], nr_kernel, frames[1], nr_user);
 }
 
 /* Stacks recorded from PostgreSQL 15 under pgbench on this kernel (6.18). */
@@ -239,15 +239,15 @@ static void yield_or_preempted(void **state)
 
 	(void)state;
 	k = FRAMES(0, "exit_to_user_mode_loop", "do_syscall_64", "entry_SYSCALL_64_after_hwframe");
-	assert_int_equal(classify_state(OFFCPU_STATE_RUNNING, frames[0], k),
+	assert_int_equal(classify__state(OFFCPU_STATE_RUNNING, frames[0], k),
 			 OFFCPU_STATE_PREEMPTED);
 	k = FRAMES(0, "irqentry_exit_to_user_mode", "asm_sysvec_apic_timer_interrupt");
-	assert_int_equal(classify_state(OFFCPU_STATE_RUNNING, frames[0], k),
+	assert_int_equal(classify__state(OFFCPU_STATE_RUNNING, frames[0], k),
 			 OFFCPU_STATE_PREEMPTED);
 	k = FRAMES(0, "do_sched_yield", "__x64_sys_sched_yield", "do_syscall_64");
-	assert_int_equal(classify_state(OFFCPU_STATE_RUNNING, frames[0], k), OFFCPU_STATE_RUNNING);
+	assert_int_equal(classify__state(OFFCPU_STATE_RUNNING, frames[0], k), OFFCPU_STATE_RUNNING);
 	/* Other states are what sched_switch said. */
-	assert_int_equal(classify_state(OFFCPU_STATE_INTERRUPTIBLE, frames[0], k),
+	assert_int_equal(classify__state(OFFCPU_STATE_INTERRUPTIBLE, frames[0], k),
 			 OFFCPU_STATE_INTERRUPTIBLE);
 }
 
@@ -258,18 +258,18 @@ static void titles(void **state)
 	char out[64];
 
 	(void)state;
-	assert_int_equal(proctitle_from_cmdline(cmdline, sizeof(cmdline) - 1, out, sizeof(out)),
+	assert_int_equal(proctitle__from_cmdline(cmdline, sizeof(cmdline) - 1, out, sizeof(out)),
 			 strlen("postgres: alice bench [local] UPDATE"));
 	assert_string_equal(out, "postgres: alice bench [local] UPDATE");
-	proctitle_from_cmdline(args, sizeof(args) - 1, out, sizeof(out));
+	proctitle__from_cmdline(args, sizeof(args) - 1, out, sizeof(out));
 	assert_string_equal(out, "/usr/bin/python3 -m http.server");
-	proctitle_from_cmdline("a\nb\x7f", 4, out, sizeof(out));
+	proctitle__from_cmdline("a\nb\x7f", 4, out, sizeof(out));
 	assert_string_equal(out, "a?b?");
-	assert_int_equal(proctitle_from_cmdline("", 0, out, sizeof(out)), 0);
+	assert_int_equal(proctitle__from_cmdline("", 0, out, sizeof(out)), 0);
 	assert_string_equal(out, "");
-	proctitle_from_cmdline(args, sizeof(args) - 1, out, 9);
+	proctitle__from_cmdline(args, sizeof(args) - 1, out, 9);
 	assert_string_equal(out, "/usr/bin");
-	assert_int_equal(proctitle_read(999999999, out, sizeof(out)), 0);
+	assert_int_equal(proctitle__read(999999999, out, sizeof(out)), 0);
 }
 
 int main(void)

@@ -45,23 +45,24 @@ static void states_value_by_value(void **state)
 
 		if (got != cases[i].expected)
 			fail_msg("prev_state 0x%x preempt %d: got %s, want %s", cases[i].prev_state,
-				 cases[i].preempt, state_name(got), state_name(cases[i].expected));
+				 cases[i].preempt, states__name(got),
+				 states__name(cases[i].expected));
 	}
 }
 
 static void state_names(void **state)
 {
 	(void)state;
-	assert_string_equal(state_name(OFFCPU_STATE_INTERRUPTIBLE), "interruptible");
-	assert_string_equal(state_name(OFFCPU_STATE_UNINTERRUPTIBLE), "uninterruptible");
-	assert_string_equal(state_name(OFFCPU_STATE_IDLE), "idle");
-	assert_string_equal(state_name(OFFCPU_STATE_PREEMPTED), "preempted");
-	assert_string_equal(state_name(OFFCPU_STATE_RUNNING), "running");
-	assert_string_equal(state_name(OFFCPU_STATE_STOPPED), "stopped");
-	assert_string_equal(state_name(OFFCPU_STATE_TRACED), "traced");
-	assert_string_equal(state_name(OFFCPU_STATE_PARKED), "parked");
-	assert_string_equal(state_name(OFFCPU_STATE_OTHER), "other");
-	assert_string_equal(state_name(1000), "other");
+	assert_string_equal(states__name(OFFCPU_STATE_INTERRUPTIBLE), "interruptible");
+	assert_string_equal(states__name(OFFCPU_STATE_UNINTERRUPTIBLE), "uninterruptible");
+	assert_string_equal(states__name(OFFCPU_STATE_IDLE), "idle");
+	assert_string_equal(states__name(OFFCPU_STATE_PREEMPTED), "preempted");
+	assert_string_equal(states__name(OFFCPU_STATE_RUNNING), "running");
+	assert_string_equal(states__name(OFFCPU_STATE_STOPPED), "stopped");
+	assert_string_equal(states__name(OFFCPU_STATE_TRACED), "traced");
+	assert_string_equal(states__name(OFFCPU_STATE_PARKED), "parked");
+	assert_string_equal(states__name(OFFCPU_STATE_OTHER), "other");
+	assert_string_equal(states__name(1000), "other");
 }
 
 static void state_lists(void **state)
@@ -69,17 +70,17 @@ static void state_lists(void **state)
 	uint32_t mask = 0;
 
 	(void)state;
-	assert_int_equal(parse_state_list("preempted", &mask), 0);
+	assert_int_equal(states__parse_list("preempted", &mask), 0);
 	assert_int_equal(mask, 1u << OFFCPU_STATE_PREEMPTED);
-	assert_int_equal(parse_state_list("interruptible,uninterruptible,idle", &mask), 0);
+	assert_int_equal(states__parse_list("interruptible,uninterruptible,idle", &mask), 0);
 	assert_int_equal(mask, (1u << OFFCPU_STATE_INTERRUPTIBLE) |
 				   (1u << OFFCPU_STATE_UNINTERRUPTIBLE) |
 				   (1u << OFFCPU_STATE_IDLE));
-	assert_int_equal(parse_state_list("", &mask), -EINVAL);
-	assert_int_equal(parse_state_list("sleeping", &mask), -EINVAL);
-	assert_int_equal(parse_state_list("idle,", &mask), -EINVAL);
-	assert_int_equal(parse_state_list("Idle", &mask), -EINVAL);
-	assert_int_equal(parse_state_list("idl", &mask), -EINVAL);
+	assert_int_equal(states__parse_list("", &mask), -EINVAL);
+	assert_int_equal(states__parse_list("sleeping", &mask), -EINVAL);
+	assert_int_equal(states__parse_list("idle,", &mask), -EINVAL);
+	assert_int_equal(states__parse_list("Idle", &mask), -EINVAL);
+	assert_int_equal(states__parse_list("idl", &mask), -EINVAL);
 }
 
 int main(void)

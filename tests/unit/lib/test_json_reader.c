@@ -17,7 +17,7 @@ static int parse(const char *text, struct json_value *v)
 	const char *why;
 	size_t at;
 
-	return json_parse(text, strlen(text), v, &why, &at);
+	return json_reader__parse(text, strlen(text), v, &why, &at);
 }
 
 static void values(void **state)
@@ -31,7 +31,7 @@ static void values(void **state)
 			       &v),
 			 0);
 	assert_int_equal(v.type, JSON_OBJECT);
-	m = json_member(&v, "a");
+	m = json_value__member(&v, "a");
 	assert_non_null(m);
 	assert_int_equal(m->nr, 6);
 	assert_true(m->items[0].is_u64 && m->items[0].u64 == 1);
@@ -41,10 +41,10 @@ static void values(void **state)
 	assert_true(m->items[3].type == JSON_BOOL && m->items[3].boolean);
 	assert_true(m->items[4].type == JSON_BOOL && !m->items[4].boolean);
 	assert_int_equal(m->items[5].type, JSON_NULL);
-	assert_string_equal(json_member(json_member(&v, "b"), "c")->string, "d");
+	assert_string_equal(json_value__member(json_value__member(&v, "b"), "c")->string, "d");
 	/* All 64 bits, which a double would round. */
-	assert_true(json_member(&v, "big")->u64 == UINT64_MAX);
-	assert_null(json_member(&v, "missing"));
+	assert_true(json_value__member(&v, "big")->u64 == UINT64_MAX);
+	assert_null(json_value__member(&v, "missing"));
 	json_value__free(&v);
 }
 
@@ -78,7 +78,7 @@ static void errors(void **state)
 	/* Nesting deeper than any recording: an error, not a deep recursion. */
 	memset(deep, '[', sizeof(deep) - 1);
 	deep[sizeof(deep) - 1] = '\0';
-	assert_int_equal(json_parse(deep, strlen(deep), &v, &why, &at), -EINVAL);
+	assert_int_equal(json_reader__parse(deep, strlen(deep), &v, &why, &at), -EINVAL);
 	assert_string_equal(why, "nested too deeply");
 }
 

@@ -13,19 +13,19 @@ static void durations_with_units(void **state)
 	uint64_t ns;
 
 	(void)state;
-	assert_int_equal(parse_duration_ns("0", &ns), 0);
+	assert_int_equal(parse__duration_ns("0", &ns), 0);
 	assert_int_equal(ns, 0);
-	assert_int_equal(parse_duration_ns("7ns", &ns), 0);
+	assert_int_equal(parse__duration_ns("7ns", &ns), 0);
 	assert_int_equal(ns, 7);
-	assert_int_equal(parse_duration_ns("500us", &ns), 0);
+	assert_int_equal(parse__duration_ns("500us", &ns), 0);
 	assert_int_equal(ns, 500000);
-	assert_int_equal(parse_duration_ns("5ms", &ns), 0);
+	assert_int_equal(parse__duration_ns("5ms", &ns), 0);
 	assert_int_equal(ns, 5000000);
-	assert_int_equal(parse_duration_ns("2s", &ns), 0);
+	assert_int_equal(parse__duration_ns("2s", &ns), 0);
 	assert_int_equal(ns, 2000000000ULL);
-	assert_int_equal(parse_duration_ns("3m", &ns), 0);
+	assert_int_equal(parse__duration_ns("3m", &ns), 0);
 	assert_int_equal(ns, 180000000000ULL);
-	assert_int_equal(parse_duration_ns("0ms", &ns), 0);
+	assert_int_equal(parse__duration_ns("0ms", &ns), 0);
 	assert_int_equal(ns, 0);
 }
 
@@ -40,12 +40,12 @@ static void durations_rejected(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(parse_duration_ns(bad[i], &ns), -EINVAL);
+		assert_int_equal(parse__duration_ns(bad[i], &ns), -EINVAL);
 		assert_int_equal(ns, 42);
 	}
-	assert_int_equal(parse_duration_ns("99999999999999999999ns", &ns), -ERANGE);
-	assert_int_equal(parse_duration_ns("18446744073709551615m", &ns), -ERANGE);
-	assert_int_equal(parse_duration_ns("18446744073709551615ns", &ns), 0);
+	assert_int_equal(parse__duration_ns("99999999999999999999ns", &ns), -ERANGE);
+	assert_int_equal(parse__duration_ns("18446744073709551615m", &ns), -ERANGE);
+	assert_int_equal(parse__duration_ns("18446744073709551615ns", &ns), 0);
 	assert_true(ns == UINT64_MAX);
 }
 
@@ -54,8 +54,8 @@ static void id_lists(void **state)
 	struct id_list list = { 0 };
 
 	(void)state;
-	assert_int_equal(parse_id_list("1", &list), 0);
-	assert_int_equal(parse_id_list("20,300,4000", &list), 0);
+	assert_int_equal(id_list__parse("1", &list), 0);
+	assert_int_equal(id_list__parse("20,300,4000", &list), 0);
 	assert_int_equal(list.nr, 4);
 	assert_int_equal(list.ids[0], 1);
 	assert_int_equal(list.ids[1], 20);
@@ -74,9 +74,9 @@ static void id_lists_rejected(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(parse_id_list("7", &list), 0);
+	assert_int_equal(id_list__parse("7", &list), 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_not_equal(parse_id_list(bad[i], &list), 0);
+		assert_int_not_equal(id_list__parse(bad[i], &list), 0);
 		/* A bad list leaves the earlier ones as they were. */
 		assert_int_equal(list.nr, 1);
 		assert_int_equal(list.ids[0], 7);
@@ -89,13 +89,13 @@ static void unsigned_numbers(void **state)
 	uint64_t n;
 
 	(void)state;
-	assert_int_equal(parse_uint("127", 1, 127, &n), 0);
+	assert_int_equal(parse__uint("127", 1, 127, &n), 0);
 	assert_int_equal(n, 127);
-	assert_int_equal(parse_uint("128", 1, 127, &n), -ERANGE);
-	assert_int_equal(parse_uint("0", 1, 127, &n), -ERANGE);
-	assert_int_equal(parse_uint("", 1, 127, &n), -EINVAL);
-	assert_int_equal(parse_uint("-1", 1, 127, &n), -EINVAL);
-	assert_int_equal(parse_uint("12k", 1, 127, &n), -EINVAL);
+	assert_int_equal(parse__uint("128", 1, 127, &n), -ERANGE);
+	assert_int_equal(parse__uint("0", 1, 127, &n), -ERANGE);
+	assert_int_equal(parse__uint("", 1, 127, &n), -EINVAL);
+	assert_int_equal(parse__uint("-1", 1, 127, &n), -EINVAL);
+	assert_int_equal(parse__uint("12k", 1, 127, &n), -EINVAL);
 }
 
 int main(void)

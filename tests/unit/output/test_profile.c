@@ -178,7 +178,7 @@ static void exited_processes_merge(void **state)
 	assert_int_equal(exited + total, 100);
 	assert_true(exited >= 25);
 	assert_true(nr <= 100 - exited + 1);
-	text = render(output_text_write, p);
+	text = render(output_text__write, p);
 	assert_non_null(strstr(text, "  short                     (exited)"));
 	free(text);
 	free(entries);
@@ -188,7 +188,7 @@ static void exited_processes_merge(void **state)
 static void folded_golden(void **state)
 {
 	struct profile *p = fixture_profile(false);
-	char *text = render(output_folded_write, p);
+	char *text = render(output_folded__write, p);
 
 	(void)state;
 	assert_string_equal(
@@ -203,7 +203,7 @@ static void folded_golden(void **state)
 static void json_golden(void **state)
 {
 	struct profile *p = fixture_profile(true);
-	char *text = render(output_json_write, p), *line2, *last;
+	char *text = render(output_json__write, p), *line2, *last;
 
 	(void)state;
 	assert_int_equal(p->nr_waits, 3);
@@ -243,7 +243,7 @@ static void json_golden(void **state)
 static void text_report(void **state)
 {
 	struct profile *p = fixture_profile(false);
-	char *text = render(output_text_write, p);
+	char *text = render(output_text__write, p);
 
 	(void)state;
 	assert_non_null(strstr(text, "offcpu: 3 waits, 100.000 ms off CPU in total"));
@@ -264,7 +264,7 @@ static void text_report(void **state)
 static void text_group_by(void **state)
 {
 	struct profile *p = fixture_profile(false);
-	char *text = render_by(output_text_write, p, GROUP_BY_TITLE);
+	char *text = render_by(output_text__write, p, GROUP_BY_TITLE);
 
 	(void)state;
 	assert_non_null(strstr(text, "By process title (top 20)\n"));
@@ -274,11 +274,11 @@ static void text_group_by(void **state)
 	    text, "\n  app                                     50.000 ms   50.0%         2\n"));
 	assert_null(strstr(text, "By thread (top 20)"));
 	free(text);
-	text = render_by(output_text_write, p, GROUP_BY_PID);
+	text = render_by(output_text__write, p, GROUP_BY_PID);
 	assert_non_null(strstr(text, "By process (top 20)\n"));
 	free(text);
 	/* By state or wait class: the tables above already are. */
-	text = render_by(output_text_write, p, GROUP_BY_WAIT);
+	text = render_by(output_text__write, p, GROUP_BY_WAIT);
 	assert_null(strstr(text, "(top 20)"));
 	free(text);
 	profile__free(p);
@@ -316,7 +316,7 @@ static const char *classify_names(unsigned int state, const char *const *names, 
 
 	for (i = 0; i < nr; i++)
 		frames[i].sym = names[i];
-	return classify_wait(NULL, state, frames, nr, NULL, 0);
+	return classify__wait(NULL, state, frames, nr, NULL, 0);
 }
 
 #define CLASSIFY(state, ...)                                                                       \
@@ -359,7 +359,7 @@ static void classification(void **state)
 	assert_string_equal(CLASSIFY(OFFCPU_STATE_RUNNING, "do_sched_yield"), "cpu");
 	assert_string_equal(CLASSIFY(OFFCPU_STATE_IDLE, "worker_thread", "kthread"), "other");
 	assert_string_equal(CLASSIFY(OFFCPU_STATE_STOPPED, "get_signal"), "signal");
-	assert_string_equal(classify_wait(NULL, S, NULL, 0, NULL, 0), "other");
+	assert_string_equal(classify__wait(NULL, S, NULL, 0, NULL, 0), "other");
 }
 
 static void formats_by_name_and_extension(void **state)
@@ -483,7 +483,7 @@ static void pprof_encoding(void **state)
 	(void)state;
 	p->start_time_ns = 1700000000000000000ULL;
 	p->duration_ns = 5000000000ULL;
-	assert_int_equal(output_pprof_write(out, p, &opts), 0);
+	assert_int_equal(output_pprof__write(out, p, &opts), 0);
 	fclose(out);
 	pb = gunzip(gz, gz_len, &len);
 	while (next_field(pb, len, &at, &f)) {
@@ -556,7 +556,7 @@ static size_t count_of(const char *text, const char *needle)
 static void svg_flame_graph(void **state)
 {
 	struct profile *p = fixture_profile(false);
-	char *text = render(output_svg_write, p);
+	char *text = render(output_svg__write, p);
 
 	(void)state;
 	assert_true(!strncmp(text, "<?xml", 5));
@@ -604,7 +604,7 @@ static void svg_many_stacks_stay_readable(void **state)
 		w.duration_ns = i < 10 ? 1000000000ULL : 1000 + i;
 		assert_int_equal(profile__add(p, &w), 0);
 	}
-	text = render(output_svg_write, p);
+	text = render(output_svg__write, p);
 	root = strstr(text, "data-d=\"0\"");
 	assert_non_null(root);
 	assert_non_null(strstr(text, "<title>all\n"));
@@ -630,7 +630,7 @@ static void recording_round_trip(void **state)
 
 	(void)state;
 	p->counters[OFFCPU_CNT_SWITCHES] = 42;
-	text = render(output_json_write, p);
+	text = render(output_json__write, p);
 	in = fmemopen(text, strlen(text), "r");
 	assert_int_equal(profile__new(true, &back), 0);
 	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
@@ -640,7 +640,7 @@ static void recording_round_trip(void **state)
 	assert_int_equal(back->counters[OFFCPU_CNT_SWITCHES], 42);
 	/* From the earliest start (clamped at 0 here) to the last end. */
 	assert_int_equal(back->duration_ns, 3000);
-	again = render(output_json_write, back);
+	again = render(output_json__write, back);
 	assert_string_equal(again, text);
 	free(again);
 	profile__free(back);

@@ -205,17 +205,17 @@ static void demangled_names(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *name = demangle_symbol(cases[i].raw);
+		char *name = demangle__symbol(cases[i].raw);
 
 		assert_non_null(name);
 		assert_string_equal(name, cases[i].name);
 		free(name);
 	}
 	/* C names and what does not demangle stay as they are. */
-	assert_null(demangle_symbol("main"));
-	assert_null(demangle_symbol("__lll_lock_wait"));
-	assert_null(demangle_symbol("_Znotmangled"));
-	assert_null(demangle_symbol("_"));
+	assert_null(demangle__symbol("main"));
+	assert_null(demangle__symbol("__lll_lock_wait"));
+	assert_null(demangle__symbol("_Znotmangled"));
+	assert_null(demangle__symbol("_"));
 }
 
 static void symbolizer_user_frames(void **state)

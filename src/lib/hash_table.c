@@ -3,28 +3,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hashmap.h"
+#include "lib/hash_table.h"
 
-struct hashmap_entry {
-	struct hashmap_entry *next;
+struct hash_table_entry {
+	struct hash_table_entry *next;
 	uint64_t hash;
 	const void *key;
 	void *value;
 };
 
-struct hashmap {
-	hashmap_hash_fn hash;
-	hashmap_equal_fn equal;
-	struct hashmap_entry **buckets;
+struct hash_table {
+	hash_table_hash_fn hash;
+	hash_table_equal_fn equal;
+	struct hash_table_entry **buckets;
 	size_t nr_buckets;
 	size_t size;
 };
 
 #define INITIAL_BUCKETS 64
 
-struct hashmap *hashmap__new(hashmap_hash_fn hash, hashmap_equal_fn equal)
+struct hash_table *hash_table__new(hash_table_hash_fn hash, hash_table_equal_fn equal)
 {
-	struct hashmap *map = calloc(1, sizeof(*map));
+	struct hash_table *map = calloc(1, sizeof(*map));
 
 	if (!map)
 		return NULL;
@@ -39,14 +39,14 @@ struct hashmap *hashmap__new(hashmap_hash_fn hash, hashmap_equal_fn equal)
 	return map;
 }
 
-void hashmap__free(struct hashmap *map)
+void hash_table__free(struct hash_table *map)
 {
 	size_t i;
 
 	if (!map)
 		return;
 	for (i = 0; i < map->nr_buckets; i++) {
-		struct hashmap_entry *e = map->buckets[i], *next;
+		struct hash_table_entry *e = map->buckets[i], *next;
 
 		for (; e; e = next) {
 			next = e->next;
@@ -57,21 +57,22 @@ void hashmap__free(struct hashmap *map)
 	free(map);
 }
 
-void hashmap__free_values(struct hashmap *map, void (*free_value)(void *value))
+void hash_table__free_values(struct hash_table *map, void (*free_value)(void *value))
 {
-	struct hashmap_iter it = { 0 };
+	struct hash_table_iter it = { 0 };
 	void *value;
 
 	if (!map)
 		return;
-	while (hashmap__next(map, &it, NULL, &value))
+	while (hash_table__next(map, &it, NULL, &value))
 		free_value(value);
-	hashmap__free(map);
+	hash_table__free(map);
 }
 
-static struct hashmap_entry **find_slot(const struct hashmap *map, const void *key, uint64_t hash)
+static struct hash_table_entry **find_slot(const struct hash_table *map, const void *key,
+					   uint64_t hash)
 {
-	struct hashmap_entry **slot = &map->buckets[hash & (map->nr_buckets - 1)];
+	struct hash_table_entry **slot = &map->buckets[hash & (map->nr_buckets - 1)];
 
 	for (; *slot; slot = &(*slot)->next) {
 		if ((*slot)->hash == hash && map->equal((*slot)->key, key))
@@ -80,22 +81,22 @@ static struct hashmap_entry **find_slot(const struct hashmap *map, const void *k
 	return slot;
 }
 
-void *hashmap__find(const struct hashmap *map, const void *key)
+void *hash_table__find(const struct hash_table *map, const void *key)
 {
-	struct hashmap_entry **slot = find_slot(map, key, map->hash(key));
+	struct hash_table_entry **slot = find_slot(map, key, map->hash(key));
 
 	return *slot ? (*slot)->value : NULL;
 }
 
-static int grow(struct hashmap *map)
+static int grow(struct hash_table *map)
 {
 	size_t nr = map->nr_buckets * 2, i;
-	struct hashmap_entry **buckets = calloc(nr, sizeof(*buckets));
+	struct hash_table_entry **buckets = calloc(nr, sizeof(*buckets));
 
 	if (!buckets)
 		return -ENOMEM;
 	for (i = 0; i < map->nr_buckets; i++) {
-		struct hashmap_entry *e = map->buckets[i], *next;
+		struct hash_table_entry *e = map->buckets[i], *next;
 
 		for (; e; e = next) {
 			next = e->next;
@@ -109,11 +110,11 @@ static int grow(struct hashmap *map)
 	return 0;
 }
 
-int hashmap__insert(struct hashmap *map, const void *key, void *value)
+int hash_table__insert(struct hash_table *map, const void *key, void *value)
 {
 	uint64_t hash = map->hash(key);
-	struct hashmap_entry **slot = find_slot(map, key, hash);
-	struct hashmap_entry *e;
+	struct hash_table_entry **slot = find_slot(map, key, hash);
+	struct hash_table_entry *e;
 
 	if (*slot) {
 		(*slot)->key = key;
@@ -135,10 +136,10 @@ int hashmap__insert(struct hashmap *map, const void *key, void *value)
 	return 0;
 }
 
-void *hashmap__remove(struct hashmap *map, const void *key)
+void *hash_table__remove(struct hash_table *map, const void *key)
 {
-	struct hashmap_entry **slot = find_slot(map, key, map->hash(key));
-	struct hashmap_entry *e = *slot;
+	struct hash_table_entry **slot = find_slot(map, key, map->hash(key));
+	struct hash_table_entry *e = *slot;
 	void *value;
 
 	if (!e)
@@ -150,15 +151,15 @@ void *hashmap__remove(struct hashmap *map, const void *key)
 	return value;
 }
 
-size_t hashmap__size(const struct hashmap *map)
+size_t hash_table__size(const struct hash_table *map)
 {
 	return map->size;
 }
 
-bool hashmap__next(const struct hashmap *map, struct hashmap_iter *iter, const void **key,
-		   void **value)
+bool hash_table__next(const struct hash_table *map, struct hash_table_iter *iter, const void **key,
+		      void **value)
 {
-	struct hashmap_entry *e = iter->entry;
+	struct hash_table_entry *e = iter->entry;
 
 	if (e)
 		e = e->next;
@@ -186,7 +187,7 @@ static uint64_t mix(uint64_t h)
 	return h;
 }
 
-uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
+uint64_t hash_table__hash_bytes(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *p = data;
 	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ULL), word;
@@ -200,12 +201,12 @@ uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 	return mix(h ^ word);
 }
 
-uint64_t hash_string(const void *key)
+uint64_t hash_table__hash_string(const void *key)
 {
-	return hash_bytes(key, strlen(key), 0);
+	return hash_table__hash_bytes(key, strlen(key), 0);
 }
 
-bool equal_string(const void *a, const void *b)
+bool hash_table__equal_string(const void *a, const void *b)
 {
 	return strcmp(a, b) == 0;
 }
