@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "classify/classify.h"
+#include "lib/array.h"
 #include "offcpu.h"
 
 /*
@@ -138,8 +139,7 @@ unsigned int classify__state(unsigned int state, const struct frame *kernel, siz
 {
 	if (state != OFFCPU_STATE_RUNNING)
 		return state;
-	if (first_match(yield_rules, sizeof(yield_rules) / sizeof(yield_rules[0]), kernel,
-			nr_kernel))
+	if (first_match(yield_rules, ARRAY_SIZE(yield_rules), kernel, nr_kernel))
 		return OFFCPU_STATE_RUNNING;
 	return OFFCPU_STATE_PREEMPTED;
 }
@@ -157,12 +157,9 @@ const char *classify__wait(const struct rule_set *user_rules, unsigned int state
 		if (rules__match(&user_rules->rules[r], kernel, nr_kernel, user, nr_user))
 			return user_rules->rules[r].wait_class;
 	}
-	found = first_match(kernel_rules, sizeof(kernel_rules) / sizeof(kernel_rules[0]), kernel,
-			    nr_kernel);
+	found = first_match(kernel_rules, ARRAY_SIZE(kernel_rules), kernel, nr_kernel);
 	if (found && !strcmp(found, "lock:futex"))
-		return first_match(futex_user_rules,
-				   sizeof(futex_user_rules) / sizeof(futex_user_rules[0]), user,
-				   nr_user)
+		return first_match(futex_user_rules, ARRAY_SIZE(futex_user_rules), user, nr_user)
 			   ?: found;
 	if (found)
 		return found;

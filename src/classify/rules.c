@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "classify/rules.h"
+#include "lib/array.h"
 
 static const char *const base_classes[] = {
 	"cpu",	"sleep", "lock",   "io",	"net",	 "poll",
@@ -22,11 +23,11 @@ bool rules__valid_class(const char *wait_class)
 	size_t base = strcspn(wait_class, ":"), i;
 	const char *detail = wait_class + base;
 
-	for (i = 0; i < sizeof(base_classes) / sizeof(base_classes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(base_classes); i++) {
 		if (strlen(base_classes[i]) == base && !strncmp(wait_class, base_classes[i], base))
 			break;
 	}
-	if (i == sizeof(base_classes) / sizeof(base_classes[0]))
+	if (i == ARRAY_SIZE(base_classes))
 		return false;
 	if (!*detail)
 		return true;

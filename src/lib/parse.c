@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "lib/parse.h"
 
 struct duration_unit {
@@ -54,7 +55,7 @@ int parse__duration_ns(const char *text, uint64_t *out_ns)
 		*out_ns = 0;
 		return 0;
 	}
-	for (i = 0; i < sizeof(duration_units) / sizeof(duration_units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(duration_units); i++) {
 		const struct duration_unit *u = &duration_units[i];
 
 		if (strcmp(text + digits, u->suffix))

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "output/output.h"
 
 static const struct output_format formats[] = {
@@ -37,7 +38,7 @@ int output_group_by__parse(const char *name, enum report_group_by *out)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(group_by_names) / sizeof(group_by_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(group_by_names); i++) {
 		if (!strcmp(name, group_by_names[i])) {
 			*out = (enum report_group_by)i;
 			return 0;
@@ -50,7 +51,7 @@ const struct output_format *output_format__by_name(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
 		if (!strcmp(formats[i].name, name))
 			return &formats[i];
 	}
@@ -61,7 +62,7 @@ const struct output_format *output_format__by_path(const char *path)
 {
 	size_t len = strlen(path), i;
 
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
 		size_t ext = strlen(formats[i].extension);
 
 		if (len > ext && !strcmp(path + len - ext, formats[i].extension))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classify/states.h"
+#include "lib/array.h"
 #include "lib/hash_table.h"
 #include "output/folded_lines.h"
 #include "output/output.h"
@@ -167,7 +168,7 @@ static void print_stack_line(FILE *out, const struct folded_line *line)
 
 	if (!copy)
 		return;
-	for (tok = strtok_r(copy, ";", &save); tok && n < sizeof(frames) / sizeof(frames[0]);
+	for (tok = strtok_r(copy, ";", &save); tok && n < ARRAY_SIZE(frames);
 	     tok = strtok_r(NULL, ";", &save))
 		frames[n++] = tok;
 	/* The first three are comm, [state] and [wait]: shown in the heading. */

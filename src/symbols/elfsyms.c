@@ -10,6 +10,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "lib/array.h"
 #include "symbols/elfsyms.h"
 #include "symbols/proc_root.h"
 
@@ -262,7 +263,7 @@ static int open_debug_by_link(Elf *elf, uint32_t pid, const char *file_path,
 	memcpy(&crc, (const char *)link->d_buf + ((name_len + 4) & ~3UL), sizeof(crc));
 	slash = strrchr(file_path, '/');
 	dir_len = slash ? (int)(slash - file_path) : 0;
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
 		if ((size_t)snprintf(path, sizeof(path), formats[i], dir_len, file_path, name) >=
 		    sizeof(path))
 			continue;

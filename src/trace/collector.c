@@ -6,6 +6,7 @@
 
 #include "classify/classify.h"
 #include "classify/states.h"
+#include "lib/array.h"
 #include "lib/hash_table.h"
 #include "lib/log.h"
 #include "offcpu.h"
@@ -179,7 +180,7 @@ static bool skip_leaf(const struct frame *f)
 
 	if (!f->sym)
 		return false;
-	for (i = 0; i < sizeof(leaf_frames_to_skip) / sizeof(leaf_frames_to_skip[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(leaf_frames_to_skip); i++) {
 		if (rules__symbol_matches(leaf_frames_to_skip[i], f->sym))
 			return true;
 	}

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "lib/log.h"
 #include "offcpu.h"
 #include "offcpu.skel.h"
@@ -44,7 +45,7 @@ static int attach_core(struct offcpu_bpf *skel)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(core) / sizeof(core[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(core); i++) {
 		if (!bpf_program__autoload(core[i].prog))
 			continue;
 		*core[i].link = bpf_program__attach(core[i].prog);

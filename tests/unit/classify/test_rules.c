@@ -12,6 +12,7 @@
 
 #include "classify/classify.h"
 #include "classify/rules.h"
+#include "lib/array.h"
 #include "offcpu.h"
 #include "symbols/proctitle.h"
 
@@ -74,7 +75,7 @@ static void parse_errors_name_their_line(void **state)
 	(void)state;
 	assert_int_equal(
 	    parse_text("kernel f lock\n", &set, &(unsigned int){ 0 }, &(const char *){ NULL }), 0);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		unsigned int line = 0;
 		const char *why = NULL;
 

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "classify/states.h"
+#include "lib/array.h"
 #include "offcpu.h"
 
 struct state_case {
@@ -40,7 +41,7 @@ static void states_value_by_value(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		enum offcpu_state got = offcpu_state_of(cases[i].prev_state, cases[i].preempt);
 
 		if (got != cases[i].expected)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/array.h"
 #include "lib/json_reader.h"
 
 static int parse(const char *text, struct json_value *v)
@@ -71,7 +72,7 @@ static void errors(void **state)
 	size_t i, at;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		if (parse(bad[i], &v) != -EINVAL)
 			fail_msg("accepted '%s'", bad[i]);
 	}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "lib/array.h"
 #include "lib/parse.h"
 
 static void durations_with_units(void **state)
@@ -39,7 +40,7 @@ static void durations_rejected(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_int_equal(parse__duration_ns(bad[i], &ns), -EINVAL);
 		assert_int_equal(ns, 42);
 	}
@@ -75,7 +76,7 @@ static void id_lists_rejected(void **state)
 
 	(void)state;
 	assert_int_equal(id_list__parse("7", &list), 0);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_int_not_equal(id_list__parse(bad[i], &list), 0);
 		/* A bad list leaves the earlier ones as they were. */
 		assert_int_equal(list.nr, 1);

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "classify/classify.h"
+#include "lib/array.h"
 #include "lib/json_writer.h"
 #include "offcpu.h"
 #include "output/output.h"
@@ -679,7 +680,7 @@ static void recording_errors(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		FILE *in = fmemopen((void *)bad[i], strlen(bad[i]), "r");
 
 		assert_int_equal(profile__new(false, &p), 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/array.h"
 #include "symbols/ksyms.h"
 #include "symbols/procmaps.h"
 
@@ -64,7 +65,7 @@ static void maps_lines_rejected(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		assert_int_equal(procmaps__parse_line(bad[i], &m), -EINVAL);
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lib/array.h"
 #include "lib/strpool.h"
 #include "symbols/demangle.h"
 #include "symbols/elfsyms.h"
@@ -204,7 +205,7 @@ static void demangled_names(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		char *name = demangle__symbol(cases[i].raw);
 
 		assert_non_null(name);
