@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "lib/array.h"
+#include "lib/bsearch.h"
 #include "symbols/elfsyms.h"
 #include "symbols/proc_root.h"
 
@@ -531,18 +532,10 @@ int elfsyms__offset_to_vaddr(const struct elfsyms *es, uint64_t file_offset, uin
 
 const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr)
 {
-	size_t lo = 0, hi = es->nr, i;
+	const struct elf_symbol *last = BSEARCH_FLOOR(es->syms, es->nr, start, vaddr);
+	size_t at_or_below = last ? (size_t)(last - es->syms) + 1 : 0, i;
 
-	/* First symbol starting after vaddr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (es->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i > 0 && lo - i < OVERLAP_LOOKBACK; i--) {
+	for (i = at_or_below; i > 0 && at_or_below - i < OVERLAP_LOOKBACK; i--) {
 		const struct elf_symbol *s = &es->syms[i - 1];
 
 		if (vaddr - s->start < s->size)
@@ -582,19 +575,9 @@ bool elfsyms__from_debug_file(const struct elfsyms *es)
 const struct elf_symbol *elfsyms__symbol_containing(const struct elf_symbol *sorted, size_t nr,
 						    uint64_t addr)
 {
-	size_t lo = 0, hi = nr;
+	const struct elf_symbol *s = BSEARCH_FLOOR(sorted, nr, start, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sorted[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr - sorted[lo - 1].start >= sorted[lo - 1].size)
-		return NULL;
-	return &sorted[lo - 1];
+	return s && addr - s->start < s->size ? s : NULL;
 }
 
 const struct elf_symbol *elfsyms__find_function(const struct elfsyms *es, uint64_t vaddr)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/bsearch.h"
 #include "symbols/ksyms.h"
 
 struct ksyms {
@@ -135,20 +136,9 @@ int ksyms__load_system(struct ksyms **out)
 
 const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->nr;
-
-	if (ks->nr == 0 || addr < ks->syms[0].addr || addr >= ks->end)
+	if (addr >= ks->end)
 		return NULL;
-	/* The last symbol whose address is <= addr. */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return &ks->syms[lo];
+	return BSEARCH_FLOOR(ks->syms, ks->nr, addr, addr);
 }
 
 void ksyms__free(struct ksyms *ks)

@@ -189,6 +189,57 @@ static void stripped_binary_keeps_function_ranges(void **state)
 	elfsyms__free(stripped);
 }
 
+/* The one binary search behind every sorted table: its edges. */
+static void sorted_table_bounds(void **state)
+{
+	static const struct elf_symbol table[] = {
+		{ .start = 0x1000, .size = 0x10, .name = "first" },
+		{ .start = 0x1010, .size = 0x20, .name = "adjacent" },
+		{ .start = 0x2000, .size = 0x8, .name = "after_a_gap" },
+		{ .start = UINT64_MAX - 0xf, .size = 0x10, .name = "at_the_top" },
+	};
+	static const struct {
+		uint64_t addr;
+		const char *name; /* NULL: no symbol holds addr */
+	} cases[] = {
+		{ 0, NULL },
+		{ 0xfff, NULL },
+		{ 0x1000, "first" },
+		{ 0x100f, "first" },
+		{ 0x1010, "adjacent" },
+		{ 0x102f, "adjacent" },
+		{ 0x1030, NULL },
+		{ 0x1fff, NULL },
+		{ 0x2000, "after_a_gap" },
+		{ 0x2008, NULL },
+		{ UINT64_MAX - 0x10, NULL },
+		{ UINT64_MAX - 0xf, "at_the_top" },
+		{ UINT64_MAX, "at_the_top" },
+	};
+	size_t i, nr;
+
+	(void)state;
+	assert_null(elfsyms__symbol_containing(NULL, 0, 0x1000));
+	for (nr = 1; nr <= ARRAY_SIZE(table); nr++) {
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			const struct elf_symbol *s =
+			    elfsyms__symbol_containing(table, nr, cases[i].addr);
+			const struct elf_symbol *want = NULL;
+			size_t j;
+
+			/* Of the first nr entries, the one whose range holds addr. */
+			for (j = 0; j < nr && cases[i].name; j++) {
+				if (!strcmp(table[j].name, cases[i].name))
+					want = &table[j];
+			}
+			if (s != want)
+				fail_msg("0x%llx in %zu entries: %s, not %s",
+					 (unsigned long long)cases[i].addr, nr,
+					 s ? s->name : "none", want ? want->name : "none");
+		}
+	}
+}
+
 static void demangled_names(void **state)
 {
 	static const struct {
@@ -328,6 +379,7 @@ int main(void)
 		cmocka_unit_test(own_binary_symbols),
 		cmocka_unit_test(names_only_inside_symbols),
 		cmocka_unit_test(stripped_library_uses_its_debug_file),
+		cmocka_unit_test(sorted_table_bounds),
 		cmocka_unit_test(demangled_names),
 		cmocka_unit_test(stripped_binary_keeps_function_ranges),
 		cmocka_unit_test(symbolizer_inline_frames),
