@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "symbols/elfsyms.h"
 #include "symbols/procmaps.h"
 #include "symbols/symbolizer.h"
@@ -26,15 +26,7 @@
 
 static double now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static uint64_t now_ns(void)
-{
-	return (uint64_t)(now_us() * 1e3);
+	return (double)clock__monotonic_ns() / 1e3;
 }
 
 /* Addresses inside libc's named functions in this process, to stand for return addresses. */
@@ -86,7 +78,7 @@ int main(int argc, char **argv)
 	}
 
 	t0 = now_us();
-	symbolizer__user(s, getpid(), addrs[0], false, now_ns(), &f);
+	symbolizer__user(s, getpid(), addrs[0], false, clock__monotonic_ns(), &f);
 	t1 = now_us();
 	printf("first frame in libc (maps, ELF and debug-file symbols): %.2f ms\n",
 	       (t1 - t0) / 1e3);
@@ -98,8 +90,8 @@ int main(int argc, char **argv)
 	/* Distinct stacks: each frame a different libc address. */
 	t0 = now_us();
 	for (i = 0; i < stacks * FRAMES_PER_STACK; i++) {
-		symbolizer__user(s, getpid(), addrs[(size_t)i % nr_addrs], false, now_ns(),
-				 &frames[i]);
+		symbolizer__user(s, getpid(), addrs[(size_t)i % nr_addrs], false,
+				 clock__monotonic_ns(), &frames[i]);
 		named += frames[i].sym != NULL;
 	}
 	t1 = now_us();
@@ -127,7 +119,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < processes; i++) {
 		for (j = 0; j < 4; j++)
 			symbolizer__user(s, (uint32_t)children[i], addrs[(size_t)j * 31 % nr_addrs],
-					 false, now_ns(), &f);
+					 false, clock__monotonic_ns(), &f);
 		symbolizer__exit(s, (uint32_t)children[i]);
 	}
 	t1 = now_us();

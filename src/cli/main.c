@@ -22,6 +22,7 @@
 #include "cli/cgroup.h"
 #include "cli/command.h"
 #include "cli/options.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "output/output.h"
 #include "profile/profile.h"
@@ -68,14 +69,6 @@ static void install_signal_handlers(void)
 	/* No SA_RESTART: a signal must wake the ring buffer poll. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static int on_record(void *ctx, const void *data, size_t size)
@@ -173,7 +166,7 @@ static int start_tracer(struct session *s)
 
 static int record(struct session *s)
 {
-	uint64_t started_ns = monotonic_ns();
+	uint64_t started_ns = clock__monotonic_ns();
 	uint64_t deadline = s->opts->duration_ns ? started_ns + s->opts->duration_ns : 0;
 	struct timespec now;
 	int err = 0;
@@ -189,12 +182,12 @@ static int record(struct session *s)
 			break;
 		if (s->has_command && command__poll_exit(&s->command))
 			break;
-		if (deadline && monotonic_ns() >= deadline)
+		if (deadline && clock__monotonic_ns() >= deadline)
 			break;
 	}
 	if (!err)
 		err = tracer__stop(s->tracer);
-	s->profile->duration_ns = monotonic_ns() - started_ns;
+	s->profile->duration_ns = clock__monotonic_ns() - started_ns;
 	if (err) {
 		log__error("reading trace records failed: %s", strerror(-err));
 		return err;

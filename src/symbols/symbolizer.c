@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/hash_table.h"
 #include "lib/log.h"
+#include "lib/u32_key.h"
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
 #include "symbols/elfsyms.h"
@@ -54,16 +55,6 @@ struct symbolizer {
 	const char *kernel_module;
 };
 
-static uint64_t hash_u32_key(const void *key)
-{
-	return hash_table__hash_bytes(key, sizeof(uint32_t), 0);
-}
-
-static bool equal_u32_key(const void *a, const void *b)
-{
-	return *(const uint32_t *)a == *(const uint32_t *)b;
-}
-
 static uint64_t hash_dso_key(const void *key)
 {
 	return hash_table__hash_bytes(key, 2 * sizeof(uint64_t), 0);
@@ -72,14 +63,6 @@ static uint64_t hash_dso_key(const void *key)
 static bool equal_dso_key(const void *a, const void *b)
 {
 	return memcmp(a, b, 2 * sizeof(uint64_t)) == 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct ksyms *ksyms,
@@ -92,7 +75,7 @@ int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct
 	s->strings = strings;
 	s->inlines = inlines;
 	s->ksyms = ksyms;
-	s->processes = hash_table__new(hash_u32_key, equal_u32_key);
+	s->processes = hash_table__new(u32_key__hash, u32_key__equal);
 	s->dsos = hash_table__new(hash_dso_key, equal_dso_key);
 	s->kernel_module = strpool__intern(strings, "[kernel.kallsyms]");
 	if (!s->processes || !s->dsos || !s->kernel_module) {
@@ -244,7 +227,7 @@ static int read_process(struct symbolizer *s, struct process *p)
 	size_t i;
 	int err;
 
-	p->read_at_ns = now_ns();
+	p->read_at_ns = clock__monotonic_ns();
 	err = procmaps__read_pid((int)p->pid, &maps);
 	if (err)
 		return err;
@@ -410,7 +393,7 @@ static const struct elf_symbol *jit_symbol(struct symbolizer *s, struct process 
 		sym = perfmap__find(&p->perfmap, addr);
 	if (sym || p->perfmap_read_at_ns > seen_ns)
 		return sym;
-	p->perfmap_read_at_ns = now_ns();
+	p->perfmap_read_at_ns = clock__monotonic_ns();
 	if (perfmap__open((int)p->pid, &file))
 		return NULL;
 	perfmap__free(&p->perfmap);

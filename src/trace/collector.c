@@ -9,6 +9,7 @@
 #include "lib/array.h"
 #include "lib/hash_table.h"
 #include "lib/log.h"
+#include "lib/u32_key.h"
 #include "offcpu.h"
 #include "symbols/proctitle.h"
 #include "trace/collector.h"
@@ -88,16 +89,6 @@ static bool equal_raw(const void *a, const void *b)
 	return x->nr == y->nr && !memcmp(x->ips, y->ips, x->nr * sizeof(x->ips[0]));
 }
 
-static uint64_t hash_u32(const void *key)
-{
-	return hash_table__hash_bytes(key, sizeof(uint32_t), 0);
-}
-
-static bool equal_u32(const void *a, const void *b)
-{
-	return *(const uint32_t *)a == *(const uint32_t *)b;
-}
-
 static uint64_t hash_class(const void *key)
 {
 	const struct cached_class *k = key;
@@ -134,8 +125,8 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->rules = rules;
 	c->state_mask = state_mask;
 	c->kernel_stacks = hash_table__new(hash_raw, equal_raw);
-	c->processes = hash_table__new(hash_u32, equal_u32);
-	c->chains = hash_table__new(hash_u32, equal_u32);
+	c->processes = hash_table__new(u32_key__hash, u32_key__equal);
+	c->chains = hash_table__new(u32_key__hash, u32_key__equal);
 	c->classes = hash_table__new(hash_class, equal_class);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
 	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key) {

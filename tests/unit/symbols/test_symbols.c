@@ -15,19 +15,12 @@
 #include <cmocka.h>
 
 #include "lib/array.h"
+#include "lib/clock.h"
 #include "lib/strpool.h"
 #include "symbols/demangle.h"
 #include "symbols/elfsyms.h"
 #include "symbols/procmaps.h"
 #include "symbols/symbolizer.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* Each *_line is the line of the statement three lines below it. */
 static const unsigned int known_line = __LINE__ + 3;
@@ -281,7 +274,7 @@ static void symbolizer_user_frames(void **state)
 	(void)state;
 	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
 	/* A return address: the call is the byte before. */
-	symbolizer__user(s, getpid(), addr + 4, false, now_ns(), &f);
+	symbolizer__user(s, getpid(), addr + 4, false, clock__monotonic_ns(), &f);
 	assert_non_null(f.sym);
 	assert_string_equal(f.sym, "known_function");
 	assert_int_equal(f.off, 4);
@@ -298,10 +291,10 @@ static void symbolizer_user_frames(void **state)
 	assert_in_range(f.line, known_line - 2, known_line + 1);
 	assert_null(f.inlined);
 	/* The function's first byte as a return address belongs to what precedes it. */
-	symbolizer__user(s, getpid(), addr, false, now_ns(), &f);
+	symbolizer__user(s, getpid(), addr, false, clock__monotonic_ns(), &f);
 	assert_true(f.sym == NULL || strcmp(f.sym, "known_function") != 0);
 	/* Unmapped memory: no module, no symbol. */
-	symbolizer__user(s, getpid(), 0x10, true, now_ns(), &f);
+	symbolizer__user(s, getpid(), 0x10, true, clock__monotonic_ns(), &f);
 	assert_null(f.sym);
 	assert_null(f.module);
 	symbolizer__free(s);
@@ -321,7 +314,7 @@ static void symbolizer_inline_frames(void **state)
 	(void)state;
 	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
 	for (i = 0; i < 64; i++) {
-		symbolizer__user(s, getpid(), addr + i, true, now_ns(), &f);
+		symbolizer__user(s, getpid(), addr + i, true, clock__monotonic_ns(), &f);
 		if (!f.sym || strcmp(f.sym, "calls_inlined"))
 			break;
 		symbolizer__resolve_lines(s, &f);
@@ -361,7 +354,7 @@ static void symbolizer_vdso(void **state)
 	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
 	/* Some byte of the vdso text is inside a named function. */
 	for (i = 0; i < vdso->end - vdso->start; i += 16) {
-		symbolizer__user(s, getpid(), vdso->start + i, true, now_ns(), &f);
+		symbolizer__user(s, getpid(), vdso->start + i, true, clock__monotonic_ns(), &f);
 		if (f.sym)
 			break;
 	}
