@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Function symbols and load segments of one ELF file (libelf). */
+/*
+ * What the symbolizer knows of one ELF file (libelf): its function symbols
+ * (from .symtab, else its separate debug file's, else .dynsym), its load
+ * segments to turn file offsets into addresses, the function ranges of its
+ * unwind tables (ehframe.c), its build ID, and where its DWARF is: in the
+ * file, or in the debug file debugfile.c found.
+ */
 #ifndef OFFCPU_ELFSYMS_H
 #define OFFCPU_ELFSYMS_H
 
@@ -16,11 +22,10 @@ struct elf_symbol {
 struct elfsyms;
 
 /*
- * Reads .symtab; a stripped file's from its separate debug file (found by
- * build ID under /usr/lib/debug, else by .gnu_debuglink near path, and
- * verified), else its .dynsym. path (may be NULL) is the file's name inside
- * the root of process pid (0: offcpu's own root), where its debug link is
- * looked up. The fd may be closed afterwards.
+ * Reads .symtab; a stripped file's from its separate debug file (see
+ * debugfile.h), else its .dynsym. path (may be NULL) is the file's name
+ * inside the root of process pid (0: offcpu's own root), where its debug
+ * link is looked up. The fd may be closed afterwards.
  */
 int elfsyms__open_fd(int fd, uint32_t pid, const char *path, struct elfsyms **out);
 /* An ELF image in memory, such as the vdso. */

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "lib/array.h"
+#include "symbols/debugfile.h"
+#include "symbols/elf_section.h"
+#include "symbols/proc_root.h"
+
+/* Where Debian's -dbg and -dbgsym packages put separate debug files. */
+#define DEBUG_ROOT "/usr/lib/debug"
+
+static bool is_debug_file_of(Elf *debug, const unsigned char *id, size_t id_len)
+{
+	unsigned char debug_id[ELF_BUILD_ID_MAX];
+
+	return debug && elf_kind(debug) == ELF_K_ELF &&
+	       elf_section__build_id(debug, debug_id) == id_len && !memcmp(id, debug_id, id_len);
+}
+
+/* The CRC32 .gnu_debuglink asks of a file without a build ID to match. */
+static bool crc_matches(int fd, uint32_t expected)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	return n == 0 && (uint32_t)crc == expected;
+}
+
+/*
+ * A candidate debug file, kept only if it is the one: the same build ID, or
+ * for a file without one, the CRC32 its .gnu_debuglink gives. Else closed.
+ */
+static int verified(int fd, const unsigned char *id, size_t id_len, uint32_t crc)
+{
+	Elf *debug;
+	bool ok;
+
+	if (fd < 0)
+		return fd;
+	debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ok = id_len ? is_debug_file_of(debug, id, id_len) : crc_matches(fd, crc);
+	elf_end(debug);
+	if (ok)
+		return fd;
+	close(fd);
+	return -ENOENT;
+}
+
+/* By build ID: /usr/lib/debug/.build-id/ab/cdef....debug. */
+static int open_by_build_id(const unsigned char *id, size_t len)
+{
+	char path[sizeof(DEBUG_ROOT) + 2 * ELF_BUILD_ID_MAX + 32];
+	size_t at, i;
+	int fd;
+
+	if (len < 2)
+		return -ENOENT;
+	at = (size_t)snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", id[0]);
+	for (i = 1; i < len; i++)
+		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
+	snprintf(path + at, sizeof(path) - at, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return verified(fd < 0 ? -errno : fd, id, len, 0);
+}
+
+/* A file by name: inside the process's root when there is a process. */
+static int open_named(uint32_t pid, const char *path)
+{
+	int fd;
+
+	if (pid)
+		return proc_root__open(pid, path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * By .gnu_debuglink, where GDB looks: beside the file, in .debug/ beside it,
+ * and under /usr/lib/debug with the file's directory.
+ */
+static int open_by_link(Elf *elf, uint32_t pid, const char *file_path, const unsigned char *id,
+			size_t id_len)
+{
+	static const char *const formats[] = { "%.*s/%s", "%.*s/.debug/%s", DEBUG_ROOT "%.*s/%s" };
+	Elf_Data *link = elf_section__by_name(elf, ".gnu_debuglink", NULL);
+	const char *name, *slash;
+	char path[PATH_MAX];
+	uint32_t crc;
+	size_t name_len, i;
+	int dir_len, fd;
+
+	if (!link || !file_path || link->d_size < 8)
+		return -ENOENT;
+	name = link->d_buf;
+	name_len = strnlen(name, link->d_size);
+	/* The name, NUL-padded to 4 bytes, then its CRC32. */
+	if (name_len == 0 || name_len >= link->d_size || strchr(name, '/') ||
+	    ((name_len + 4) & ~3UL) + 4 > link->d_size)
+		return -ENOENT;
+	memcpy(&crc, (const char *)link->d_buf + ((name_len + 4) & ~3UL), sizeof(crc));
+	slash = strrchr(file_path, '/');
+	dir_len = slash ? (int)(slash - file_path) : 0;
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
+		if ((size_t)snprintf(path, sizeof(path), formats[i], dir_len, file_path, name) >=
+		    sizeof(path))
+			continue;
+		fd = verified(open_named(pid, path), id, id_len, crc);
+		if (fd >= 0)
+			return fd;
+	}
+	return -ENOENT;
+}
+
+int debugfile__open(Elf *elf, uint32_t pid, const char *path)
+{
+	unsigned char id[ELF_BUILD_ID_MAX];
+	size_t id_len = elf_section__build_id(elf, id);
+	int fd = open_by_build_id(id, id_len);
+
+	return fd >= 0 ? fd : open_by_link(elf, pid, path, id, id_len);
+}
