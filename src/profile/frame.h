@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One frame of a stack, as every stage after the symbolizer sees it: the
- * core data type of the profile and of every output back-end.
+ * core data type of the profile and of every output back-end. Pure data:
+ * what the symbolizer needs to finish it later, it keeps itself.
  */
 #ifndef OFFCPU_FRAME_H
 #define OFFCPU_FRAME_H
@@ -10,8 +11,6 @@
 #include <stdint.h>
 
 #include "lib/inline_pool.h"
-
-struct debuginfo;
 
 struct frame {
 	uint64_t addr;
@@ -24,9 +23,6 @@ struct frame {
 	const char *file;	 /* interned source file (DWARF); NULL if unknown */
 	uint32_t line;		 /* in file: of addr, or of the call into inlined code */
 	const struct frame_inline *inlined; /* interned; NULL: none */
-	/* Source lines still to look up, by symbolizer__resolve_lines(); NULL: none. */
-	struct debuginfo *debug;
-	uint64_t debug_vaddr;
 	bool kernel;
 };
 

@@ -43,12 +43,36 @@ struct process {
 	const char *perfmap_module;
 };
 
+/*
+ * A user frame's code as the frame itself names it. Equal keys are the
+ * same code: the same file (path and build ID), offset and symbol.
+ */
+struct code_key {
+	const char *module; /* interned, all three */
+	const char *build_id;
+	const char *sym;
+	uint64_t module_off;
+};
+
+/*
+ * Where the source line of some code is looked up, and once it was, what
+ * it is: kept here rather than in each frame, which stays pure data.
+ */
+struct code_line {
+	struct code_key key;
+	struct debuginfo *debug; /* its dso's, alive as long as the symbolizer */
+	uint64_t vaddr;		 /* of the call, for a return address */
+	bool resolved;
+	struct source_location where;
+};
+
 struct symbolizer {
 	struct strpool *strings;
 	struct inline_pool *inlines;
 	struct ksyms *ksyms;
 	struct hash_table *processes; /* pid -> struct process */
 	struct hash_table *dsos;      /* dev+inode -> struct dso */
+	struct hash_table *lines;     /* code_key -> code_line, for code with DWARF */
 	struct dso vdso;
 	bool vdso_loaded;
 	uint64_t processes_gone;
@@ -65,6 +89,16 @@ static bool equal_dso_key(const void *a, const void *b)
 	return memcmp(a, b, 2 * sizeof(uint64_t)) == 0;
 }
 
+static uint64_t hash_code_key(const void *key)
+{
+	return hash_table__hash_bytes(key, sizeof(struct code_key), 0);
+}
+
+static bool equal_code_key(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct code_key)) == 0;
+}
+
 int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct ksyms *ksyms,
 		    struct symbolizer **out)
 {
@@ -77,8 +111,9 @@ int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct
 	s->ksyms = ksyms;
 	s->processes = hash_table__new(u32_key__hash, u32_key__equal);
 	s->dsos = hash_table__new(hash_dso_key, equal_dso_key);
+	s->lines = hash_table__new(hash_code_key, equal_code_key);
 	s->kernel_module = strpool__intern(strings, "[kernel.kallsyms]");
-	if (!s->processes || !s->dsos || !s->kernel_module) {
+	if (!s->processes || !s->dsos || !s->lines || !s->kernel_module) {
 		symbolizer__free(s);
 		return -ENOMEM;
 	}
@@ -111,6 +146,7 @@ void symbolizer__free(struct symbolizer *s)
 		return;
 	hash_table__free_values(s->processes, process_free);
 	hash_table__free_values(s->dsos, dso_free);
+	hash_table__free_values(s->lines, free);
 	elfsyms__free(s->vdso.syms);
 	ksyms__free(s->ksyms);
 	free(s);
@@ -340,17 +376,59 @@ void symbolizer__exit(struct symbolizer *s, uint32_t pid)
 		process_free(p);
 }
 
+static void code_key_of(const struct frame *f, struct code_key *key)
+{
+	/* Hashed and compared whole: padding (32-bit ABIs) must be zero too. */
+	memset(key, 0, sizeof(*key));
+	key->module = f->module;
+	key->build_id = f->build_id;
+	key->sym = f->sym;
+	key->module_off = f->module_off;
+}
+
+/*
+ * The frame's code has DWARF at vaddr: noted for symbolizer__resolve_lines.
+ * The first frame of some code decides where its line is looked up, as the
+ * profile keeps the first of the frames it finds equal: a leaf and a return
+ * address at the same offset are one frame there, and one line here.
+ */
+static void note_code_line(struct symbolizer *s, const struct frame *f, struct debuginfo *debug,
+			   uint64_t vaddr)
+{
+	struct code_key key;
+	struct code_line *line;
+
+	code_key_of(f, &key);
+	if (hash_table__find(s->lines, &key))
+		return;
+	line = calloc(1, sizeof(*line));
+	if (!line)
+		return;
+	memcpy(&line->key, &key, sizeof(key));
+	line->debug = debug;
+	line->vaddr = vaddr;
+	if (hash_table__insert(s->lines, &line->key, line))
+		free(line);
+}
+
 void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f)
 {
-	struct source_location where;
+	struct code_key key;
+	struct code_line *line;
 
-	if (!f->debug)
+	if (f->kernel || !f->module)
 		return;
-	debuginfo__lookup(f->debug, f->debug_vaddr, s->strings, s->inlines, &where);
-	f->file = where.file;
-	f->line = where.line;
-	f->inlined = where.inlined;
-	f->debug = NULL;
+	code_key_of(f, &key);
+	line = hash_table__find(s->lines, &key);
+	if (!line)
+		return;
+	if (!line->resolved) {
+		debuginfo__lookup(line->debug, line->vaddr, s->strings, s->inlines, &line->where);
+		line->resolved = true;
+	}
+	f->file = line->where.file;
+	f->line = line->where.line;
+	f->inlined = line->where.inlined;
 }
 
 uint64_t symbolizer__processes_gone(const struct symbolizer *s)
@@ -452,20 +530,20 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	f->build_id = dso->build_id;
 	if (elfsyms__offset_to_vaddr(dso->syms, lookup - map->start + map->file_offset, &vaddr))
 		return;
-	f->debug = dso->debug;
-	f->debug_vaddr = vaddr;
 	sym = elfsyms__find(dso->syms, vaddr);
 	if (!sym) {
 		unnamed_function(s, f, dso->syms, map->path, vaddr, addr - lookup);
-		return;
-	}
-	demangled = demangle__symbol(sym->name);
-	if (demangled) {
-		f->sym = strpool__intern(s->strings, demangled);
-		f->system_name = strpool__intern(s->strings, sym->name);
-		free(demangled);
 	} else {
-		f->sym = strpool__intern(s->strings, sym->name);
+		demangled = demangle__symbol(sym->name);
+		if (demangled) {
+			f->sym = strpool__intern(s->strings, demangled);
+			f->system_name = strpool__intern(s->strings, sym->name);
+			free(demangled);
+		} else {
+			f->sym = strpool__intern(s->strings, sym->name);
+		}
+		f->off = vaddr - sym->start + (addr - lookup);
 	}
-	f->off = vaddr - sym->start + (addr - lookup);
+	if (dso->debug)
+		note_code_line(s, f, dso->debug, vaddr);
 }

@@ -33,10 +33,14 @@ void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);
 void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f);
 /*
- * Fills in f's source file, line and inline frames. Looked up after the
- * recording rather than as stacks arrive: opening a distribution's
- * compressed debug file takes tens of milliseconds, and a short-lived
- * process (or its perf map) may be gone by then.
+ * Fills in the source file, line and inline frames of f, a frame (or a
+ * copy of one) that symbolizer__user named: where to look them up, the
+ * symbolizer noted then, by the frame's module, build ID, symbol and
+ * offset, so each piece of code is looked up once however many stacks
+ * hold it. Looked up after the recording rather than as stacks arrive:
+ * opening a distribution's compressed debug file takes tens of
+ * milliseconds, and a short-lived process (or its perf map) may be gone
+ * by then.
  */
 void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f);
 /* The process replaced its image: snapshot the new one now, while it lives. */

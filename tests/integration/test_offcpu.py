@@ -398,6 +398,31 @@ def test_stripped_binary_frames_grouped():
     assert len(names) == 1, names
 
 
+def test_same_code_in_two_processes_has_lines_in_both():
+    # Two processes of one PIE binary: the same code at two addresses (ASLR).
+    # Their source lines are looked up once, after both have exited, for the
+    # code both frames name, and each process's frames get them.
+    prog = os.path.join(SYMBOLS, "symprog-pie")
+    out = os.path.join(TMP, "sym-twins.json")
+    r = run_command_traced(["-f", "json", "-o", out], [
+        "sh", "-c", '"$0" sym_twin_a 3 20 & "$0" sym_twin_b 3 20; wait', prog])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    addrs = {}
+    for comm in ("sym_twin_a", "sym_twin_b"):
+        mine = [w for w in waits if w["comm"] == comm and w["wait"] == "sleep"]
+        assert len(mine) == 3, [(w["comm"], w["wait"]) for w in waits]
+        for w in mine:
+            check_library_frame(w["user_stack"])
+            own = frame_named(w["user_stack"], "prog_wait")
+            assert own["file"].endswith("symprog.c"), own
+            assert own["line"] == marker_line("symprog.c", "PROG_WAIT_LINE"), own
+            addrs.setdefault(comm, set()).add(own["addr"])
+    with open("/proc/sys/kernel/randomize_va_space") as f:
+        randomized = f.read().strip() != "0"
+    if randomized:
+        assert not addrs["sym_twin_a"] & addrs["sym_twin_b"], addrs
+
 def test_children_traced_and_symbolized():
     # Each child sleeps once, then exits at once: its maps are gone by the
     # time its wait is read, and its parent's stand in for them.

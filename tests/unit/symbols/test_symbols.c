@@ -268,7 +268,7 @@ static void symbolizer_user_frames(void **state)
 	struct strpool *strings = strpool__new();
 	struct inline_pool *inlines = inline_pool__new();
 	struct symbolizer *s;
-	struct frame f;
+	struct frame f, copy;
 	uint64_t addr = (uint64_t)(uintptr_t)&known_function;
 
 	(void)state;
@@ -280,16 +280,30 @@ static void symbolizer_user_frames(void **state)
 	assert_int_equal(f.off, 4);
 	assert_false(f.kernel);
 	assert_non_null(strstr(f.module, "test_symbols"));
-	/* Its source line, from the test binary's own DWARF, once asked for. */
+	/*
+	 * Its source line, from the test binary's own DWARF, once asked for:
+	 * of a copy (the profile's), after the process is gone.
+	 */
 	assert_null(f.file);
-	assert_non_null(f.debug);
+	memcpy(&copy, &f, sizeof(f));
+	symbolizer__exit(s, getpid());
 	symbolizer__resolve_lines(s, &f);
-	assert_null(f.debug);
 	assert_non_null(f.file);
 	assert_non_null(strstr(f.file, "test_symbols.c"));
 	/* A prologue byte (ASan builds have one) is on the line of the braces. */
 	assert_in_range(f.line, known_line - 2, known_line + 1);
 	assert_null(f.inlined);
+	/* The same code in another copy: the same line, looked up once. */
+	symbolizer__resolve_lines(s, &copy);
+	assert_ptr_equal(copy.file, f.file);
+	assert_int_equal(copy.line, f.line);
+	/* A frame the symbolizer never named is left as it is. */
+	copy.module_off++;
+	copy.file = NULL;
+	copy.line = 0;
+	symbolizer__resolve_lines(s, &copy);
+	assert_null(copy.file);
+	assert_int_equal(copy.line, 0);
 	/* The function's first byte as a return address belongs to what precedes it. */
 	symbolizer__user(s, getpid(), addr, false, clock__monotonic_ns(), &f);
 	assert_true(f.sym == NULL || strcmp(f.sym, "known_function") != 0);
