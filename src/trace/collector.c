@@ -62,6 +62,7 @@ struct collector {
 	struct cached_stack *key;	  /* lookup key, room for the deepest stack */
 	const struct rule_set *rules;
 	uint32_t state_mask;
+	bool malformed_reported;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -323,18 +324,44 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 	return err;
 }
 
+/*
+ * Records come from offcpu's own BPF program, so a malformed one is a bug
+ * or a BPF object from another build: said once, with what it was, before
+ * the -EINVAL that stops the reading is reported.
+ */
+static int malformed(struct collector *c, const void *data, size_t size, const char *why)
+{
+	uint32_t type;
+
+	if (c->malformed_reported)
+		return -EINVAL;
+	c->malformed_reported = true;
+	if (size < sizeof(type)) {
+		log__error("malformed ring buffer record: %zu bytes: %s", size, why);
+		return -EINVAL;
+	}
+	memcpy(&type, data, sizeof(type));
+	log__error("malformed ring buffer record: type %u, %zu bytes: %s", type, size, why);
+	return -EINVAL;
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
-	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
+	uint32_t kernel_frames, user_frames;
 	struct process_info *process;
 	bool filtered;
 	struct wait w = { 0 };
 	char comm[OFFCPU_COMM_LEN + 1];
 	int err;
 
-	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH ||
-	    size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
-		return -EINVAL;
+	if (size < OFFCPU_WAIT_HEADER_SIZE)
+		return malformed(c, r, size, "shorter than a wait's header");
+	kernel_frames = r->kernel_frames;
+	user_frames = r->user_frames;
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH)
+		return malformed(c, r, size, "more frames than a stack holds");
+	if (size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
+		return malformed(c, r, size, "shorter than its frames");
 	memcpy(comm, r->comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = '\0';
 	w.end_ts_ns = r->end_ts_ns;
@@ -412,7 +439,7 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	const struct offcpu_task_record *header = data;
 
 	if (size < sizeof(header->type))
-		return -EINVAL;
+		return malformed(c, data, size, "shorter than its type");
 	switch (header->type) {
 	case OFFCPU_RECORD_WAIT:
 		return wait_record(c, data, size);
@@ -420,10 +447,10 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	case OFFCPU_RECORD_FORK:
 	case OFFCPU_RECORD_EXIT:
 		if (size < sizeof(*header))
-			return -EINVAL;
+			return malformed(c, data, size, "shorter than a process record");
 		return task_record(c, header);
 	default:
-		return -EINVAL;
+		return malformed(c, data, size, "unknown type");
 	}
 }
 

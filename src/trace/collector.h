@@ -23,7 +23,10 @@ struct collector;
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   const struct rule_set *rules, uint32_t state_mask, struct collector **out);
 void collector__free(struct collector *c);
-/* One ring buffer record; -EINVAL for a malformed one. */
+/*
+ * One ring buffer record; -EINVAL for a malformed one, whose type and size
+ * it says (log__error) the first time.
+ */
 int collector__record(struct collector *c, const void *data, size_t size);
 /*
  * Ends the open chains (their waits go in without a user stack), then looks
