@@ -18,7 +18,7 @@
 #include "classify/states.h"
 #include "lib/hash_table.h"
 #include "lib/strpool.h"
-#include "output/folded_lines.h"
+#include "output/frame_names.h"
 #include "output/output.h"
 
 #define IMAGE_WIDTH 1200
@@ -171,19 +171,19 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	n = n ? child(fl, n, w->comm, NODE_COMM, e) : NULL;
 	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
 		const struct frame *f = &w->user_stack->frames[i - 1];
-		const struct frame_inline *chain[FRAME_MAX_INLINES];
-		size_t nr = frame_inlines_outer_first(f, chain, FRAME_MAX_INLINES), k;
+		const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES];
+		size_t nr = frame_names__inline_chain(f, chain, FRAME_NAMES_MAX_INLINES), k;
 
-		frame_display_name(f, name, sizeof(name));
+		frame_names__frame(f, name, sizeof(name));
 		n = child(fl, n, name, NODE_USER, e);
 		/* Inlined functions are frames of their own, as in the folded output. */
 		for (k = 0; n && k < nr; k++) {
-			inline_display_name(chain[k], name, sizeof(name));
+			frame_names__inline(chain[k], name, sizeof(name));
 			n = child(fl, n, name, NODE_USER, e);
 		}
 	}
 	for (i = w->kernel_stack ? w->kernel_stack->nr : 0; n && i > 0; i--) {
-		frame_display_name(&w->kernel_stack->frames[i - 1], name, sizeof(name));
+		frame_names__frame(&w->kernel_stack->frames[i - 1], name, sizeof(name));
 		n = child(fl, n, name, NODE_KERNEL, e);
 	}
 }
