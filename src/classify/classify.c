@@ -6,6 +6,11 @@
 #include "lib/array.h"
 #include "offcpu.h"
 
+struct builtin_rule {
+	const char *pattern; /* a glob over function names */
+	const char *wait_class;
+};
+
 /*
  * Kernel functions (globs), tried in order against every frame of the
  * stack; the first rule with a matching frame wins, so the specific rules
@@ -117,13 +122,11 @@ static const struct builtin_rule futex_user_rules[] = {
 static const char *first_match(const struct builtin_rule *rules, size_t nr_rules,
 			       const struct frame *frames, size_t nr)
 {
-	size_t r, i;
+	size_t r;
 
 	for (r = 0; r < nr_rules; r++) {
-		for (i = 0; i < nr; i++) {
-			if (frames[i].sym && rules__symbol_matches(rules[r].pattern, frames[i].sym))
-				return rules[r].wait_class;
-		}
+		if (rules__frames_match(rules[r].pattern, frames, nr))
+			return rules[r].wait_class;
 	}
 	return NULL;
 }
