@@ -6,17 +6,29 @@
 #include "lib/array.h"
 #include "offcpu.h"
 
+struct builtin_rule {
+	const char *pattern; /* a glob over function names */
+	const char *wait_class;
+};
+
 /*
  * Kernel functions (globs), tried in order against every frame of the
  * stack; the first rule with a matching frame wins, so the specific rules
  * come before the generic ones (fsync before block I/O, futex before poll).
  * Old and new kernel names are both listed where a function was renamed.
+ *
+ * A syscall's entry point is named by architecture: __x64_sys_NAME (and
+ * __ia32_sys_NAME for 32-bit tasks) on x86, __arm64_sys_NAME on arm64,
+ * __s390x_sys_NAME (__s390_sys_NAME) on s390, sys_NAME on powerpc and
+ * where there is no wrapper. "*sys_NAME" names them all, with no #ifdef
+ * for the architecture this was built on: a recording made on one machine
+ * may be reported on another.
  */
 static const struct builtin_rule kernel_rules[] = {
 	/* fsync and friends wait on block I/O underneath: they come first. */
 	{ "do_fsync", "io:fsync" },
 	{ "vfs_fsync_range", "io:fsync" },
-	{ "__x64_sys_sync_file_range", "io:fsync" },
+	{ "*sys_sync_file_range*", "io:fsync" }, /* powerpc: sync_file_range2 */
 	{ "ksys_sync", "io:fsync" },
 	{ "jbd2_log_wait_commit", "io:fsync" },
 	{ "jbd2_*", "io:journal" },
@@ -45,7 +57,7 @@ static const struct builtin_rule kernel_rules[] = {
 	{ "ptrace_stop", "signal" },
 	{ "sigsuspend", "signal" },
 	{ "do_sigtimedwait", "signal" },
-	{ "__x64_sys_pause", "signal" },
+	{ "*sys_pause", "signal" },
 	{ "do_nanosleep", "sleep" },
 	{ "hrtimer_nanosleep", "sleep" },
 	{ "msleep*", "sleep" },
@@ -117,20 +129,18 @@ static const struct builtin_rule futex_user_rules[] = {
 static const char *first_match(const struct builtin_rule *rules, size_t nr_rules,
 			       const struct frame *frames, size_t nr)
 {
-	size_t r, i;
+	size_t r;
 
 	for (r = 0; r < nr_rules; r++) {
-		for (i = 0; i < nr; i++) {
-			if (frames[i].sym && rules__symbol_matches(rules[r].pattern, frames[i].sym))
-				return rules[r].wait_class;
-		}
+		if (rules__frames_match(rules[r].pattern, frames, nr))
+			return rules[r].wait_class;
 	}
 	return NULL;
 }
 
 static const struct builtin_rule yield_rules[] = {
 	{ "do_sched_yield", "running" },
-	{ "__x64_sys_sched_yield", "running" },
+	{ "*sys_sched_yield", "running" },
 	{ "yield", "running" },
 	{ "yield_to", "running" },
 };

@@ -8,11 +8,6 @@
 #include "classify/rules.h"
 #include "profile/frame.h"
 
-struct builtin_rule {
-	const char *pattern; /* a glob over function names */
-	const char *wait_class;
-};
-
 /*
  * The class of a wait, "class" or "class:detail" (a static string or one of
  * user_rules'): preempted and running threads wait for a CPU; otherwise the

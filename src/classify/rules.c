@@ -55,7 +55,7 @@ bool rules__symbol_matches(const char *glob, const char *sym)
 	return !fnmatch(glob, base, 0);
 }
 
-static bool any_frame_matches(const char *glob, const struct frame *frames, size_t nr)
+bool rules__frames_match(const char *glob, const struct frame *frames, size_t nr)
 {
 	size_t i;
 
@@ -73,7 +73,7 @@ bool rules__match(const struct wait_rule *rule, const struct frame *kernel, size
 	size_t nr = rule->scope == RULE_KERNEL ? nr_kernel : nr_user, i;
 
 	for (i = 0; i < rule->nr_globs; i++) {
-		if (!any_frame_matches(rule->globs[i], frames, nr))
+		if (!rules__frames_match(rule->globs[i], frames, nr))
 			return false;
 	}
 	return rule->nr_globs > 0;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Wait-class rules as data: the built-in kernel rules, and the user's from
- * --rules files. A rule names kernel or user frames by glob; all its globs
- * must match some frame of the stack for the wait to take its class.
+ * The user's wait-class rules: parsing --rules files and finding rule packs
+ * by name, and the one glob matcher over a stack's frames that both these
+ * rules and the built-in ones of classify.c use. A user rule names kernel or
+ * user frames by glob; all its globs must match some frame of the stack for
+ * the wait to take its class.
  */
 #ifndef OFFCPU_RULES_H
 #define OFFCPU_RULES_H
@@ -46,6 +48,8 @@ void rules__free(struct rule_set *set);
 
 /* Does the symbol match the glob? Compiler clones (".isra.0", ".cold") match their origin. */
 bool rules__symbol_matches(const char *glob, const char *sym);
+/* Does any frame (one with a symbol) match the glob? */
+bool rules__frames_match(const char *glob, const struct frame *frames, size_t nr);
 bool rules__match(const struct wait_rule *rule, const struct frame *kernel, size_t nr_kernel,
 		  const struct frame *user, size_t nr_user);
 /* A known base class (cpu, sleep, lock, io, net, poll, pipe, child, signal, pagefault, other). */

@@ -2,43 +2,46 @@
 // The interactive part of offcpu's SVG flame graph, embedded in every SVG
 // it writes (output_svg.c). Each frame is a <g class="f"> whose data-s and
 // data-v hold its start and width in nanoseconds, data-d its depth, data-n
-// its wait count, data-k its kind and data-c its base wait class.
+// its wait count, data-k its kind and data-c its base wait class. Colors
+// and the legend are in the file already; the geometry to lay frames out
+// by is on the <svg> element (data-side, data-frame-height...), so that
+// output_svg.c alone decides both.
+//
+// Why a script of our own rather than a flame-graph library. The kept one
+// is d3-flame-graph (pprof and perf's flamegraph.py use it), but Debian 12
+// packages no copy that an offline `make` could embed: libjs-d3 is d3
+// 3.5.17 while d3-flame-graph 4 and later need d3 6 or later, and the
+// libjs-d3-flame-graph package perf asks for does not exist. The one copy
+// on a Debian machine is a 71 KB webpack bundle (d3-selection and
+// d3-flame-graph 4.1.3) kept as a Go string constant in golang-1.19-src's
+// vendored pprof: another project's private file, tied to one Go version.
+// flamegraph.pl's script (and inferno) are not packaged at all. Measured
+// with that bundle, the same tree (class, class:detail, state, comm,
+// frames) as JSON in one SVG, in Debian's headless Chromium 156, from
+// navigation start to the second animation frame after load, median and
+// fastest of 15 loads on this 2-core VM while it was busy:
+//   3 s of this machine, 71 stacks:  ours 111 KB, 92 / 66 ms (362 frames);
+//                                    d3   119 KB, 169 / 102 ms
+//   10,000 unique stacks:            ours 314 KB, 202 / 133 ms (merged
+//                                    into 1,134 frames); d3 4.3 MB (every
+//                                    stack as JSON), 542 / 441 ms
+// And with d3 the file shows nothing where scripts do not run, its HTML
+// tooltip has to be off in an SVG document, and the search box, legend and
+// wait-class colors would still be ours to write. The script is 6 KB.
 "use strict";
 (function () {
 	var svg = document.documentElement;
 	var box = svg.viewBox.baseVal;
+	function geometry(name) { return Number(svg.getAttribute("data-" + name)); }
 	var WIDTH = box.width, HEIGHT = box.height;
-	var SIDE = 10, FRAME = 16, TOP = 56, BOTTOM = 28, CHAR = 7.2;
-	var total = Number(svg.getAttribute("data-total")) || 1;
-	var hues = {
-		cpu: 0, sleep: 210, lock: 32, io: 275, net: 125, poll: 185,
-		pipe: 55, child: 330, signal: 300, pagefault: 15, other: 0
-	};
+	var SIDE = geometry("side"), FRAME = geometry("frame-height"), TOP = geometry("top");
+	var BOTTOM = geometry("bottom"), CHAR = geometry("char-width");
+	var LABEL_DX = geometry("label-dx"), LABEL_DY = geometry("label-dy");
+	var total = geometry("total") || 1;
 	var frames = [];
 	var zoomed, flame = true, searchTerm = null;
 
 	function byId(id) { return document.getElementById(id); }
-
-	function hash(text) {
-		var h = 0, i;
-		for (i = 0; i < text.length; i++)
-			h = (h * 31 + text.charCodeAt(i)) >>> 0;
-		return h;
-	}
-
-	function color(f) {
-		var hue = hues[f.cls], light;
-		if (f.kind === "root" || hue === undefined)
-			return "hsl(0,0%,78%)";
-		var sat = f.cls === "other" ? 0 : 70;
-		if (f.kind === "class" || f.kind === "state" || f.kind === "comm")
-			light = 48;
-		else if (f.kind === "kernel")
-			light = 74 + hash(f.name) % 12;
-		else
-			light = 58 + hash(f.name) % 14;
-		return "hsl(" + hue + "," + sat + "%," + light + "%)";
-	}
 
 	function duration(ns) {
 		if (ns >= 1e9) return (ns / 1e9).toFixed(3) + " s";
@@ -51,7 +54,7 @@
 	}
 
 	function fitText(f, width) {
-		var chars = Math.floor((width - 6) / CHAR);
+		var chars = Math.floor((width - 2 * LABEL_DX) / CHAR);
 		if (chars < 3) return "";
 		if (f.name.length <= chars) return f.name;
 		return f.name.substring(0, chars - 2) + "..";
@@ -79,8 +82,8 @@
 			f.rect.setAttribute("x", x.toFixed(2));
 			f.rect.setAttribute("y", y);
 			f.rect.setAttribute("width", w.toFixed(2));
-			f.text.setAttribute("x", (x + 3).toFixed(2));
-			f.text.setAttribute("y", y + FRAME - 4);
+			f.text.setAttribute("x", (x + LABEL_DX).toFixed(2));
+			f.text.setAttribute("y", y + LABEL_DY);
 			f.text.textContent = fitText(f, w);
 		});
 		byId("reset").classList.toggle("hidden", zoomed === frames[0]);
@@ -135,30 +138,17 @@
 			search(term);
 	}
 
+	// The legend is drawn by output_svg.c; a click on an entry zooms to its class.
 	function legend() {
-		var g = byId("legend"), x = SIDE, seen = {};
-		frames.forEach(function (f) {
-			if (f.kind !== "class" || f.d !== 1 || seen[f.cls]) return;
-			seen[f.cls] = true;
-			var item = document.createElementNS(svg.namespaceURI, "g");
-			var swatch = document.createElementNS(svg.namespaceURI, "rect");
-			var label = document.createElementNS(svg.namespaceURI, "text");
-			var caption = f.cls + " " + percent(f.v, total);
-			swatch.setAttribute("x", x);
-			swatch.setAttribute("y", 30);
-			swatch.setAttribute("width", 12);
-			swatch.setAttribute("height", 12);
-			swatch.setAttribute("fill", color({ kind: "class", cls: f.cls, name: "" }));
-			label.setAttribute("x", x + 16);
-			label.setAttribute("y", 40);
-			label.textContent = caption;
-			item.setAttribute("class", "button legend-item");
-			item.appendChild(swatch);
-			item.appendChild(label);
-			item.addEventListener("click", function () { zoom(f); });
-			g.appendChild(item);
-			x += 28 + caption.length * CHAR;
-		});
+		Array.prototype.forEach.call(document.querySelectorAll("#legend .legend-item"),
+			function (item) {
+				var cls = item.getAttribute("data-c");
+				var f = frames.find(function (g) {
+					return g.kind === "class" && g.d === 1 && g.cls === cls;
+				});
+				if (f)
+					item.addEventListener("click", function () { zoom(f); });
+			});
 	}
 
 	Array.prototype.forEach.call(document.querySelectorAll("g.f"), function (g) {
@@ -175,11 +165,11 @@
 			cls: g.getAttribute("data-c"),
 			visible: true
 		};
-		f.rect.setAttribute("fill", color(f));
 		g.addEventListener("click", function () { zoom(f); });
 		g.addEventListener("mouseover", function () {
 			byId("details").textContent = f.name + ": " + duration(f.v) + " off CPU, " +
-				percent(f.v, total) + " of all, " + f.n + (f.n === 1 ? " wait" : " waits");
+				percent(f.v, total) + " of all, " + f.n +
+				(f.n === 1 ? " wait" : " waits");
 		});
 		g.addEventListener("mouseout", function () { byId("details").textContent = " "; });
 		frames.push(f);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,53 +7,7 @@
 #include "classify/states.h"
 #include "lib/hash_table.h"
 #include "output/folded_lines.h"
-
-/* Folded-format readers split on ';' and on the last space. */
-static void sanitize(char *s)
-{
-	for (; *s; s++) {
-		if (*s == ';' || *s == ' ' || *s == '\t' || *s == '\n')
-			*s = '_';
-	}
-}
-
-void frame_display_name(const struct frame *f, char *buf, size_t size)
-{
-	const char *module, *slash;
-
-	if (f->sym) {
-		snprintf(buf, size, "%s", f->sym);
-	} else if (f->kernel || !f->module) {
-		snprintf(buf, size, "0x%" PRIx64, f->addr);
-	} else {
-		slash = strrchr(f->module, '/');
-		module = slash ? slash + 1 : f->module;
-		snprintf(buf, size, "%s+0x%" PRIx64, module, f->module_off);
-	}
-	sanitize(buf);
-}
-
-void inline_display_name(const struct frame_inline *in, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s", in->function);
-	sanitize(buf);
-}
-
-size_t frame_inlines_outer_first(const struct frame *f, const struct frame_inline **chain,
-				 size_t max)
-{
-	const struct frame_inline *in;
-	size_t nr = 0, i;
-
-	for (in = f->inlined; in; in = in->caller)
-		nr++;
-	/* Deeper nesting than max keeps its outer part. */
-	for (in = f->inlined; nr > max; in = in->caller)
-		nr--;
-	for (i = nr; i > 0; i--, in = in->caller)
-		chain[i - 1] = in;
-	return nr;
-}
+#include "output/frame_names.h"
 
 struct line_buffer {
 	char *text;
@@ -104,18 +57,18 @@ static void append_source(char *name, size_t size, const char *file, uint32_t li
  */
 static int append_user_frame(struct line_buffer *b, const struct frame *f, bool with_lines)
 {
-	const struct frame_inline *chain[FRAME_MAX_INLINES], *in;
-	size_t nr = frame_inlines_outer_first(f, chain, FRAME_MAX_INLINES), i;
+	const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES], *in;
+	size_t nr = frame_names__inline_chain(f, chain, FRAME_NAMES_MAX_INLINES), i;
 	char name[600];
 	int err;
 
-	frame_display_name(f, name, sizeof(name));
+	frame_names__frame(f, name, sizeof(name));
 	if (with_lines)
 		append_source(name, sizeof(name), f->file, f->line);
 	err = append(b, name, true);
 	for (i = 0; i < nr && !err; i++) {
 		in = chain[i];
-		inline_display_name(in, name, sizeof(name));
+		frame_names__inline(in, name, sizeof(name));
 		if (with_lines)
 			append_source(name, sizeof(name), in->file, in->line);
 		err = append(b, name, true);
@@ -131,7 +84,7 @@ static int render(const struct profile_entry *e, bool with_lines, struct line_bu
 
 	b->len = 0;
 	snprintf(name, sizeof(name), "%s", e->key.comm);
-	sanitize(name);
+	frame_names__sanitize(name);
 	err = append(b, name, true);
 	snprintf(name, sizeof(name), "[%s]", states__name(e->key.state));
 	err = err ?: append(b, name, true);
@@ -143,7 +96,7 @@ static int render(const struct profile_entry *e, bool with_lines, struct line_bu
 	}
 	if (e->key.kernel_stack) {
 		for (i = e->key.kernel_stack->nr; i > 0 && !err; i--) {
-			frame_display_name(&e->key.kernel_stack->frames[i - 1], name,
+			frame_names__frame(&e->key.kernel_stack->frames[i - 1], name,
 					   sizeof(name) - 4);
 			strcat(name, "_[k]");
 			err = append(b, name, true);

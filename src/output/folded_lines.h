@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The profile as folded stack lines, "comm;[state];[wait];user...;kernel_[k]",
- * root first, summed per distinct line: what the folded and text back-ends
- * both show.
+ * Builds the profile's folded stack lines, "comm;[state];[wait];user...;kernel_[k]",
+ * root first, one per distinct line with its time and count summed: the
+ * folded back-end writes them as they are, the text report its top stacks
+ * from them. Frames are named by frame_names.h.
  */
 #ifndef OFFCPU_FOLDED_LINES_H
 #define OFFCPU_FOLDED_LINES_H
@@ -23,15 +24,6 @@ struct folded_lines {
 	size_t nr;
 };
 
-/* A frame's display name: its symbol, else "module+0xoffset", never with ';' or ' '. */
-void frame_display_name(const struct frame *f, char *buf, size_t size);
-/* An inlined function's display name, made as frame_display_name's. */
-void inline_display_name(const struct frame_inline *in, char *buf, size_t size);
-/* Inline nesting deeper than this keeps its outer part. */
-#define FRAME_MAX_INLINES 32
-/* The functions inlined at f, outermost first; at most max (the outer ones). */
-size_t frame_inlines_outer_first(const struct frame *f, const struct frame_inline **chain,
-				 size_t max);
 /*
  * by_total: largest first; else sorted by text. with_lines: each user frame
  * followed by " (file.c:LINE)" where DWARF knows it (not for folded files).

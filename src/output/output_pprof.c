@@ -20,7 +20,7 @@
 
 #include "classify/states.h"
 #include "lib/hash_table.h"
-#include "output/folded_lines.h"
+#include "output/frame_names.h"
 #include "output/output.h"
 #include "output/protobuf.h"
 #include "trace/counters.h"
@@ -299,7 +299,7 @@ static uint64_t location_id(struct pprof *pp, const struct frame *f)
 	 * its "module+0x..." name.
 	 */
 	if (!f->sym)
-		frame_display_name(f, name, sizeof(name));
+		frame_names__frame(f, name, sizeof(name));
 	loc->function_id = function_id(pp, f->sym ?: name, f->system_name, f->file);
 	loc->id = hash_table__size(pp->locations) + 1;
 	if (hash_table__insert(pp->locations, &loc->key, loc)) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * An interactive flame graph in one self-contained SVG file: the frames
- * are laid out here as static rectangles (so the picture shows even where
- * scripts do not run), and a small embedded script adds zoom, search,
- * tooltips and the flame/icicle toggle. No network, no external font.
+ * are laid out and colored here as static rectangles, with the legend (so
+ * the picture shows even where scripts do not run), and a small embedded
+ * script adds zoom, search, tooltips and the flame/icicle toggle. No
+ * network, no external font.
  *
  * From the root down: the base wait class ("lock"), the full class when it
  * has a detail ("lock:futex"), the thread state, the command name, then
@@ -16,16 +17,42 @@
 #include <string.h>
 
 #include "classify/states.h"
+#include "lib/array.h"
 #include "lib/hash_table.h"
 #include "lib/strpool.h"
-#include "output/folded_lines.h"
+#include "output/frame_names.h"
 #include "output/output.h"
 
+/*
+ * Every coordinate of the picture, named once: the frames are laid out here
+ * and again by the script when it zooms, which reads these from the <svg>
+ * element's data-* attributes (write_header) rather than keeping its own.
+ */
 #define IMAGE_WIDTH 1200
-#define FRAME_HEIGHT 16
-#define TOP_MARGIN 56
-#define BOTTOM_MARGIN 28
 #define SIDE_MARGIN 10
+#define PLOT_WIDTH (IMAGE_WIDTH - 2 * SIDE_MARGIN)
+#define TOP_MARGIN 56	 /* the header: title, buttons, legend and hint */
+#define BOTTOM_MARGIN 28 /* the footer: details and search results */
+#define FRAME_HEIGHT 16
+#define FRAME_GAP 1 /* between a frame and the one above it */
+#define FONT_SIZE 12
+/*
+ * Monospace fonts advance 0.6 em a character (DejaVu Sans Mono 1233/2048,
+ * Liberation Mono 1229/2048): how many characters fit a frame or a legend
+ * entry, with no font metrics at hand.
+ */
+#define CHAR_WIDTH (0.6 * FONT_SIZE)
+#define LABEL_DX 3 /* a frame's name, inside its rectangle */
+#define LABEL_DY (FRAME_HEIGHT - 4)
+#define HEADER_BASELINE 18 /* title and buttons */
+#define SEARCH_BUTTON_X (IMAGE_WIDTH - 170)
+#define ORIENTATION_BUTTON_X (IMAGE_WIDTH - 90)
+#define LEGEND_TOP 30
+#define LEGEND_BASELINE 40 /* legend labels and the hint */
+#define LEGEND_SWATCH 12
+#define LEGEND_LABEL_DX (LEGEND_SWATCH + 4)
+#define LEGEND_ITEM_GAP 12
+#define FOOTER_RISE 8 /* footer baseline above the bottom edge */
 /*
  * Siblings narrower than this many pixels at full width are merged into one
  * frame: 10,000 unique stacks stay a picture (and a file) one can use, and
@@ -171,19 +198,19 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	n = n ? child(fl, n, w->comm, NODE_COMM, e) : NULL;
 	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
 		const struct frame *f = &w->user_stack->frames[i - 1];
-		const struct frame_inline *chain[FRAME_MAX_INLINES];
-		size_t nr = frame_inlines_outer_first(f, chain, FRAME_MAX_INLINES), k;
+		const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES];
+		size_t nr = frame_names__inline_chain(f, chain, FRAME_NAMES_MAX_INLINES), k;
 
-		frame_display_name(f, name, sizeof(name));
+		frame_names__frame(f, name, sizeof(name));
 		n = child(fl, n, name, NODE_USER, e);
 		/* Inlined functions are frames of their own, as in the folded output. */
 		for (k = 0; n && k < nr; k++) {
-			inline_display_name(chain[k], name, sizeof(name));
+			frame_names__inline(chain[k], name, sizeof(name));
 			n = child(fl, n, name, NODE_USER, e);
 		}
 	}
 	for (i = w->kernel_stack ? w->kernel_stack->nr : 0; n && i > 0; i--) {
-		frame_display_name(&w->kernel_stack->frames[i - 1], name, sizeof(name));
+		frame_names__frame(&w->kernel_stack->frames[i - 1], name, sizeof(name));
 		n = child(fl, n, name, NODE_KERNEL, e);
 	}
 }
@@ -267,6 +294,65 @@ static void write_escaped(FILE *out, const char *s)
 	}
 }
 
+/*
+ * Colors, by the base wait class: one hue each, paler for kernel frames,
+ * the lightness varied a little by name so neighbours stay apart. Written
+ * into the file as each rectangle's fill, so the picture is colored where
+ * no script runs, and the script keeps no table of its own.
+ */
+static const struct {
+	const char *base_class;
+	unsigned int hue;
+} hues[] = {
+	{ "cpu", 0 },	   { "sleep", 210 },	{ "lock", 32 }, { "io", 275 },
+	{ "net", 125 },	   { "poll", 185 },	{ "pipe", 55 }, { "child", 330 },
+	{ "signal", 300 }, { "pagefault", 15 }, { "other", 0 },
+};
+
+/* CSS's hsl() (hue in degrees, the rest in percent) as "#rrggbb", which every renderer reads. */
+static void hsl_to_hex(unsigned int hue, unsigned int sat, unsigned int light, char *buf,
+		       size_t size)
+{
+	/* Where the largest (c) and middle (x) parts go, by sixth of the circle. */
+	static const unsigned char largest[6] = { 0, 1, 1, 2, 2, 0 },
+				   middle[6] = { 1, 0, 2, 1, 0, 2 };
+	double l = light / 100.0, spread = 2 * l - 1 < 0 ? 1 - 2 * l : 2 * l - 1;
+	double c = (1 - spread) * (sat / 100.0), rgb[3] = { 0, 0, 0 }, m = l - c / 2;
+	unsigned int sixth = hue % 360 / 60;
+	double within = (hue % 60) / 60.0;
+	size_t i;
+
+	rgb[largest[sixth]] = c;
+	rgb[middle[sixth]] = c * (sixth % 2 ? 1 - within : within);
+	for (i = 0; i < 3; i++)
+		rgb[i] = (rgb[i] + m) * 255 + 0.5;
+	snprintf(buf, size, "#%02x%02x%02x", (unsigned int)rgb[0], (unsigned int)rgb[1],
+		 (unsigned int)rgb[2]);
+}
+
+/* A node's fill; unknown classes (from a recording) and the root are grey. */
+static void node_color(const struct node *n, char *buf, size_t size)
+{
+	unsigned int light, variation = (unsigned int)(hash_table__hash_string(n->name) % 1000);
+	size_t i;
+
+	for (i = 0; n->kind != NODE_ROOT && n->base_class && i < ARRAY_SIZE(hues); i++) {
+		if (!strcmp(hues[i].base_class, n->base_class))
+			break;
+	}
+	if (n->kind == NODE_ROOT || !n->base_class || i == ARRAY_SIZE(hues)) {
+		hsl_to_hex(0, 0, 78, buf, size);
+		return;
+	}
+	if (n->kind == NODE_CLASS || n->kind == NODE_STATE || n->kind == NODE_COMM)
+		light = 48;
+	else if (n->kind == NODE_KERNEL)
+		light = 74 + variation % 12;
+	else
+		light = 58 + variation % 14;
+	hsl_to_hex(hues[i].hue, strcmp(n->base_class, "other") ? 70 : 0, light, buf, size);
+}
+
 static const char *const kind_names[] = {
 	[NODE_ROOT] = "root",	  [NODE_CLASS] = "class", [NODE_STATE] = "state",
 	[NODE_COMM] = "comm",	  [NODE_USER] = "user",	  [NODE_KERNEL] = "kernel",
@@ -281,34 +367,67 @@ struct layout {
 
 /*
  * One frame: start and value in nanoseconds and its depth as data for the
- * script, and its place at full width for a reader without scripts.
+ * script, and its place and color at full width for a reader without scripts.
  */
 static void write_node(const struct layout *l, const struct node *n, uint64_t start_ns)
 {
-	double scale = (double)(IMAGE_WIDTH - 2 * SIDE_MARGIN) / (double)(l->total_ns ?: 1);
+	double scale = PLOT_WIDTH / (double)(l->total_ns ?: 1);
 	double x = SIDE_MARGIN + (double)start_ns * scale, width = (double)n->total_ns * scale;
 	uint32_t y = l->height - BOTTOM_MARGIN - (n->depth + 1) * FRAME_HEIGHT;
-	char duration[32];
+	char duration[32], fill[8];
 	size_t i;
 
 	output__format_duration(n->total_ns, duration, sizeof(duration));
+	node_color(n, fill, sizeof(fill));
 	fprintf(l->out,
 		"<g class=\"f\" data-s=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-n=\"%" PRIu64
-		"\" data-d=\"%u\" data-k=\"%s\" data-c=\"%s\"><title>",
-		start_ns, n->total_ns, n->count, n->depth, kind_names[n->kind],
-		n->base_class ? n->base_class : "");
+		"\" data-d=\"%u\" data-k=\"%s\" data-c=\"",
+		start_ns, n->total_ns, n->count, n->depth, kind_names[n->kind]);
+	/* A recording read back may name any class, quotes and all. */
+	write_escaped(l->out, n->base_class ? n->base_class : "");
+	fputs("\"><title>", l->out);
 	write_escaped(l->out, n->name);
 	fprintf(l->out, "\n%s off CPU, %.2f%%, %" PRIu64 " wait%s</title>", duration,
 		100.0 * (double)n->total_ns / (double)(l->total_ns ?: 1), n->count,
 		n->count == 1 ? "" : "s");
 	fprintf(l->out,
-		"<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\"/>"
+		"<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>"
 		"<text x=\"%.2f\" y=\"%u\"></text></g>\n",
-		x, y, width, FRAME_HEIGHT - 1, x + 3, y + FRAME_HEIGHT - 4);
+		x, y, width, FRAME_HEIGHT - FRAME_GAP, fill, x + LABEL_DX, y + LABEL_DY);
 	for (i = 0; i < n->nr_children; i++) {
 		write_node(l, n->children[i], start_ns);
 		start_ns += n->children[i]->total_ns;
 	}
+}
+
+/* A swatch and share per base wait class, in the header; a click zooms to it (script). */
+static void write_legend(const struct layout *l, const struct node *root)
+{
+	double x = SIDE_MARGIN;
+	char caption[128], fill[8];
+	size_t i;
+
+	fputs("<g id=\"legend\">", l->out);
+	for (i = 0; i < root->nr_children; i++) {
+		const struct node *c = root->children[i];
+
+		if (c->kind != NODE_CLASS)
+			continue;
+		snprintf(caption, sizeof(caption), "%s %.2f%%", c->name,
+			 100.0 * (double)c->total_ns / (double)(l->total_ns ?: 1));
+		node_color(c, fill, sizeof(fill));
+		fputs("<g class=\"button legend-item\" data-c=\"", l->out);
+		write_escaped(l->out, c->name);
+		fprintf(l->out,
+			"\"><rect x=\"%g\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
+			"<text x=\"%g\" y=\"%d\">",
+			x, LEGEND_TOP, LEGEND_SWATCH, LEGEND_SWATCH, fill, x + LEGEND_LABEL_DX,
+			LEGEND_BASELINE);
+		write_escaped(l->out, caption);
+		fputs("</text></g>", l->out);
+		x += LEGEND_LABEL_DX + (double)strlen(caption) * CHAR_WIDTH + LEGEND_ITEM_GAP;
+	}
+	fputs("</g>\n", l->out);
 }
 
 /* The interactive part; every name it uses is defined in this file. */
@@ -316,7 +435,7 @@ static const char script[] =
 #include "flamegraph_js.inc"
     ;
 
-static const char style[] = "text{font-family:monospace;font-size:12px;fill:#000}"
+static const char style[] = "text{font-family:monospace;font-size:%dpx;fill:#000}"
 			    ".f rect{stroke:#fff;stroke-width:0.5;rx:2}"
 			    ".f text{pointer-events:none}"
 			    "#hint{font-size:11px}"
@@ -327,12 +446,50 @@ static const char style[] = "text{font-family:monospace;font-size:12px;fill:#000
 			    ".button:hover{text-decoration:underline}"
 			    "#title{font-size:16px;text-anchor:middle}";
 
+/*
+ * The <svg> element carries the geometry the script lays frames out by
+ * when it zooms, then the header and the footer's empty lines.
+ */
+static void write_header(const struct layout *l, const struct node *root)
+{
+	char duration[32];
+
+	output__format_duration(root->total_ns, duration, sizeof(duration));
+	fprintf(l->out,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%u\" viewBox=\"0 0 %d %u\" data-total=\"%" PRIu64 "\" "
+		"data-side=\"%d\" data-top=\"%d\" data-bottom=\"%d\" data-frame-height=\"%d\" "
+		"data-char-width=\"%g\" data-label-dx=\"%d\" data-label-dy=\"%d\">\n<style>",
+		IMAGE_WIDTH, l->height, IMAGE_WIDTH, l->height, root->total_ns, SIDE_MARGIN,
+		TOP_MARGIN, BOTTOM_MARGIN, FRAME_HEIGHT, CHAR_WIDTH, LABEL_DX, LABEL_DY);
+	fprintf(l->out, style, FONT_SIZE);
+	fprintf(l->out,
+		"</style>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
+		"<text id=\"title\" x=\"%d\" y=\"%d\">Off-CPU time: %s in %" PRIu64
+		" waits</text>\n"
+		"<text id=\"reset\" class=\"button hidden\" x=\"%d\" y=\"%d\">Reset zoom</text>\n"
+		"<text id=\"search\" class=\"button\" x=\"%d\" y=\"%d\">Search</text>\n"
+		"<text id=\"orientation\" class=\"button\" x=\"%d\" y=\"%d\">Icicle</text>\n"
+		"<text id=\"hint\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#666\">"
+		"width: time off CPU; click a frame to zoom; colors: wait class</text>\n",
+		IMAGE_WIDTH / 2, HEADER_BASELINE, duration, root->count, SIDE_MARGIN,
+		HEADER_BASELINE, SEARCH_BUTTON_X, HEADER_BASELINE, ORIENTATION_BUTTON_X,
+		HEADER_BASELINE, IMAGE_WIDTH - SIDE_MARGIN, LEGEND_BASELINE);
+	write_legend(l, root);
+	fprintf(l->out,
+		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"></text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n",
+		IMAGE_WIDTH - SIDE_MARGIN, l->height - FOOTER_RISE, SIDE_MARGIN,
+		l->height - FOOTER_RISE);
+}
+
 int output_svg__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct profile_entry **entries = NULL;
 	struct flame fl = { 0 };
 	struct layout l = { .out = out };
-	char duration[32];
 	size_t nr = 0, i;
 	int err;
 
@@ -350,33 +507,12 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 	if (err)
 		goto out;
 	merge_narrow(&fl, &fl.root,
-		     (uint64_t)((double)fl.root.total_ns * MIN_FRAME_PIXELS /
-				(IMAGE_WIDTH - 2 * SIDE_MARGIN)));
+		     (uint64_t)((double)fl.root.total_ns * MIN_FRAME_PIXELS / PLOT_WIDTH));
 	sort_tree(&fl.root);
 	l.total_ns = fl.root.total_ns;
 	l.height = TOP_MARGIN + (fl.max_depth + 1) * FRAME_HEIGHT + BOTTOM_MARGIN;
-	output__format_duration(fl.root.total_ns, duration, sizeof(duration));
-	fprintf(out,
-		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%u\" viewBox=\"0 0 %d %u\" data-total=\"%" PRIu64 "\">\n"
-		"<style>%s</style>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
-		"<text id=\"title\" x=\"%d\" y=\"18\">Off-CPU time: %s in %" PRIu64
-		" waits</text>\n"
-		"<text id=\"reset\" class=\"button hidden\" x=\"%d\" y=\"18\">Reset zoom</text>\n"
-		"<text id=\"search\" class=\"button\" x=\"%d\" y=\"18\">Search</text>\n"
-		"<text id=\"orientation\" class=\"button\" x=\"%d\" y=\"18\">Icicle</text>\n"
-		"<text id=\"hint\" x=\"%d\" y=\"40\" text-anchor=\"end\" fill=\"#666\">"
-		"width: time off CPU; click a frame to zoom; colors: wait class</text>\n"
-		"<g id=\"legend\"></g>\n"
-		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"></text>\n"
-		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
-		"<g id=\"frames\">\n",
-		IMAGE_WIDTH, l.height, IMAGE_WIDTH, l.height, fl.root.total_ns, style,
-		IMAGE_WIDTH / 2, duration, fl.root.count, SIDE_MARGIN, IMAGE_WIDTH - 170,
-		IMAGE_WIDTH - 90, IMAGE_WIDTH - SIDE_MARGIN, IMAGE_WIDTH - SIDE_MARGIN,
-		l.height - 8, SIDE_MARGIN, l.height - 8);
+	write_header(&l, &fl.root);
+	fputs("<g id=\"frames\">\n", out);
 	write_node(&l, &fl.root, 0);
 	fprintf(out, "</g>\n<script><![CDATA[\n%s]]></script>\n</svg>\n", script);
 out:

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "classify/states.h"
-#include "lib/array.h"
 #include "lib/hash_table.h"
 #include "output/folded_lines.h"
 #include "output/output.h"
@@ -159,22 +158,24 @@ static int print_groups(FILE *out, const struct profile *p, struct profile_entry
 	return err;
 }
 
-/* Leaf first, as BCC's offcputime prints: where it blocked on top. */
-static void print_stack_line(FILE *out, const struct folded_line *line)
+/*
+ * Leaf first, as BCC's offcputime prints: where it blocked on top. frames
+ * is ";root;...;leaf", walked from its end: a user frame can bring up to
+ * FRAME_NAMES_MAX_INLINES inlined names with it, so no array sized by the
+ * stack depth can hold every name, and the leaf is the one a cut would lose.
+ */
+static void print_frames_leaf_first(FILE *out, const char *frames)
 {
-	char *copy = strdup(line->text), *frames[2 * OFFCPU_MAX_STACK_DEPTH + 3];
-	size_t n = 0, i;
-	char *save = NULL, *tok;
+	const char *end = frames + strlen(frames), *sep, *name;
 
-	if (!copy)
-		return;
-	for (tok = strtok_r(copy, ";", &save); tok && n < ARRAY_SIZE(frames);
-	     tok = strtok_r(NULL, ";", &save))
-		frames[n++] = tok;
-	/* The first three are comm, [state] and [wait]: shown in the heading. */
-	for (i = n; i > 3; i--)
-		fprintf(out, "      %s\n", frames[i - 1]);
-	free(copy);
+	while (end > frames) {
+		sep = memrchr(frames, ';', (size_t)(end - frames));
+		name = sep ? sep + 1 : frames;
+		fprintf(out, "      %.*s\n", (int)(end - name), name);
+		if (!sep)
+			break;
+		end = sep;
+	}
 }
 
 static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines)
@@ -199,7 +200,7 @@ static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines)
 		output__format_duration(line->total_ns, time, sizeof(time));
 		fprintf(out, "  #%zu %s  %s, %.1f%%, %" PRIu64 " waits\n", i + 1, head, time,
 			share(line->total_ns, p->total_ns), line->count);
-		print_stack_line(out, line);
+		print_frames_leaf_first(out, line->text + len);
 	}
 	if (lines.nr == 0)
 		fprintf(out, "  (no waits recorded)\n");

@@ -1343,6 +1343,40 @@ def test_svg_flame_graph_in_browser():
     assert os.path.getsize(shot) > 10_000, "screenshot missing"
 
 
+def test_svg_draws_the_same_without_scripts():
+    """output_svg.c alone colors and places the frames: with scripts off the
+    picture is colored, with a legend, and the script draws it the same."""
+    svg = report_of(os.path.join(TMP, "workload.json"), ".svg")
+    check = os.path.join(ROOT, "tests", "browser", "flamegraph_static_check.js")
+    r = run(["node", check, svg], timeout=180)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    off, on = seen["noScript"], seen["script"]
+    assert off["errors"] == [] and on["errors"] == [], (off["errors"], on["errors"])
+    assert len(off["frames"]) > 10 and len(off["frames"]) == len(on["frames"])
+    # Scripts were off: no frame got its label.
+    assert all(f["label"] == "" for f in off["frames"])
+    assert any(f["label"] for f in on["frames"])
+    # Colored by wait class without the script (an unset fill is black).
+    unfilled = [f["name"] for f in off["frames"] if f["fill"] in ("rgb(0, 0, 0)", "none")]
+    assert not unfilled, "frames without a color: %s" % unfilled[:5]
+    for f, g in zip(off["frames"], on["frames"]):
+        assert f["name"] == g["name"]
+        for key in ("x", "y", "width", "textX", "textY"):
+            assert abs(f[key] - g[key]) < 0.01, "%s: %s %s in the file, %s drawn" % (
+                f["name"], key, f[key], g[key])
+        assert f["fill"] == g["fill"], (f["name"], f["fill"], g["fill"])
+    by_class = {f["name"]: f["fill"] for f in off["frames"]
+                if f["kind"] == "class" and f["depth"] == 1}
+    assert len(set(by_class.values())) == len(by_class) > 1, by_class
+    # One legend entry per base class, with its color and share, either way.
+    assert [e["cls"] for e in off["legend"]] == off["classes"] == list(by_class), off["legend"]
+    assert off["legend"] == on["legend"]
+    for e in off["legend"]:
+        assert e["fill"] == by_class[e["cls"]] and e["text"].startswith(e["cls"] + " "), e
+    assert on["legendZoomed"] == off["legend"][-1]["cls"], on["legendZoomed"]
+
+
 def test_folded_imports_in_speedscope():
     folded = report_of(os.path.join(TMP, "workload.json"), ".folded")
     os.makedirs(ARTIFACTS, exist_ok=True)

@@ -252,6 +252,51 @@ static void yield_or_preempted(void **state)
 			 OFFCPU_STATE_INTERRUPTIBLE);
 }
 
+/*
+ * A syscall's entry point has the architecture in its name (the Makefile
+ * builds x86, arm64, powerpc and s390): the rules that name one must match
+ * them all. The inner function that would say the same (do_sched_yield,
+ * ksys_sync_file_range) is often inlined into it, so it is left out here.
+ */
+static void syscall_wrappers_of_every_arch(void **state)
+{
+	static const char *const entries[] = {
+		"__x64_sys_%s",	  "__ia32_sys_%s", "__arm64_sys_%s",
+		"__s390x_sys_%s", "__s390_sys_%s", "sys_%s",
+	};
+	const unsigned int S = OFFCPU_STATE_INTERRUPTIBLE, D = OFFCPU_STATE_UNINTERRUPTIBLE;
+	char pause[64], sync[64], sync2[64], yield[64];
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(entries); i++) {
+		snprintf(pause, sizeof(pause), entries[i], "pause");
+		snprintf(sync, sizeof(sync), entries[i], "sync_file_range");
+		/* powerpc (and 32-bit arm) have sync_file_range2 instead. */
+		snprintf(sync2, sizeof(sync2), entries[i], "sync_file_range2");
+		snprintf(yield, sizeof(yield), entries[i], "sched_yield");
+
+		k = FRAMES(0, "schedule", pause, "invoke_syscall", "el0_svc_common");
+		if (strcmp(classify_recorded(NULL, S, k, 0), "signal"))
+			fail_msg("%s: %s", pause, classify_recorded(NULL, S, k, 0));
+		k = FRAMES(0, "io_schedule", "folio_wait_bit_common", "folio_wait_writeback",
+			   "__filemap_fdatawait_range", "file_fdatawait_range", sync,
+			   "do_syscall_64");
+		if (strcmp(classify_recorded(NULL, D, k, 0), "io:fsync"))
+			fail_msg("%s: %s", sync, classify_recorded(NULL, D, k, 0));
+		frames[0][5].sym = sync2;
+		if (strcmp(classify_recorded(NULL, D, k, 0), "io:fsync"))
+			fail_msg("%s: %s", sync2, classify_recorded(NULL, D, k, 0));
+		k = FRAMES(0, "schedule", yield, "system_call_exception",
+			   "system_call_vectored_common");
+		if (classify__state(OFFCPU_STATE_RUNNING, frames[0], k) != OFFCPU_STATE_RUNNING)
+			fail_msg("%s: not a yield", yield);
+	}
+	/* A name that only starts like a syscall's is not it. */
+	k = FRAMES(0, "schedule", "__x64_sys_pause_other", "do_syscall_64");
+	assert_string_equal(classify_recorded(NULL, S, k, 0), "other");
+}
+
 static void titles(void **state)
 {
 	static const char cmdline[] = "postgres: alice bench [local] UPDATE\0\0\0";
@@ -283,6 +328,7 @@ int main(void)
 		cmocka_unit_test(user_rules_before_builtin),
 		cmocka_unit_test(futex_refined_by_user_frames),
 		cmocka_unit_test(yield_or_preempted),
+		cmocka_unit_test(syscall_wrappers_of_every_arch),
 		cmocka_unit_test(titles),
 	};
 

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The SVG flame graph as a file: colors, legend and geometry are written
+ * by output_svg.c, so the picture holds without its script and the script
+ * lays frames out by the same numbers.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "offcpu.h"
+#include "output/output.h"
+#include "profile/profile.h"
+
+static void add_wait(struct profile *p, const char *wait_class, const char *leaf,
+		     uint64_t duration_ns)
+{
+	struct frame f = { 0 };
+	struct wait w = { 0 };
+
+	f.addr = 0xffffffff81000000ULL + duration_ns;
+	f.sym = strpool__intern(p->strings, leaf);
+	f.kernel = true;
+	w.pid = w.tid = 9;
+	w.comm = strpool__intern(p->strings, "app");
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, wait_class);
+	w.kernel_stack = profile__intern_stack(p, &f, 1);
+	w.duration_ns = duration_ns;
+	assert_int_equal(profile__add(p, &w), 0);
+}
+
+/* The buffer is the caller's: gcc 12 takes a returned one for a dangling local. */
+static void render(const struct profile *p, char **text, size_t *size)
+{
+	struct output_opts opts = { .group_by = GROUP_BY_TID };
+	FILE *out = open_memstream(text, size);
+
+	assert_non_null(out);
+	assert_int_equal(output_svg__write(out, p, &opts), 0);
+	assert_int_equal(fclose(out), 0);
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (text = strstr(text, needle); text; text = strstr(text + 1, needle))
+		n++;
+	return n;
+}
+
+/* The fill of the frame whose title starts with name. */
+static void fill_of(const char *text, const char *name, char *fill, size_t size)
+{
+	char title[128];
+	const char *at;
+
+	snprintf(title, sizeof(title), "<title>%s\n", name);
+	at = strstr(text, title);
+	assert_non_null(at);
+	at = strstr(at, " fill=\"");
+	assert_non_null(at);
+	at += strlen(" fill=\"");
+	snprintf(fill, size, "%.*s", (int)strcspn(at, "\""), at);
+}
+
+static void colors_and_legend_in_the_file(void **state)
+{
+	struct profile *p;
+	char *text = NULL, fill[16];
+	size_t size;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	add_wait(p, "sleep", "do_nanosleep", 30000000);
+	add_wait(p, "lock:futex", "futex_wait_queue", 10000000);
+	render(p, &text, &size);
+
+	/* Every frame has its color: all, 2 classes, lock:futex, 2 states, 2 comms, 2 leaves. */
+	assert_int_equal(count_of(text, "<g class=\"f\" "), 10);
+	assert_int_equal(count_of(text, "height=\"15\" fill=\"#"), 10);
+	fill_of(text, "all", fill, sizeof(fill));
+	assert_string_equal(fill, "#c7c7c7"); /* hsl(0,0%,78%) */
+	/* A class and its [state] and comm: hsl(HUE,70%,48%), sleep's hue 210, lock's 32. */
+	fill_of(text, "sleep", fill, sizeof(fill));
+	assert_string_equal(fill, "#257ad0");
+	fill_of(text, "lock", fill, sizeof(fill));
+	assert_string_equal(fill, "#d08025");
+	/* sleep, its state and comm, and its legend entry; lock and lock:futex too. */
+	assert_int_equal(count_of(text, "fill=\"#257ad0\""), 4);
+	assert_int_equal(count_of(text, "fill=\"#d08025\""), 5);
+	/* Frames are paler: kernel frames the palest, at 74-85% lightness. */
+	fill_of(text, "do_nanosleep", fill, sizeof(fill));
+	assert_true(strcmp(fill, "#257ad0") && fill[0] == '#' && strlen(fill) == 7);
+
+	/* The legend, one entry per base class with its share, colored as the class. */
+	assert_int_equal(count_of(text, "<g class=\"button legend-item\""), 2);
+	assert_non_null(strstr(text, "<g class=\"button legend-item\" data-c=\"lock\"><rect "));
+	assert_non_null(
+	    strstr(text, "fill=\"#d08025\"/><text x=\"26\" y=\"40\">lock 25.00%</text>"));
+	assert_non_null(strstr(text, "fill=\"#257ad0\"/><text x=\"133.2\" y=\"40\">sleep 75.00%"));
+	free(text);
+	profile__free(p);
+}
+
+/* The script's layout numbers come from the file, and match where frames are drawn. */
+static void geometry_for_the_script(void **state)
+{
+	struct profile *p;
+	char *text = NULL;
+	size_t size;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	add_wait(p, "sleep", "do_nanosleep", 30000000);
+	render(p, &text, &size);
+	/* Depths 0-4 (all, sleep, [state], comm, leaf): 56 + 5 * 16 + 28 high. */
+	assert_non_null(strstr(text, " height=\"164\" viewBox=\"0 0 1200 164\" "));
+	assert_non_null(strstr(text, " data-side=\"10\" data-top=\"56\" data-bottom=\"28\" "
+				     "data-frame-height=\"16\" data-char-width=\"7.2\" "
+				     "data-label-dx=\"3\" data-label-dy=\"12\">"));
+	/* The root at the bottom: 164 - 28 - 16, its name 3 in and 12 down. */
+	assert_non_null(strstr(text, "<rect x=\"10.00\" y=\"120\" width=\"1180.00\" height=\"15\" "
+				     "fill=\"#c7c7c7\"/><text x=\"13.00\" y=\"132\">"));
+	/* The script keeps no numbers of its own for these. */
+	assert_null(strstr(text, "hsl("));
+	assert_null(strstr(text, "SIDE = 10"));
+	free(text);
+	profile__free(p);
+}
+
+/* A recording read back may name any class: it stays inside its attribute, and is grey. */
+static void classes_from_a_recording_are_escaped(void **state)
+{
+	struct profile *p;
+	char *text = NULL, fill[16];
+	size_t size;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	add_wait(p, "we\"ird<&>", "do_nanosleep", 30000000);
+	render(p, &text, &size);
+	assert_null(strstr(text, "we\"ird"));
+	assert_int_equal(count_of(text, "data-c=\"we&quot;ird&lt;&amp;&gt;\""), 4 + 1);
+	fill_of(text, "we&quot;ird&lt;&amp;&gt;", fill, sizeof(fill));
+	assert_string_equal(fill, "#c7c7c7");
+	free(text);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(colors_and_legend_in_the_file),
+		cmocka_unit_test(geometry_for_the_script),
+		cmocka_unit_test(classes_from_a_recording_are_escaped),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

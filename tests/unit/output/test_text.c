@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The text report's top stacks, on stacks as deep as a recording can make them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/inline_pool.h"
+#include "offcpu.h"
+#include "output/frame_names.h"
+#include "output/output.h"
+#include "profile/profile.h"
+
+/* The buffer is the caller's: gcc 12 takes a returned one for a dangling local. */
+static void report(const struct profile *p, char **text, size_t *size)
+{
+	struct output_opts opts = { .group_by = GROUP_BY_TID };
+	FILE *out = open_memstream(text, size);
+
+	assert_non_null(out);
+	assert_int_equal(output_text__write(out, p, &opts), 0);
+	assert_int_equal(fclose(out), 0);
+}
+
+/*
+ * Every user frame of the deepest stack with the deepest inline chain the
+ * folded lines keep: far more names than the two stacks' frames, which
+ * the report once took for the bound and so cut off the kernel leaf.
+ */
+static void deepest_stack_keeps_its_leaf(void **state)
+{
+	static struct frame user[OFFCPU_MAX_STACK_DEPTH], kernel[OFFCPU_MAX_STACK_DEPTH];
+	struct profile *p;
+	struct wait w = { 0 };
+	static const char heading[] =
+	    "  #1 deep;[interruptible];[sleep]  5.000 ms, 100.0%, 1 waits\n";
+	char name[64], *text, *at;
+	size_t i, k, size;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	for (i = 0; i < OFFCPU_MAX_STACK_DEPTH; i++) {
+		const struct frame_inline *in = NULL;
+
+		memset(&user[i], 0, sizeof(user[i]));
+		snprintf(name, sizeof(name), "caller_%zu", i);
+		user[i].sym = strpool__intern(p->strings, i ? name : "user_leaf");
+		user[i].addr = 0x1000 + i;
+		for (k = 0; k < FRAME_NAMES_MAX_INLINES; k++) {
+			snprintf(name, sizeof(name), "inlined_%zu_%zu", i, k);
+			in = inline_pool__intern(p->inlines, strpool__intern(p->strings, name),
+						 NULL, 0, in);
+			assert_non_null(in);
+		}
+		user[i].inlined = in;
+		memset(&kernel[i], 0, sizeof(kernel[i]));
+		snprintf(name, sizeof(name), "kernel_%zu", i);
+		kernel[i].sym = strpool__intern(p->strings, i ? name : "kernel_leaf");
+		kernel[i].addr = 0xffffffff81000000ULL + i;
+		kernel[i].kernel = true;
+	}
+	w.pid = w.tid = 42;
+	w.comm = strpool__intern(p->strings, "deep");
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.kernel_stack = profile__intern_stack(p, kernel, OFFCPU_MAX_STACK_DEPTH);
+	w.user_stack = profile__intern_stack(p, user, OFFCPU_MAX_STACK_DEPTH);
+	w.duration_ns = 5000000;
+	assert_int_equal(profile__add(p, &w), 0);
+
+	report(p, &text, &size);
+	at = strstr(text, heading);
+	assert_non_null(at);
+	at += strlen(heading);
+	/* Leaf first: the kernel leaf, the rest of the kernel stack, then user frames. */
+	assert_true(!strncmp(at, "      kernel_leaf_[k]\n      kernel_1_[k]\n",
+			     strlen("      kernel_leaf_[k]\n      kernel_1_[k]\n")));
+	/* The user leaf's innermost inlined function is the first user name. */
+	assert_non_null(strstr(at, "      kernel_126_[k]\n      inlined_0_31\n"));
+	assert_non_null(strstr(at, "      inlined_0_0\n      user_leaf\n      inlined_1_31\n"));
+	/* And the root end: the outermost caller last. */
+	assert_non_null(strstr(at, "      inlined_126_0\n      caller_126\n\nHealth counters\n"));
+	free(text);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(deepest_stack_keeps_its_leaf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
