@@ -68,10 +68,11 @@ $(OUTPUT)/offcpu.skel.h: $(OUTPUT)/offcpu.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name offcpu_bpf > $@
 
-# The flame graph's script, as a C string literal for output_svg.c.
+# The flame graph's script, as a C string literal for output_svg.c; its
+# comment lines stay in the source, not in every SVG.
 $(OUTPUT)/flamegraph_js.inc: src/output/flamegraph.js | $(OUTPUT)
 	$(call msg,GEN,$@)
-	$(Q)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+	$(Q)sed -e '/^[[:space:]]*\/\//d' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
 $(OUTPUT)/obj/output/output_svg.o: $(OUTPUT)/flamegraph_js.inc
 
