@@ -124,6 +124,7 @@ struct session {
 	struct collector *collector;
 	struct tracer *tracer;
 	struct command command;
+	struct command_signals inherited; /* what the command starts with */
 	bool has_command;
 	struct id_list pids; /* -p, plus the command's PID */
 };
@@ -283,7 +284,7 @@ static int setup(struct session *s)
 		s->pids.nr = o->pids.nr;
 	}
 	if (o->command) {
-		err = command__start(o->command, &s->command);
+		err = command__start(o->command, &s->inherited, &s->command);
 		if (err) {
 			log__error("cannot start '%s': %s", o->command[0], strerror(-err));
 			return EXIT_ENVIRONMENT;
@@ -367,6 +368,8 @@ int main(int argc, char **argv)
 	struct session s = { 0 };
 	int status;
 
+	/* Before any signal is touched: the command gets them as offcpu got them. */
+	command_signals__save(&s.inherited);
 	if (options__parse(argc, argv, &opts)) {
 		fputs("Try 'offcpu --help'.\n", stderr);
 		options__free(&opts);

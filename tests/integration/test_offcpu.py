@@ -436,6 +436,29 @@ def test_command_exit_status_and_output_passthrough():
     assert open(out).read().startswith("offcpu: ")
 
 
+def signal_status(text):
+    """The SigIgn and SigBlk masks of /proc/PID/status lines in text."""
+    return {k: int(v, 16) for k, v in re.findall(r"^(SigIgn|SigBlk):\s+([0-9a-f]+)$", text, re.M)}
+
+
+def test_command_starts_with_the_signals_offcpu_was_given():
+    # offcpu ignores SIGPIPE for itself (a closed stdout is an error it reports);
+    # an ignored signal survives exec, so the command must get its own back:
+    # `yes | head -1` ends yes by SIGPIPE (141), not by an EPIPE error (1).
+    out = os.path.join(TMP, "signals.txt")
+    script = ("grep -E '^Sig(Ign|Blk):' /proc/self/status; "
+              "(yes; echo \"yes exit $?\" >&2) | head -1")
+    r = run([OFFCPU, "-m", "0", "-o", out, "--", "sh", "-c", script], timeout=60)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert signal_status(r.stdout) == {"SigIgn": 0, "SigBlk": 0}, r.stdout
+    assert "yes exit 141" in r.stderr and "Broken pipe" not in r.stderr, r.stderr
+    # What offcpu itself was started with passes through (nohup's SIGHUP).
+    r = run(["sh", "-c", 'trap "" HUP; exec "$@"', "sh", OFFCPU, "-m", "0", "-o", out, "--",
+             "grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"], timeout=60)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert signal_status(r.stdout) == {"SigIgn": 1 << (signal.SIGHUP - 1), "SigBlk": 0}, r.stdout
+
+
 def test_command_not_found():
     r = run([OFFCPU, "-o", os.path.join(TMP, "nf.txt"), "--", "/nonexistent/program"])
     assert r.returncode == 127, r.returncode
