@@ -167,8 +167,11 @@ static int start_tracer(struct session *s)
 	}
 	/* Loaded and attached: what is left is reading /proc and files. */
 	err = caps__drop_after_attach();
+	/* Not fatal, but never quiet: offcpu runs with more privilege than it says it keeps. */
 	if (err)
-		log__info("could not drop capabilities: %s", strerror(-err));
+		log__warn("cannot drop capabilities after attaching (%s): offcpu keeps every "
+			  "privilege it was started with until it exits",
+			  strerror(-err));
 	return 0;
 }
 
@@ -252,6 +255,30 @@ static int write_output(struct session *s)
 	return status;
 }
 
+/* Before tracing, whatever failed (memory, mostly) is named by what it was for. */
+static int setup_failed(const char *what, int err)
+{
+	log__error("cannot set up %s: %s", what, strerror(-err));
+	return EXIT_ENVIRONMENT;
+}
+
+/* The tracer follows -p's processes and the command's (0: none). */
+static int traced_pids(const struct id_list *given, pid_t command, struct id_list *out)
+{
+	size_t nr = given->nr + (command > 0);
+
+	if (!nr)
+		return 0;
+	out->ids = malloc(nr * sizeof(*out->ids));
+	if (!out->ids)
+		return -ENOMEM;
+	memcpy(out->ids, given->ids, given->nr * sizeof(*out->ids));
+	if (command > 0)
+		out->ids[given->nr] = (uint32_t)command;
+	out->nr = nr;
+	return 0;
+}
+
 static int setup(struct session *s)
 {
 	struct options *o = s->opts;
@@ -267,22 +294,17 @@ static int setup(struct session *s)
 		return EXIT_ENVIRONMENT;
 	ksyms_err = ksyms__load_system(&ksyms);
 	err = profile__new(o->format->lists_waits, &s->profile);
-	err =
-	    err ?: symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
 	if (err) {
 		ksyms__free(ksyms);
-		return EXIT_ENVIRONMENT;
+		return setup_failed("the profile", err);
 	}
+	/* It owns ksyms from here on, whether it fails or not. */
+	err = symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
+	if (err)
+		return setup_failed("the symbolizer", err);
 	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
 	if (err)
-		return EXIT_ENVIRONMENT;
-	if (o->pids.nr) {
-		s->pids.ids = malloc(o->pids.nr * sizeof(*s->pids.ids));
-		if (!s->pids.ids)
-			return EXIT_ENVIRONMENT;
-		memcpy(s->pids.ids, o->pids.ids, o->pids.nr * sizeof(*s->pids.ids));
-		s->pids.nr = o->pids.nr;
-	}
+		return setup_failed("the collector of trace records", err);
 	if (o->command) {
 		err = command__start(o->command, &s->inherited, &s->command);
 		if (err) {
@@ -291,11 +313,10 @@ static int setup(struct session *s)
 		}
 		s->has_command = true;
 		command_pid = s->command.pid;
-		err = id_list__parse("1", &s->pids);
-		if (err)
-			return EXIT_ENVIRONMENT;
-		s->pids.ids[s->pids.nr - 1] = (uint32_t)s->command.pid;
 	}
+	err = traced_pids(&o->pids, s->has_command ? s->command.pid : 0, &s->pids);
+	if (err)
+		return setup_failed("the process filter", err);
 	status = start_tracer(s);
 	/* Said once tracing works: if it cannot start, that is the one line to read. */
 	if (!status && ksyms_err)
@@ -345,7 +366,12 @@ static int report(const struct options *o)
 		return EXIT_USAGE;
 	}
 	err = profile__new(o->format->lists_waits, &profile);
-	err = err ?: recording__read(in, o->recording_path, &filter, profile);
+	if (err) {
+		fclose(in);
+		output_file__abort(&output);
+		return setup_failed("the profile", err);
+	}
+	err = recording__read(in, o->recording_path, &filter, profile);
 	fclose(in);
 	if (err) {
 		if (err != -EINVAL)
