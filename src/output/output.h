@@ -52,15 +52,18 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 int output_pprof__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 int output_svg__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 
+struct output_sink;
+
 struct output_file {
 	FILE *stream;
 	char *path; /* NULL: written in place (stdout, a device, a FIFO) */
 	char *temp_path;
+	struct output_sink *sink; /* the descriptor under stream, and its first error */
 };
 
 /* "-" or NULL is stdout. Fails early on an unwritable destination. */
 int output_file__open(const char *path, struct output_file *out);
-/* Flushes, checks for write errors (ENOSPC...), renames into place. */
+/* Flushes, checks for write errors (ENOSPC...), renames into place: the first error's -errno. */
 int output_file__commit(struct output_file *f);
 /* Removes the temporary file; the destination is untouched. */
 void output_file__abort(struct output_file *f);
