@@ -22,6 +22,7 @@
 #include "cli/cgroup.h"
 #include "cli/command.h"
 #include "cli/options.h"
+#include "lib/array.h"
 #include "lib/log.h"
 #include "output/output.h"
 #include "profile/profile.h"
@@ -44,6 +45,8 @@ static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t command_pid;
 /* The output's temporary file, for a second signal to remove; "" once renamed. */
 static char temp_output_path[PATH_MAX];
+/* The signals as offcpu was started with them, for -- COMMAND to start with. */
+static struct command_signals inherited_signals;
 
 static void on_signal(int sig)
 {
@@ -124,7 +127,6 @@ struct session {
 	struct collector *collector;
 	struct tracer *tracer;
 	struct command command;
-	struct command_signals inherited; /* what the command starts with */
 	bool has_command;
 	struct id_list pids; /* -p, plus the command's PID */
 };
@@ -306,7 +308,7 @@ static int setup(struct session *s)
 	if (err)
 		return setup_failed("the collector of trace records", err);
 	if (o->command) {
-		err = command__start(o->command, &s->inherited, &s->command);
+		err = command__start(o->command, &inherited_signals, &s->command);
 		if (err) {
 			log__error("cannot start '%s': %s", o->command[0], strerror(-err));
 			return EXIT_ENVIRONMENT;
@@ -339,7 +341,7 @@ static void teardown(struct session *s)
 }
 
 /* offcpu report: a saved json recording, written in another format. */
-static int report(const struct options *o)
+static int report(struct options *o)
 {
 	struct recording_filter filter = {
 		.pids = &o->pids,
@@ -388,15 +390,67 @@ static int report(const struct options *o)
 	return status;
 }
 
+/* offcpu [OPTIONS] [-- COMMAND]: trace, then write the profile. */
+static int trace(struct options *o)
+{
+	struct session s = { .opts = o };
+	int status;
+
+	install_signal_handlers();
+	status = setup(&s);
+	if (!status) {
+		if (s.has_command)
+			command__release(&s.command);
+		else
+			log__info("tracing; stop with Ctrl-C");
+		status = record(&s) ? EXIT_ENVIRONMENT : write_output(&s);
+	}
+	if (s.has_command && !status) {
+		while (!command__poll_exit(&s.command))
+			usleep(10000);
+		status = s.command.status;
+	}
+	teardown(&s);
+	return status;
+}
+
+struct subcommand {
+	const char *name; /* argv[1] */
+	enum options_mode mode;
+	int (*run)(struct options *o);
+};
+
+static const struct subcommand subcommands[] = {
+	{ "report", OPTIONS_REPORT, report },
+};
+
+/* Without a subcommand's name first, offcpu traces. */
+static const struct subcommand tracing = { NULL, OPTIONS_TRACE, trace };
+
+static const struct subcommand *find_subcommand(int argc, char **argv)
+{
+	size_t i;
+
+	for (i = 0; argc > 1 && i < ARRAY_SIZE(subcommands); i++) {
+		if (!strcmp(argv[1], subcommands[i].name))
+			return &subcommands[i];
+	}
+	return &tracing;
+}
+
 int main(int argc, char **argv)
 {
+	const struct subcommand *sub = find_subcommand(argc, argv);
 	struct options opts;
-	struct session s = { 0 };
 	int status;
 
 	/* Before any signal is touched: the command gets them as offcpu got them. */
-	command_signals__save(&s.inherited);
-	if (options__parse(argc, argv, &opts)) {
+	command_signals__save(&inherited_signals);
+	if (sub != &tracing) {
+		argc--;
+		argv++;
+	}
+	if (options__parse(argc, argv, sub->mode, &opts)) {
 		fputs("Try 'offcpu --help'.\n", stderr);
 		options__free(&opts);
 		return EXIT_USAGE;
@@ -414,28 +468,7 @@ int main(int argc, char **argv)
 	log__set_verbose(opts.verbose);
 	/* A closed stdout (offcpu | head) is an EPIPE error, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
-	if (opts.report_command) {
-		status = report(&opts);
-		options__free(&opts);
-		return status;
-	}
-	s.opts = &opts;
-	install_signal_handlers();
-
-	status = setup(&s);
-	if (!status) {
-		if (s.has_command)
-			command__release(&s.command);
-		else
-			log__info("tracing; stop with Ctrl-C");
-		status = record(&s) ? EXIT_ENVIRONMENT : write_output(&s);
-	}
-	if (s.has_command && !status) {
-		while (!command__poll_exit(&s.command))
-			usleep(10000);
-		status = s.command.status;
-	}
-	teardown(&s);
+	status = sub->run(&opts);
 	options__free(&opts);
 	return status;
 }

@@ -230,9 +230,9 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	switch (opt) {
 	case 'p':
 		/* A recording's processes may be long gone. */
-		return parse_ids("--pid", arg, &o->pids, false, !o->report_command);
+		return parse_ids("--pid", arg, &o->pids, false, o->mode != OPTIONS_REPORT);
 	case 't':
-		return parse_ids("--tid", arg, &o->tids, true, !o->report_command);
+		return parse_ids("--tid", arg, &o->tids, true, o->mode != OPTIONS_REPORT);
 	case 'c':
 		return add_comm(o, arg);
 	case OPT_CGROUP:
@@ -345,11 +345,14 @@ static int check_combination(struct options *o)
 	return 0;
 }
 
-int options__parse(int argc, char **argv, struct options *o)
+int options__parse(int argc, char **argv, enum options_mode mode, struct options *o)
 {
+	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
+	const char *shorts = mode == OPTIONS_REPORT ? short_options + 1 : short_options;
 	int opt, err;
 
 	memset(o, 0, sizeof(*o));
+	o->mode = mode;
 	o->min_duration_ns = 1000000;
 	o->max_duration_ns = UINT64_MAX;
 	o->sample_rate = 1;
@@ -358,16 +361,10 @@ int options__parse(int argc, char **argv, struct options *o)
 	o->kernel_stack = true;
 	o->user_stack = true;
 
-	if (argc > 1 && !strcmp(argv[1], "report")) {
-		o->report_command = true;
-		argc--;
-		argv++;
-	}
 	opterr = 0;
-	optind = 1;
-	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
-	while ((opt = getopt_long(argc, argv, o->report_command ? short_options + 1 : short_options,
-				  long_options, NULL)) != -1) {
+	/* 0, not 1: glibc then forgets a previous parse (a cluster it stopped in). */
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, shorts, long_options, NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
 			if (optopt && optopt < 256)
 				log__error("unknown option or missing value: '-%c'", optopt);
@@ -382,7 +379,7 @@ int options__parse(int argc, char **argv, struct options *o)
 		if (o->action != OPTIONS_RUN)
 			return 0;
 	}
-	if (o->report_command) {
+	if (mode == OPTIONS_REPORT) {
 		err = check_report(o, argc, argv);
 		if (err)
 			return err;
