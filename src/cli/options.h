@@ -10,6 +10,12 @@
 #include "lib/parse.h"
 #include "output/output.h"
 
+/* Defaults, written once for the options and the help text. */
+/* -m: shorter waits are counted and summed, not listed. */
+#define OPTIONS_DEFAULT_MIN_DURATION_NS 1000000ULL
+/* --max-entries: slots of the in-flight table. */
+#define OPTIONS_DEFAULT_MAX_ENTRIES 65536U
+
 /* Which options apply, and how: set by the subcommand main() dispatched to. */
 enum options_mode {
 	OPTIONS_TRACE, /* offcpu [OPTIONS] [-- COMMAND] */
@@ -38,7 +44,7 @@ struct options {
 	uint32_t state_mask;  /* 0: all */
 	uint64_t duration_ns; /* 0: until a signal */
 	const struct output_format *format;
-	struct output_opts report; /* --group-by */
+	struct output_opts report; /* --group-by, --lines, --top */
 	struct rule_set rules;	   /* --rules, in the order given */
 	const char *output_path;   /* NULL: stdout */
 	uint32_t max_entries;	   /* in-flight slots: a selected thread holds one until it exits */

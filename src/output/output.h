@@ -23,9 +23,14 @@ enum report_group_by {
 	GROUP_BY_WAIT,
 };
 
+/* The text report's lengths without --top: rows of the thread table, stacks. */
+#define OUTPUT_TOP_THREADS 20U
+#define OUTPUT_TOP_STACKS 10U
+
 struct output_opts {
 	enum report_group_by group_by;
-	bool lines; /* --lines: source file and line of user frames in the text report */
+	bool lines;   /* --lines: source file and line of user frames in the text report */
+	uint32_t top; /* --top: rows of each table and stacks in the text report; 0: the above */
 };
 
 struct output_format {
