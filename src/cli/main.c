@@ -2,11 +2,15 @@
 /*
  * offcpu: where and why threads wait off CPU.
  *
- * main() only wires the modules together: options, the output file (opened
- * first so a bad path fails before tracing), the tracer, the collector that
- * feeds the profile, and the output back-end. Errors come up as negative
- * errno and are reported here once; the exit status is 0, 1 (environment)
- * or 2 (usage), or the status of -- COMMAND.
+ * main() picks the subcommand from its table (tracing when there is none)
+ * and wires the modules together: options, the output file (opened first
+ * so a bad path fails before tracing), the tracer, the collector that
+ * feeds the profile, and the output back-end. Each error is said once, in
+ * one line, by whoever can name what was wrong: a bad value by options.c,
+ * which knows the option; a malformed recording by its reader, which knows
+ * the line (main does not repeat its -EINVAL); everything else comes up as
+ * negative errno and is reported in this file. The exit status is 0, 1
+ * (environment) or 2 (usage), or the status of -- COMMAND.
  */
 #include <errno.h>
 #include <limits.h>
@@ -205,7 +209,10 @@ static int record(struct session *s)
 		log__error("reading trace records failed: %s", strerror(-err));
 		return err;
 	}
-	return collector__finish(s->collector);
+	err = collector__finish(s->collector);
+	if (err)
+		log__error("cannot finish the profile: %s", strerror(-err));
+	return err;
 }
 
 /* "cannot write output file": a bad -o is a usage error, before anything is read or traced. */
