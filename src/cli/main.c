@@ -215,14 +215,18 @@ static int record(struct session *s)
 	return err;
 }
 
-/* "cannot write output file": a bad -o is a usage error, before anything is read or traced. */
+/*
+ * "cannot write output file": a bad -o is a usage error, before anything is
+ * read or traced; out of memory is not the path's fault. The exit status.
+ */
 static int open_output(const char *path, struct output_file *out)
 {
 	int err = output_file__open(path, out);
 
-	if (err)
-		log__error("cannot write output file '%s': %s", path, strerror(-err));
-	return err;
+	if (!err)
+		return 0;
+	log__error("cannot write output file '%s': %s", path ?: "-", strerror(-err));
+	return err == -ENOMEM ? EXIT_ENVIRONMENT : EXIT_USAGE;
 }
 
 /*
@@ -294,8 +298,9 @@ static int setup(struct session *s)
 	struct ksyms *ksyms = NULL;
 	int err, ksyms_err, status;
 
-	if (open_output(o->output_path, &s->output))
-		return EXIT_USAGE;
+	status = open_output(o->output_path, &s->output);
+	if (status)
+		return status;
 	if (s->output.temp_path)
 		snprintf(temp_output_path, sizeof(temp_output_path), "%s", s->output.temp_path);
 	err = check_environment();
@@ -370,9 +375,10 @@ static int report(struct options *o)
 		log__error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (open_output(o->output_path, &output)) {
+	status = open_output(o->output_path, &output);
+	if (status) {
 		fclose(in);
-		return EXIT_USAGE;
+		return status;
 	}
 	err = profile__new(o->format->lists_waits, &profile);
 	if (err) {
