@@ -56,7 +56,12 @@ int caps__drop_after_attach(void)
 		keep |= 1ULL << CAP_SYS_ADMIN;
 	if (syscall(SYS_capget, &header, data))
 		return -errno;
-	/* The bounding set first: dropping from it needs CAP_SETPCAP, dropped below. */
+	/*
+	 * The bounding set first: dropping from it needs CAP_SETPCAP, dropped
+	 * below. Without CAP_SETPCAP (CAP_BPF and CAP_PERFMON alone) it stays as
+	 * it was: it bounds only what an exec could gain, and offcpu execs
+	 * nothing once attached (the command was forked before).
+	 */
 	for (cap = 0; cap <= last && cap < 64; cap++) {
 		if (!(keep & (1ULL << cap)))
 			prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);

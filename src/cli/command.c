@@ -9,7 +9,32 @@
 
 #include "cli/command.h"
 
-int command__start(char *const *argv, struct command *cmd)
+void command_signals__save(struct command_signals *saved)
+{
+	int sig;
+
+	memset(saved, 0, sizeof(*saved));
+	sigprocmask(SIG_SETMASK, NULL, &saved->mask);
+	/*
+	 * Every signal, not a list to keep in step with what main() changes.
+	 * Those glibc reserves for itself fail and stay zeroed: SIG_DFL.
+	 */
+	for (sig = 1; sig < NSIG; sig++)
+		sigaction(sig, NULL, &saved->actions[sig]);
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void restore_signals(const struct command_signals *saved)
+{
+	int sig;
+
+	/* Dispositions first: a signal the old mask unblocks meets its own action. */
+	for (sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &saved->actions[sig], NULL);
+	sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+}
+
+int command__start(char *const *argv, const struct command_signals *saved, struct command *cmd)
 {
 	int gate[2];
 	char byte;
@@ -29,6 +54,7 @@ int command__start(char *const *argv, struct command *cmd)
 		/* EOF on the gate: offcpu is attached (or gone: then do not run). */
 		if (read(gate[0], &byte, 1) != 1)
 			_exit(127);
+		restore_signals(saved);
 		execvp(argv[0], argv);
 		/* The one message the child prints: stdout is the command's. */
 		fprintf(stderr, "offcpu: cannot run '%s': %s\n", argv[0], strerror(errno));

@@ -2,11 +2,15 @@
 /*
  * offcpu: where and why threads wait off CPU.
  *
- * main() only wires the modules together: options, the output file (opened
- * first so a bad path fails before tracing), the tracer, the collector that
- * feeds the profile, and the output back-end. Errors come up as negative
- * errno and are reported here once; the exit status is 0, 1 (environment)
- * or 2 (usage), or the status of -- COMMAND.
+ * main() picks the subcommand from its table (tracing when there is none)
+ * and wires the modules together: options, the output file (opened first
+ * so a bad path fails before tracing), the tracer, the collector that
+ * feeds the profile, and the output back-end. Each error is said once, in
+ * one line, by whoever can name what was wrong: a bad value by options.c,
+ * which knows the option; a malformed recording by its reader, which knows
+ * the line (main does not repeat its -EINVAL); everything else comes up as
+ * negative errno and is reported in this file. The exit status is 0, 1
+ * (environment) or 2 (usage), or the status of -- COMMAND.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +26,7 @@
 #include "cli/cgroup.h"
 #include "cli/command.h"
 #include "cli/options.h"
+#include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "output/output.h"
@@ -45,6 +50,8 @@ static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t command_pid;
 /* The output's temporary file, for a second signal to remove; "" once renamed. */
 static char temp_output_path[PATH_MAX];
+/* The signals as offcpu was started with them, for -- COMMAND to start with. */
+static struct command_signals inherited_signals;
 
 static void on_signal(int sig)
 {
@@ -159,8 +166,11 @@ static int start_tracer(struct session *s)
 	}
 	/* Loaded and attached: what is left is reading /proc and files. */
 	err = caps__drop_after_attach();
+	/* Not fatal, but never quiet: offcpu runs with more privilege than it says it keeps. */
 	if (err)
-		log__info("could not drop capabilities: %s", strerror(-err));
+		log__warn("cannot drop capabilities after attaching (%s): offcpu keeps every "
+			  "privilege it was started with until it exits",
+			  strerror(-err));
 	return 0;
 }
 
@@ -192,17 +202,24 @@ static int record(struct session *s)
 		log__error("reading trace records failed: %s", strerror(-err));
 		return err;
 	}
-	return collector__finish(s->collector);
+	err = collector__finish(s->collector);
+	if (err)
+		log__error("cannot finish the profile: %s", strerror(-err));
+	return err;
 }
 
-/* "cannot write output file": a bad -o is a usage error, before anything is read or traced. */
+/*
+ * "cannot write output file": a bad -o is a usage error, before anything is
+ * read or traced; out of memory is not the path's fault. The exit status.
+ */
 static int open_output(const char *path, struct output_file *out)
 {
 	int err = output_file__open(path, out);
 
-	if (err)
-		log__error("cannot write output file '%s': %s", path, strerror(-err));
-	return err;
+	if (!err)
+		return 0;
+	log__error("cannot write output file '%s': %s", path ?: "-", strerror(-err));
+	return err == -ENOMEM ? EXIT_ENVIRONMENT : EXIT_USAGE;
 }
 
 /*
@@ -244,14 +261,39 @@ static int write_output(struct session *s)
 	return status;
 }
 
+/* Before tracing, whatever failed (memory, mostly) is named by what it was for. */
+static int setup_failed(const char *what, int err)
+{
+	log__error("cannot set up %s: %s", what, strerror(-err));
+	return EXIT_ENVIRONMENT;
+}
+
+/* The tracer follows -p's processes and the command's (0: none). */
+static int traced_pids(const struct id_list *given, pid_t command, struct id_list *out)
+{
+	size_t nr = given->nr + (command > 0);
+
+	if (!nr)
+		return 0;
+	out->ids = malloc(nr * sizeof(*out->ids));
+	if (!out->ids)
+		return -ENOMEM;
+	memcpy(out->ids, given->ids, given->nr * sizeof(*out->ids));
+	if (command > 0)
+		out->ids[given->nr] = (uint32_t)command;
+	out->nr = nr;
+	return 0;
+}
+
 static int setup(struct session *s)
 {
 	struct options *o = s->opts;
 	struct ksyms *ksyms = NULL;
 	int err, ksyms_err, status;
 
-	if (open_output(o->output_path, &s->output))
-		return EXIT_USAGE;
+	status = open_output(o->output_path, &s->output);
+	if (status)
+		return status;
 	if (s->output.temp_path)
 		snprintf(temp_output_path, sizeof(temp_output_path), "%s", s->output.temp_path);
 	err = check_environment();
@@ -259,35 +301,29 @@ static int setup(struct session *s)
 		return EXIT_ENVIRONMENT;
 	ksyms_err = ksyms__load_system(&ksyms);
 	err = profile__new(o->format->lists_waits, &s->profile);
-	err =
-	    err ?: symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
 	if (err) {
 		ksyms__free(ksyms);
-		return EXIT_ENVIRONMENT;
+		return setup_failed("the profile", err);
 	}
+	/* It owns ksyms from here on, whether it fails or not. */
+	err = symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
+	if (err)
+		return setup_failed("the symbolizer", err);
 	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
 	if (err)
-		return EXIT_ENVIRONMENT;
-	if (o->pids.nr) {
-		s->pids.ids = malloc(o->pids.nr * sizeof(*s->pids.ids));
-		if (!s->pids.ids)
-			return EXIT_ENVIRONMENT;
-		memcpy(s->pids.ids, o->pids.ids, o->pids.nr * sizeof(*s->pids.ids));
-		s->pids.nr = o->pids.nr;
-	}
+		return setup_failed("the collector of trace records", err);
 	if (o->command) {
-		err = command__start(o->command, &s->command);
+		err = command__start(o->command, &inherited_signals, &s->command);
 		if (err) {
 			log__error("cannot start '%s': %s", o->command[0], strerror(-err));
 			return EXIT_ENVIRONMENT;
 		}
 		s->has_command = true;
 		command_pid = s->command.pid;
-		err = id_list__parse("1", &s->pids);
-		if (err)
-			return EXIT_ENVIRONMENT;
-		s->pids.ids[s->pids.nr - 1] = (uint32_t)s->command.pid;
 	}
+	err = traced_pids(&o->pids, s->has_command ? s->command.pid : 0, &s->pids);
+	if (err)
+		return setup_failed("the process filter", err);
 	status = start_tracer(s);
 	/* Said once tracing works: if it cannot start, that is the one line to read. */
 	if (!status && ksyms_err)
@@ -310,7 +346,7 @@ static void teardown(struct session *s)
 }
 
 /* offcpu report: a saved json recording, written in another format. */
-static int report(const struct options *o)
+static int report(struct options *o)
 {
 	struct recording_filter filter = {
 		.pids = &o->pids,
@@ -332,12 +368,18 @@ static int report(const struct options *o)
 		log__error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (open_output(o->output_path, &output)) {
+	status = open_output(o->output_path, &output);
+	if (status) {
 		fclose(in);
-		return EXIT_USAGE;
+		return status;
 	}
 	err = profile__new(o->format->lists_waits, &profile);
-	err = err ?: recording__read(in, o->recording_path, &filter, profile);
+	if (err) {
+		fclose(in);
+		output_file__abort(&output);
+		return setup_failed("the profile", err);
+	}
+	err = recording__read(in, o->recording_path, &filter, profile);
 	fclose(in);
 	if (err) {
 		if (err != -EINVAL)
@@ -354,13 +396,67 @@ static int report(const struct options *o)
 	return status;
 }
 
-int main(int argc, char **argv)
+/* offcpu [OPTIONS] [-- COMMAND]: trace, then write the profile. */
+static int trace(struct options *o)
 {
-	struct options opts;
-	struct session s = { 0 };
+	struct session s = { .opts = o };
 	int status;
 
-	if (options__parse(argc, argv, &opts)) {
+	install_signal_handlers();
+	status = setup(&s);
+	if (!status) {
+		if (s.has_command)
+			command__release(&s.command);
+		else
+			log__info("tracing; stop with Ctrl-C");
+		status = record(&s) ? EXIT_ENVIRONMENT : write_output(&s);
+	}
+	if (s.has_command && !status) {
+		while (!command__poll_exit(&s.command))
+			usleep(10000);
+		status = s.command.status;
+	}
+	teardown(&s);
+	return status;
+}
+
+struct subcommand {
+	const char *name; /* argv[1] */
+	enum options_mode mode;
+	int (*run)(struct options *o);
+};
+
+static const struct subcommand subcommands[] = {
+	{ "report", OPTIONS_REPORT, report },
+};
+
+/* Without a subcommand's name first, offcpu traces. */
+static const struct subcommand tracing = { NULL, OPTIONS_TRACE, trace };
+
+static const struct subcommand *find_subcommand(int argc, char **argv)
+{
+	size_t i;
+
+	for (i = 0; argc > 1 && i < ARRAY_SIZE(subcommands); i++) {
+		if (!strcmp(argv[1], subcommands[i].name))
+			return &subcommands[i];
+	}
+	return &tracing;
+}
+
+int main(int argc, char **argv)
+{
+	const struct subcommand *sub = find_subcommand(argc, argv);
+	struct options opts;
+	int status;
+
+	/* Before any signal is touched: the command gets them as offcpu got them. */
+	command_signals__save(&inherited_signals);
+	if (sub != &tracing) {
+		argc--;
+		argv++;
+	}
+	if (options__parse(argc, argv, sub->mode, &opts)) {
 		fputs("Try 'offcpu --help'.\n", stderr);
 		options__free(&opts);
 		return EXIT_USAGE;
@@ -378,28 +474,7 @@ int main(int argc, char **argv)
 	log__set_verbose(opts.verbose);
 	/* A closed stdout (offcpu | head) is an EPIPE error, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
-	if (opts.report_command) {
-		status = report(&opts);
-		options__free(&opts);
-		return status;
-	}
-	s.opts = &opts;
-	install_signal_handlers();
-
-	status = setup(&s);
-	if (!status) {
-		if (s.has_command)
-			command__release(&s.command);
-		else
-			log__info("tracing; stop with Ctrl-C");
-		status = record(&s) ? EXIT_ENVIRONMENT : write_output(&s);
-	}
-	if (s.has_command && !status) {
-		while (!command__poll_exit(&s.command))
-			usleep(10000);
-		status = s.command.status;
-	}
-	teardown(&s);
+	status = sub->run(&opts);
 	options__free(&opts);
 	return status;
 }

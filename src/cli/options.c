@@ -8,6 +8,7 @@
 
 #include "classify/states.h"
 #include "cli/options.h"
+#include "lib/array.h"
 #include "lib/log.h"
 #include "offcpu.h"
 
@@ -23,6 +24,7 @@ enum long_only_option {
 	OPT_RULES,
 	OPT_GROUP_BY,
 	OPT_LINES,
+	OPT_TOP,
 };
 
 static const struct option long_options[] = {
@@ -47,6 +49,7 @@ static const struct option long_options[] = {
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -56,14 +59,42 @@ static const struct option long_options[] = {
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
 static const char short_options[] = "+p:t:c:ukm:M:d:f:o:vhV";
 
+/* A default as it would be typed: the largest unit that holds it whole. */
+static void format_duration(uint64_t ns, char *buf, size_t size)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = {
+		{ "m", 60000000000ULL },
+		{ "s", 1000000000ULL },
+		{ "ms", 1000000ULL },
+		{ "us", 1000ULL },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (ns && ns % units[i].ns == 0) {
+			snprintf(buf, size, "%llu%s", (unsigned long long)(ns / units[i].ns),
+				 units[i].name);
+			return;
+		}
+	}
+	snprintf(buf, size, ns ? "%lluns" : "%llu", (unsigned long long)ns);
+}
+
 void options__usage(FILE *out)
 {
-	fputs(
+	char min_duration[32];
+
+	format_duration(OPTIONS_DEFAULT_MIN_DURATION_NS, min_duration, sizeof(min_duration));
+	fprintf(
+	    out,
 	    "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
 	    "       offcpu report [-f FMT] [-o FILE] [FILTERS] RECORDING.json\n"
 	    "Records where and why threads wait off CPU, with kernel and user stacks.\n"
 	    "'report' turns a json recording into another format; -p -t -c -m -M --state\n"
-	    "--rules --group-by and --lines apply to it as to tracing.\n"
+	    "--rules --group-by --lines and --top apply to it as to tracing.\n"
 	    "\n"
 	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
 	    "  -t, --tid LIST              thread IDs, comma separated\n"
@@ -71,7 +102,7 @@ void options__usage(FILE *out)
 	    "      --cgroup PATH           tasks inside this cgroup v2 directory\n"
 	    "  -u, --user-threads-only     only user threads\n"
 	    "  -k, --kernel-threads-only   only kernel threads\n"
-	    "  -m, --min-duration DUR      only waits at least this long (default 1ms; 0: all)\n"
+	    "  -m, --min-duration DUR      only waits at least this long (default %s; 0: all)\n"
 	    "  -M, --max-duration DUR      only waits at most this long\n"
 	    "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n"
 	    "      --state LIST            only these thread states: interruptible,\n"
@@ -82,8 +113,9 @@ void options__usage(FILE *out)
 	    "                              text)\n"
 	    "  -o, --output FILE           write here ('-': stdout); .txt .folded .json .pb.gz\n"
 	    "                              .svg pick the format\n"
-	    "      --max-entries N         threads off CPU at once that can be tracked (65536)\n"
-	    "      --stack-depth N         frames per stack, 1..127 (127)\n"
+	    "      --max-entries N         slots for the selected threads: each holds one from\n"
+	    "                              its first wait until it exits (default %u)\n"
+	    "      --stack-depth N         frames per stack, 1..%u (%u)\n"
 	    "      --no-kernel-stack       do not record kernel stacks\n"
 	    "      --no-user-stack         do not record user stacks\n"
 	    "      --stats                 print the health counters to stderr at the end\n"
@@ -92,12 +124,15 @@ void options__usage(FILE *out)
 	    "      --group-by KEY          the text report's table by tid (default), pid,\n"
 	    "                              comm, title, state or wait\n"
 	    "      --lines                 file:line of user frames in the text report\n"
+	    "      --top N                 rows of each table and stacks in the text report\n"
+	    "                              (default %u threads, %u stacks)\n"
 	    "  -v, --verbose               say more on stderr\n"
 	    "  -h, --help                  this help\n"
 	    "  -V, --version               the version\n"
 	    "\n"
 	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 5ms, 2s); a bare 0.\n",
-	    out);
+	    min_duration, OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH,
+	    OFFCPU_MAX_STACK_DEPTH, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS);
 }
 
 static int bad_value(const char *option, const char *value, const char *why)
@@ -230,9 +265,9 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	switch (opt) {
 	case 'p':
 		/* A recording's processes may be long gone. */
-		return parse_ids("--pid", arg, &o->pids, false, !o->report_command);
+		return parse_ids("--pid", arg, &o->pids, false, o->mode != OPTIONS_REPORT);
 	case 't':
-		return parse_ids("--tid", arg, &o->tids, true, !o->report_command);
+		return parse_ids("--tid", arg, &o->tids, true, o->mode != OPTIONS_REPORT);
 	case 'c':
 		return add_comm(o, arg);
 	case OPT_CGROUP:
@@ -293,6 +328,8 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_LINES:
 		o->report.lines = true;
 		return 0;
+	case OPT_TOP:
+		return parse_number_option("--top", arg, 1, UINT32_MAX, &o->report.top);
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -345,29 +382,26 @@ static int check_combination(struct options *o)
 	return 0;
 }
 
-int options__parse(int argc, char **argv, struct options *o)
+int options__parse(int argc, char **argv, enum options_mode mode, struct options *o)
 {
+	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
+	const char *shorts = mode == OPTIONS_REPORT ? short_options + 1 : short_options;
 	int opt, err;
 
 	memset(o, 0, sizeof(*o));
-	o->min_duration_ns = 1000000;
+	o->mode = mode;
+	o->min_duration_ns = OPTIONS_DEFAULT_MIN_DURATION_NS;
 	o->max_duration_ns = UINT64_MAX;
 	o->sample_rate = 1;
-	o->max_entries = 65536;
+	o->max_entries = OPTIONS_DEFAULT_MAX_ENTRIES;
 	o->stack_depth = OFFCPU_MAX_STACK_DEPTH;
 	o->kernel_stack = true;
 	o->user_stack = true;
 
-	if (argc > 1 && !strcmp(argv[1], "report")) {
-		o->report_command = true;
-		argc--;
-		argv++;
-	}
 	opterr = 0;
-	optind = 1;
-	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
-	while ((opt = getopt_long(argc, argv, o->report_command ? short_options + 1 : short_options,
-				  long_options, NULL)) != -1) {
+	/* 0, not 1: glibc then forgets a previous parse (a cluster it stopped in). */
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, shorts, long_options, NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
 			if (optopt && optopt < 256)
 				log__error("unknown option or missing value: '-%c'", optopt);
@@ -382,7 +416,7 @@ int options__parse(int argc, char **argv, struct options *o)
 		if (o->action != OPTIONS_RUN)
 			return 0;
 	}
-	if (o->report_command) {
+	if (mode == OPTIONS_REPORT) {
 		err = check_report(o, argc, argv);
 		if (err)
 			return err;

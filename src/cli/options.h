@@ -10,6 +10,18 @@
 #include "lib/parse.h"
 #include "output/output.h"
 
+/* Defaults, written once for the options and the help text. */
+/* -m: shorter waits are counted and summed, not listed. */
+#define OPTIONS_DEFAULT_MIN_DURATION_NS 1000000ULL
+/* --max-entries: slots of the in-flight table. */
+#define OPTIONS_DEFAULT_MAX_ENTRIES 65536U
+
+/* Which options apply, and how: set by the subcommand main() dispatched to. */
+enum options_mode {
+	OPTIONS_TRACE, /* offcpu [OPTIONS] [-- COMMAND] */
+	OPTIONS_REPORT,
+};
+
 enum options_action {
 	OPTIONS_RUN,
 	OPTIONS_HELP,
@@ -17,6 +29,7 @@ enum options_action {
 };
 
 struct options {
+	enum options_mode mode;
 	enum options_action action;
 	struct id_list pids;
 	struct id_list tids;
@@ -31,28 +44,27 @@ struct options {
 	uint32_t state_mask;  /* 0: all */
 	uint64_t duration_ns; /* 0: until a signal */
 	const struct output_format *format;
-	struct output_opts report; /* --group-by */
+	struct output_opts report; /* --group-by, --lines, --top */
 	struct rule_set rules;	   /* --rules, in the order given */
 	const char *output_path;   /* NULL: stdout */
-	uint32_t max_entries;
+	uint32_t max_entries;	   /* in-flight slots: a selected thread holds one until it exits */
 	uint32_t stack_depth;
 	bool kernel_stack;
 	bool user_stack;
 	bool stats;
 	bool verbose;
-	char **command; /* NULL-terminated argv after "--", or NULL */
-	/* offcpu report: the recording to read instead of tracing */
-	bool report_command;
-	const char *recording_path;
+	char **command;		    /* NULL-terminated argv after "--", or NULL */
+	const char *recording_path; /* offcpu report: read instead of tracing */
 	const char *tracing_option; /* the first option given that only tracing takes */
 	bool min_duration_given;
 };
 
 /*
- * 0, or -EINVAL after reporting the one bad value. "offcpu report [OPTIONS]
- * RECORDING.json" sets report_command and recording_path.
+ * argv[0] is the program's or the subcommand's name, the options follow.
+ * 0, or -EINVAL after reporting the one bad value. OPTIONS_REPORT takes
+ * one RECORDING.json argument, into recording_path.
  */
-int options__parse(int argc, char **argv, struct options *o);
+int options__parse(int argc, char **argv, enum options_mode mode, struct options *o);
 void options__free(struct options *o);
 void options__usage(FILE *out);
 

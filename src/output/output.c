@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,6 +72,78 @@ const struct output_format *output_format__by_path(const char *path)
 	return NULL;
 }
 
+/*
+ * Under the output's stream: stdio keeps an error flag but not its cause,
+ * and errno has moved on by the time the output is committed, so the
+ * first failed write (or close) keeps its errno here.
+ */
+struct output_sink {
+	int fd;
+	bool owned; /* closed with the stream; stdout is not */
+	int error;  /* errno of the first failure, 0 if none */
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+{
+	struct output_sink *sink = cookie;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < size) {
+		n = write(sink->fd, buf + done, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!sink->error)
+				sink->error = n < 0 ? errno : EIO;
+			/* Short, or 0: stdio marks the stream failed. */
+			return (ssize_t)done;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int sink_close(void *cookie)
+{
+	struct output_sink *sink = cookie;
+
+	if (sink->owned && close(sink->fd)) {
+		if (!sink->error)
+			sink->error = errno;
+		return -1;
+	}
+	return 0;
+}
+
+/* Takes fd (closed on failure unless it is stdout's). */
+static int open_stream(struct output_file *out, int fd)
+{
+	static const cookie_io_functions_t sink_io = { .write = sink_write, .close = sink_close };
+
+	out->sink = calloc(1, sizeof(*out->sink));
+	if (out->sink) {
+		out->sink->fd = fd;
+		out->sink->owned = fd != STDOUT_FILENO;
+		out->stream = fopencookie(out->sink, "w", sink_io);
+	}
+	/*
+	 * glibc locks a cookie stream on every call (fopen's only once threads
+	 * exist): fputc, which the back-ends call per byte, ran 5x slower (50M
+	 * calls: 0.69 s, 0.14 s unlocked). One thread writes an output.
+	 */
+	if (out->stream)
+		__fsetlocking(out->stream, FSETLOCKING_BYCALLER);
+	if (!out->stream) {
+		if (fd != STDOUT_FILENO)
+			close(fd);
+		free(out->sink);
+		out->sink = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int output_file__open(const char *path, struct output_file *out)
 {
 	char *dir_copy, *base_copy;
@@ -78,16 +151,14 @@ int output_file__open(const char *path, struct output_file *out)
 	int fd, err;
 
 	memset(out, 0, sizeof(*out));
-	if (!path || !strcmp(path, "-")) {
-		out->stream = stdout;
-		return 0;
-	}
+	if (!path || !strcmp(path, "-"))
+		return open_stream(out, STDOUT_FILENO);
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return -EISDIR;
 	/* A device or a FIFO (/dev/null, a pipe) cannot be renamed over: write to it. */
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		out->stream = fopen(path, "we");
-		return out->stream ? 0 : -errno;
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		return fd < 0 ? -errno : open_stream(out, fd);
 	}
 	out->path = strdup(path);
 	dir_copy = strdup(path);
@@ -111,12 +182,9 @@ int output_file__open(const char *path, struct output_file *out)
 	}
 	/* mkstemp makes it 0600; an output file is as readable as any other. */
 	fchmod(fd, 0644 & ~umask(umask(0)));
-	out->stream = fdopen(fd, "w");
-	if (!out->stream) {
-		err = -errno;
-		close(fd);
+	err = open_stream(out, fd);
+	if (err)
 		goto fail;
-	}
 	free(dir_copy);
 	free(base_copy);
 	return 0;
@@ -129,27 +197,22 @@ fail:
 
 int output_file__commit(struct output_file *f)
 {
-	int err = 0;
+	bool failed = fflush(f->stream) || ferror(f->stream);
+	int err;
 
-	if (fflush(f->stream) || ferror(f->stream))
-		err = errno ? -errno : -EIO;
-	if (!f->path) {
-		if (f->stream != stdout && fclose(f->stream) && !err)
-			err = -errno;
-		f->stream = NULL;
-		return err;
-	}
-	if (fclose(f->stream) && !err)
-		err = errno ? -errno : -EIO;
+	failed |= fclose(f->stream) != 0;
 	f->stream = NULL;
-	if (!err && rename(f->temp_path, f->path))
+	err = failed ? -(f->sink->error ?: EIO) : 0;
+	if (!err && f->path && rename(f->temp_path, f->path))
 		err = -errno;
 	if (err) {
 		output_file__abort(f);
 		return err;
 	}
+	free(f->sink);
 	free(f->temp_path);
 	free(f->path);
+	f->sink = NULL;
 	f->temp_path = NULL;
 	f->path = NULL;
 	return 0;
@@ -157,13 +220,15 @@ int output_file__commit(struct output_file *f)
 
 void output_file__abort(struct output_file *f)
 {
-	if (f->stream && f->stream != stdout)
+	if (f->stream)
 		fclose(f->stream);
 	f->stream = NULL;
 	if (f->temp_path)
 		unlink(f->temp_path);
+	free(f->sink);
 	free(f->temp_path);
 	free(f->path);
+	f->sink = NULL;
 	f->temp_path = NULL;
 	f->path = NULL;
 }

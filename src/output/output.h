@@ -23,9 +23,14 @@ enum report_group_by {
 	GROUP_BY_WAIT,
 };
 
+/* The text report's lengths without --top: rows of the thread table, stacks. */
+#define OUTPUT_TOP_THREADS 20U
+#define OUTPUT_TOP_STACKS 10U
+
 struct output_opts {
 	enum report_group_by group_by;
-	bool lines; /* --lines: source file and line of user frames in the text report */
+	bool lines;   /* --lines: source file and line of user frames in the text report */
+	uint32_t top; /* --top: rows of each table and stacks in the text report; 0: the above */
 };
 
 struct output_format {
@@ -52,15 +57,18 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 int output_pprof__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 int output_svg__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 
+struct output_sink;
+
 struct output_file {
 	FILE *stream;
 	char *path; /* NULL: written in place (stdout, a device, a FIFO) */
 	char *temp_path;
+	struct output_sink *sink; /* the descriptor under stream, and its first error */
 };
 
 /* "-" or NULL is stdout. Fails early on an unwritable destination. */
 int output_file__open(const char *path, struct output_file *out);
-/* Flushes, checks for write errors (ENOSPC...), renames into place. */
+/* Flushes, checks for write errors (ENOSPC...), renames into place: the first error's -errno. */
 int output_file__commit(struct output_file *f);
 /* Removes the temporary file; the destination is untouched. */
 void output_file__abort(struct output_file *f);

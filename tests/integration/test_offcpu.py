@@ -461,6 +461,130 @@ def test_command_exit_status_and_output_passthrough():
     assert open(out).read().startswith("offcpu: ")
 
 
+def signal_status(text):
+    """The SigIgn and SigBlk masks of /proc/PID/status lines in text."""
+    return {k: int(v, 16) for k, v in re.findall(r"^(SigIgn|SigBlk):\s+([0-9a-f]+)$", text, re.M)}
+
+
+def test_command_starts_with_the_signals_offcpu_was_given():
+    # offcpu ignores SIGPIPE for itself (a closed stdout is an error it reports);
+    # an ignored signal survives exec, so the command must get its own back:
+    # `yes | head -1` ends yes by SIGPIPE (141), not by an EPIPE error (1).
+    out = os.path.join(TMP, "signals.txt")
+    script = ("grep -E '^Sig(Ign|Blk):' /proc/self/status; "
+              "(yes; echo \"yes exit $?\" >&2) | head -1")
+    r = run([OFFCPU, "-m", "0", "-o", out, "--", "sh", "-c", script], timeout=60)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert signal_status(r.stdout) == {"SigIgn": 0, "SigBlk": 0}, r.stdout
+    assert "yes exit 141" in r.stderr and "Broken pipe" not in r.stderr, r.stderr
+    # What offcpu itself was started with passes through (nohup's SIGHUP).
+    r = run(["sh", "-c", 'trap "" HUP; exec "$@"', "sh", OFFCPU, "-m", "0", "-o", out, "--",
+             "grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"], timeout=60)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert signal_status(r.stdout) == {"SigIgn": 1 << (signal.SIGHUP - 1), "SigBlk": 0}, r.stdout
+
+
+# An LD_PRELOAD library that makes offcpu's calls fail on demand: the Nth
+# calloc (OFFCPU_TEST_FAIL_CALLOC=N) and capset (OFFCPU_TEST_FAIL_CAPSET=1).
+FAULTS_SOURCE = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+
+extern void *__libc_calloc(size_t n, size_t size);
+
+void *calloc(size_t n, size_t size)
+{
+	static long calls, fail_at = -1;
+
+	if (fail_at < 0) {
+		const char *at = getenv("OFFCPU_TEST_FAIL_CALLOC");
+
+		fail_at = at ? atol(at) : 0;
+	}
+	if (++calls == fail_at) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __libc_calloc(n, size);
+}
+
+long syscall(long nr, ...)
+{
+	static long (*next)(long, ...);
+	long a[6];
+	va_list ap;
+	int i;
+
+	va_start(ap, nr);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_capset && getenv("OFFCPU_TEST_FAIL_CAPSET")) {
+		errno = EPERM;
+		return -1;
+	}
+	if (!next)
+		next = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+"""
+
+
+def faults_library():
+    path = os.path.join(TMP, "faults.so")
+    if not os.path.exists(path):
+        source = os.path.join(TMP, "faults.c")
+        with open(source, "w") as f:
+            f.write(FAULTS_SOURCE)
+        r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", source, "-o", path, "-ldl"])
+        assert r.returncode == 0, r.stderr
+    return path
+
+
+def test_out_of_memory_before_tracing_is_one_line():
+    # Each calloc before the BPF load fails in turn: every failure is exit 1
+    # with one line naming what could not be set up, no file, no crash
+    # (kernel symbols alone may be missing: a warning, tracing goes on).
+    out = os.path.join(TMP, "oom.txt")
+    named = set()
+    for n in range(1, 500):
+        env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CALLOC=str(n))
+        r = run([OFFCPU, "-d", "10ms", "-o", out], env=env)
+        lines = r.stderr.splitlines()
+        # Past user space's setup: libbpf's allocations are the tracer tests' concern.
+        if "BPF" in r.stderr:
+            break
+        if r.returncode == 0:
+            assert all("warning: kernel symbols unavailable" in l for l in lines), r.stderr
+            os.unlink(out)
+            continue
+        assert r.returncode == 1, (n, r.returncode, r.stderr)
+        assert len(lines) == 1 and "Cannot allocate memory" in lines[0], (n, r.stderr)
+        assert not os.path.exists(out), n
+        named.add(lines[0].rsplit(": ", 1)[0])
+    else:
+        assert False, "the BPF load was never reached"
+    assert {"offcpu: cannot set up the profile", "offcpu: cannot set up the symbolizer",
+            "offcpu: cannot set up the collector of trace records"} <= named, named
+
+
+def test_capabilities_not_dropped_is_a_warning():
+    # offcpu says it keeps only what reading /proc needs once attached: when
+    # the kernel refuses the drop, it says so without -v, and traces on.
+    out = os.path.join(TMP, "keepcaps.json")
+    env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CAPSET="1")
+    r = run([OFFCPU, "-d", "200ms", "-o", out], env=env)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("offcpu: warning: cannot drop capabilities") \
+        and "Operation not permitted" in lines[0], r.stderr
+    read_json_lines(out)
+
+
 def test_command_not_found():
     r = run([OFFCPU, "-o", os.path.join(TMP, "nf.txt"), "--", "/nonexistent/program"])
     assert r.returncode == 127, r.returncode

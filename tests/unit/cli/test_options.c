@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The command line: defaults written once, --top, report's options, parsing twice. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli/options.h"
+
+static int parse(enum options_mode mode, struct options *o, char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return options__parse(argc, argv, mode, o);
+}
+
+/* A compound literal: argv lives as long as the test, as o.command may point into it. */
+#define PARSE(mode, o, ...) parse(mode, o, (char *[]){ __VA_ARGS__, NULL })
+
+static void defaults(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu"), 0);
+	assert_int_equal(o.mode, OPTIONS_TRACE);
+	assert_int_equal(o.min_duration_ns, OPTIONS_DEFAULT_MIN_DURATION_NS);
+	assert_int_equal(o.max_entries, OPTIONS_DEFAULT_MAX_ENTRIES);
+	assert_int_equal(o.report.top, 0);
+	assert_null(o.command);
+	options__free(&o);
+}
+
+static char *usage_text(void)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	assert_non_null(out);
+	options__usage(out);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
+/* The help says the defaults the options take. */
+static void help_shows_the_defaults(void **state)
+{
+	char *text = usage_text(), want[64];
+
+	(void)state;
+	/* SPEC.md's -m default; the help renders the constant as a DUR. */
+	assert_int_equal(OPTIONS_DEFAULT_MIN_DURATION_NS, 1000000);
+	assert_non_null(strstr(text, "(default 1ms; 0: all)"));
+	snprintf(want, sizeof(want), "until it exits (default %u)", OPTIONS_DEFAULT_MAX_ENTRIES);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "(default %u threads, %u stacks)", OUTPUT_TOP_THREADS,
+		 OUTPUT_TOP_STACKS);
+	assert_non_null(strstr(text, want));
+	free(text);
+}
+
+static void top(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--top", "5"), 0);
+	assert_int_equal(o.report.top, 5);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--top", "0"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "--top", "3", "rec.json"), 0);
+	assert_int_equal(o.report.top, 3);
+	options__free(&o);
+}
+
+static void report_mode(void **state)
+{
+	struct options o;
+
+	(void)state;
+	/* Options anywhere; the recording's waits all kept unless -m says otherwise. */
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "rec.json", "-f", "folded"), 0);
+	assert_int_equal(o.mode, OPTIONS_REPORT);
+	assert_string_equal(o.recording_path, "rec.json");
+	assert_string_equal(o.format->name, "folded");
+	assert_int_equal(o.min_duration_ns, 0);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-d", "1s", "rec.json"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report"), -EINVAL);
+	options__free(&o);
+	/* Tracing stops at the command: its options are its own. */
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-m", "0", "--", "ls", "-l"), 0);
+	assert_non_null(o.command);
+	assert_string_equal(o.command[0], "ls");
+	assert_string_equal(o.command[1], "-l");
+	options__free(&o);
+}
+
+/* A parse that stopped inside "-hV" leaves nothing for the next one to resume. */
+static void parsed_twice(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-hV"), 0);
+	assert_int_equal(o.action, OPTIONS_HELP);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--stats"), 0);
+	assert_int_equal(o.action, OPTIONS_RUN);
+	assert_true(o.stats);
+	options__free(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),	cmocka_unit_test(help_shows_the_defaults),
+		cmocka_unit_test(top),		cmocka_unit_test(report_mode),
+		cmocka_unit_test(parsed_twice),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
