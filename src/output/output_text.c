@@ -11,9 +11,6 @@
 #include "output/output.h"
 #include "trace/counters.h"
 
-#define TOP_THREADS 20
-#define TOP_STACKS 10
-
 struct group {
 	char *label;
 	uint64_t total_ns;
@@ -74,18 +71,17 @@ static void groups_free(struct groups *g)
 struct group_by_section {
 	const char *title;
 	const char *header;
-	size_t limit;
+	/* Cut to --top, or OUTPUT_TOP_THREADS without it; else whole unless --top is given. */
+	bool is_top_list;
 };
 
 static const struct group_by_section sections[] = {
-	[GROUP_BY_TID] = { "By thread (top 20)", "comm                  pid      tid",
-			   TOP_THREADS },
-	[GROUP_BY_PID] = { "By process (top 20)", "process                        pid",
-			   TOP_THREADS },
-	[GROUP_BY_COMM] = { "By command name (top 20)", "comm", TOP_THREADS },
-	[GROUP_BY_TITLE] = { "By process title (top 20)", "title", TOP_THREADS },
-	[GROUP_BY_STATE] = { "By thread state", "state", OFFCPU_STATE_COUNT },
-	[GROUP_BY_WAIT] = { "By wait class", "wait class", (size_t)-1 },
+	[GROUP_BY_TID] = { "By thread", "comm                  pid      tid", true },
+	[GROUP_BY_PID] = { "By process", "process                        pid", true },
+	[GROUP_BY_COMM] = { "By command name", "comm", true },
+	[GROUP_BY_TITLE] = { "By process title", "title", true },
+	[GROUP_BY_STATE] = { "By thread state", "state", false },
+	[GROUP_BY_WAIT] = { "By wait class", "wait class", false },
 };
 
 static void label_of(const struct profile_entry *e, enum report_group_by by, char *buf, size_t size)
@@ -122,10 +118,10 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, cha
 }
 
 static int print_groups(FILE *out, const struct profile *p, struct profile_entry **entries,
-			size_t nr, enum report_group_by by)
+			size_t nr, enum report_group_by by, uint32_t top)
 {
 	const char *title = sections[by].title, *header = sections[by].header;
-	size_t limit = sections[by].limit;
+	size_t limit = top ?: (sections[by].is_top_list ? OUTPUT_TOP_THREADS : SIZE_MAX);
 	struct groups g = { 0 };
 	char label[300], time[32];
 	size_t i;
@@ -144,8 +140,11 @@ static int print_groups(FILE *out, const struct profile *p, struct profile_entry
 	}
 	if (!err) {
 		qsort(g.items, g.nr, sizeof(*g.items), compare_groups);
-		fprintf(out, "\n%s\n  %-34s %14s %7s %9s\n", title, header, "off-CPU", "share",
-			"waits");
+		if (limit != SIZE_MAX)
+			fprintf(out, "\n%s (top %zu)\n", title, limit);
+		else
+			fprintf(out, "\n%s\n", title);
+		fprintf(out, "  %-34s %14s %7s %9s\n", header, "off-CPU", "share", "waits");
 		for (i = 0; i < g.nr && i < limit; i++) {
 			output__format_duration(g.items[i].total_ns, time, sizeof(time));
 			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 "\n", g.items[i].label, time,
@@ -178,8 +177,9 @@ static void print_frames_leaf_first(FILE *out, const char *frames)
 	}
 }
 
-static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines)
+static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines, uint32_t top)
 {
+	size_t limit = top ?: OUTPUT_TOP_STACKS;
 	struct folded_lines lines;
 	char time[32];
 	size_t i;
@@ -188,7 +188,7 @@ static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines)
 	if (err)
 		return err;
 	fprintf(out, "\nTop stacks (leaf first)\n");
-	for (i = 0; i < lines.nr && i < TOP_STACKS; i++) {
+	for (i = 0; i < lines.nr && i < limit; i++) {
 		const struct folded_line *line = &lines.lines[i];
 		char head[128];
 		size_t len = strcspn(line->text, ";");
@@ -219,13 +219,13 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 		return err;
 	output__format_duration(p->total_ns, time, sizeof(time));
 	fprintf(out, "offcpu: %" PRIu64 " waits, %s off CPU in total\n", p->total_count, time);
-	err = print_groups(out, p, entries, nr, GROUP_BY_STATE);
-	err = err ?: print_groups(out, p, entries, nr, GROUP_BY_WAIT);
+	err = print_groups(out, p, entries, nr, GROUP_BY_STATE, opts->top);
+	err = err ?: print_groups(out, p, entries, nr, GROUP_BY_WAIT, opts->top);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
-		err = err ?: print_groups(out, p, entries, nr, opts->group_by);
+		err = err ?: print_groups(out, p, entries, nr, opts->group_by, opts->top);
 	free(entries);
-	err = err ?: print_top_stacks(out, p, opts->lines);
+	err = err ?: print_top_stacks(out, p, opts->lines, opts->top);
 	if (err)
 		return err;
 	fprintf(out, "\nHealth counters\n");

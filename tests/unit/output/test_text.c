@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The text report's top stacks, on stacks as deep as a recording can make them. */
+/* The text report: its top stacks, on stacks as deep as a recording can make them; --top. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,14 +16,19 @@
 #include "profile/profile.h"
 
 /* The buffer is the caller's: gcc 12 takes a returned one for a dangling local. */
-static void report(const struct profile *p, char **text, size_t *size)
+static void report_top(const struct profile *p, uint32_t top, char **text, size_t *size)
 {
-	struct output_opts opts = { .group_by = GROUP_BY_TID };
+	struct output_opts opts = { .group_by = GROUP_BY_TID, .top = top };
 	FILE *out = open_memstream(text, size);
 
 	assert_non_null(out);
 	assert_int_equal(output_text__write(out, p, &opts), 0);
 	assert_int_equal(fclose(out), 0);
+}
+
+static void report(const struct profile *p, char **text, size_t *size)
+{
+	report_top(p, 0, text, size);
 }
 
 /*
@@ -88,10 +93,76 @@ static void deepest_stack_keeps_its_leaf(void **state)
 	profile__free(p);
 }
 
+/* 30 threads, one stack each, in three wait classes and two states. */
+static struct profile *many_threads(void)
+{
+	static const char *const classes[] = { "sleep", "io", "lock:futex" };
+	struct frame kernel = { .addr = 0xffffffff81000000ULL, .kernel = true };
+	struct profile *p;
+	char name[32];
+	uint32_t i;
+
+	assert_int_equal(profile__new(false, &p), 0);
+	for (i = 0; i < 30; i++) {
+		struct wait w = { 0 };
+
+		snprintf(name, sizeof(name), "kernel_%u", i);
+		kernel.sym = strpool__intern(p->strings, name);
+		snprintf(name, sizeof(name), "thread_%u", i);
+		w.pid = w.tid = 100 + i;
+		w.comm = strpool__intern(p->strings, name);
+		w.state = i % 2 ? OFFCPU_STATE_INTERRUPTIBLE : OFFCPU_STATE_UNINTERRUPTIBLE;
+		w.wait_class = strpool__intern(p->strings, classes[i % 3]);
+		w.kernel_stack = profile__intern_stack(p, &kernel, 1);
+		w.duration_ns = 1000000 + i;
+		assert_int_equal(profile__add(p, &w), 0);
+	}
+	return p;
+}
+
+static size_t count(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (text = strstr(text, needle)); text++)
+		n++;
+	return n;
+}
+
+/* Without --top: 20 threads and 10 stacks, every state and class; with it, N of each. */
+static void top_cuts_every_table(void **state)
+{
+	struct profile *p = many_threads();
+	char *text;
+	size_t size;
+
+	(void)state;
+	report(p, &text, &size);
+	assert_non_null(strstr(text, "\nBy thread state\n"));
+	assert_non_null(strstr(text, "\nBy wait class\n"));
+	assert_non_null(strstr(text, "\nBy thread (top 20)\n"));
+	assert_int_equal(count(text, "  thread_"), 20);
+	assert_non_null(strstr(text, "  ... 10 more\n"));
+	assert_int_equal(count(text, "  #"), 10);
+	free(text);
+
+	report_top(p, 2, &text, &size);
+	assert_non_null(strstr(text, "\nBy thread state (top 2)\n"));
+	assert_non_null(strstr(text, "\nBy wait class (top 2)\n  wait class"));
+	assert_non_null(strstr(text, "\nBy thread (top 2)\n"));
+	assert_int_equal(count(text, "  thread_"), 2);
+	assert_non_null(strstr(text, "  ... 1 more\n"));
+	assert_non_null(strstr(text, "  ... 28 more\n"));
+	assert_int_equal(count(text, "  #"), 2);
+	free(text);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(deepest_stack_keeps_its_leaf),
+		cmocka_unit_test(top_cuts_every_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
