@@ -36,10 +36,38 @@ static int parse_digits(const char *text, size_t len, uint64_t *out)
 	return 0;
 }
 
+/*
+ * The fraction's nanoseconds: "25" of "0.25ms" is 250000. Exact or -EINVAL:
+ * the fraction, its trailing zeros dropped, must be whole nanoseconds.
+ */
+static int fraction_ns(const char *text, size_t len, uint64_t unit_ns, uint64_t *out)
+{
+	uint64_t value, scale = 1;
+	size_t i;
+	int err;
+
+	while (len > 0 && text[len - 1] == '0')
+		len--;
+	for (i = 0; i < len; i++) {
+		if (unit_ns % (scale * 10))
+			return -EINVAL;
+		scale *= 10;
+	}
+	if (len == 0) {
+		*out = 0;
+		return 0;
+	}
+	err = parse_digits(text, len, &value);
+	if (err)
+		return err;
+	*out = value * (unit_ns / scale);
+	return 0;
+}
+
 int parse__duration_ns(const char *text, uint64_t *out_ns)
 {
-	size_t len = strlen(text), digits = 0;
-	uint64_t value;
+	size_t len = strlen(text), digits = 0, point, fraction = 0;
+	uint64_t value, part;
 	size_t i;
 	int err;
 
@@ -55,14 +83,30 @@ int parse__duration_ns(const char *text, uint64_t *out_ns)
 		*out_ns = 0;
 		return 0;
 	}
+	/* "1.5s": digits on both sides of the point, then the unit. */
+	point = digits;
+	if (text[point] == '.') {
+		while (point + 1 + fraction < len &&
+		       isdigit((unsigned char)text[point + 1 + fraction]))
+			fraction++;
+		if (fraction == 0)
+			return -EINVAL;
+		digits = point + 1 + fraction;
+	}
 	for (i = 0; i < ARRAY_SIZE(duration_units); i++) {
 		const struct duration_unit *u = &duration_units[i];
 
 		if (strcmp(text + digits, u->suffix))
 			continue;
-		if (value > UINT64_MAX / u->ns)
+		part = 0;
+		if (fraction) {
+			err = fraction_ns(text + point + 1, fraction, u->ns, &part);
+			if (err)
+				return err;
+		}
+		if (value > UINT64_MAX / u->ns || value * u->ns > UINT64_MAX - part)
 			return -ERANGE;
-		*out_ns = value * u->ns;
+		*out_ns = value * u->ns + part;
 		return 0;
 	}
 	return -EINVAL;

@@ -30,11 +30,45 @@ static void durations_with_units(void **state)
 	assert_int_equal(ns, 0);
 }
 
+/* SPEC: decimals allowed, exact to the nanosecond. */
+static void durations_with_decimals(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t ns;
+	} good[] = {
+		{ "1.5s", 1500000000ULL }, { "0.25ms", 250000 },
+		{ "1.5ms", 1500000 },	   { "2.000001ms", 2000001 },
+		{ "0.000000001s", 1 },	   { "1.0ns", 1 },
+		{ "1.500us", 1500 },	   { "0.5m", 30000000000ULL },
+		{ "0.0000000001m", 6 },	   { "18446744073.709551615s", UINT64_MAX },
+	};
+	static const char *const inexact[] = {
+		"1.5ns",   "0.0001us", "0.0000000001s",	 "1.", ".5ms", "1..5ms",
+		"1.5.0ms", "1.5",      "0.00000000001m",
+	};
+	uint64_t ns;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		ns = 42;
+		assert_int_equal(parse__duration_ns(good[i].text, &ns), 0);
+		assert_true(ns == good[i].ns);
+	}
+	for (i = 0; i < ARRAY_SIZE(inexact); i++) {
+		ns = 42;
+		assert_int_equal(parse__duration_ns(inexact[i], &ns), -EINVAL);
+		assert_int_equal(ns, 42);
+	}
+	assert_int_equal(parse__duration_ns("18446744073.709551616s", &ns), -ERANGE);
+}
+
 static void durations_rejected(void **state)
 {
 	static const char *const bad[] = {
 		"",   "5",     "-5ms", "+5ms",	 "5 ms", " 5ms", "5ms ",  "5xs",
-		"ms", "1.5ms", "5MS",  "0x10ms", "5h",	 "s5",	 "5msms",
+		"ms", "1,5ms", "5MS",  "0x10ms", "5h",	 "s5",	 "5msms",
 	};
 	uint64_t ns = 42;
 	size_t i;
@@ -102,11 +136,9 @@ static void unsigned_numbers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(durations_with_units),
-		cmocka_unit_test(durations_rejected),
-		cmocka_unit_test(id_lists),
-		cmocka_unit_test(id_lists_rejected),
-		cmocka_unit_test(unsigned_numbers),
+		cmocka_unit_test(durations_with_units), cmocka_unit_test(durations_with_decimals),
+		cmocka_unit_test(durations_rejected),	cmocka_unit_test(id_lists),
+		cmocka_unit_test(id_lists_rejected),	cmocka_unit_test(unsigned_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
