@@ -16,18 +16,18 @@ struct json_writer {
 	bool after_key;
 };
 
-void json__init(struct json_writer *w, FILE *out);
-void json__begin_object(struct json_writer *w);
-void json__end_object(struct json_writer *w);
-void json__begin_array(struct json_writer *w);
-void json__end_array(struct json_writer *w);
-void json__key(struct json_writer *w, const char *key);
-void json__string(struct json_writer *w, const char *value);
-void json__u64(struct json_writer *w, uint64_t value);
+void json_writer__init(struct json_writer *w, FILE *out);
+void json_writer__begin_object(struct json_writer *w);
+void json_writer__end_object(struct json_writer *w);
+void json_writer__begin_array(struct json_writer *w);
+void json_writer__end_array(struct json_writer *w);
+void json_writer__key(struct json_writer *w, const char *key);
+void json_writer__string(struct json_writer *w, const char *value);
+void json_writer__u64(struct json_writer *w, uint64_t value);
 /* "0x..." as a string: JSON numbers lose precision above 2^53. */
-void json__hex(struct json_writer *w, uint64_t value);
+void json_writer__hex(struct json_writer *w, uint64_t value);
 /* A member of the current object: the key and its value. */
-void json__member_string(struct json_writer *w, const char *key, const char *value);
-void json__member_u64(struct json_writer *w, const char *key, uint64_t value);
+void json_writer__member_string(struct json_writer *w, const char *key, const char *value);
+void json_writer__member_u64(struct json_writer *w, const char *key, uint64_t value);
 
 #endif

@@ -22,15 +22,15 @@ struct pb_buffer {
 	int err; /* the first error; later writes do nothing */
 };
 
-void pb__reset(struct pb_buffer *b);
-void pb__free(struct pb_buffer *b);
+void pb_buffer__reset(struct pb_buffer *b);
+void pb_buffer__free(struct pb_buffer *b);
 /* Field of wire type 0; a zero value is written too (callers skip defaults). */
-void pb__varint(struct pb_buffer *b, uint32_t field, uint64_t value);
-void pb__bytes(struct pb_buffer *b, uint32_t field, const void *data, size_t len);
-void pb__string(struct pb_buffer *b, uint32_t field, const char *s);
+void pb_buffer__varint(struct pb_buffer *b, uint32_t field, uint64_t value);
+void pb_buffer__bytes(struct pb_buffer *b, uint32_t field, const void *data, size_t len);
+void pb_buffer__string(struct pb_buffer *b, uint32_t field, const char *s);
 /* A finished message, as a length-delimited field of its parent. */
-void pb__message(struct pb_buffer *b, uint32_t field, const struct pb_buffer *message);
+void pb_buffer__message(struct pb_buffer *b, uint32_t field, const struct pb_buffer *message);
 /* Repeated scalars as one packed field. */
-void pb__packed(struct pb_buffer *b, uint32_t field, const uint64_t *values, size_t nr);
+void pb_buffer__packed(struct pb_buffer *b, uint32_t field, const uint64_t *values, size_t nr);
 
 #endif

@@ -293,18 +293,18 @@ static void json_escaping(void **state)
 	struct json_writer w;
 
 	(void)state;
-	json__init(&w, out);
-	json__begin_object(&w);
-	json__key(&w, "s");
-	json__string(&w, "a\"b\\c\n\x01");
-	json__key(&w, "list");
-	json__begin_array(&w);
-	json__u64(&w, 1);
-	json__hex(&w, 255);
-	json__begin_object(&w);
-	json__end_object(&w);
-	json__end_array(&w);
-	json__end_object(&w);
+	json_writer__init(&w, out);
+	json_writer__begin_object(&w);
+	json_writer__key(&w, "s");
+	json_writer__string(&w, "a\"b\\c\n\x01");
+	json_writer__key(&w, "list");
+	json_writer__begin_array(&w);
+	json_writer__u64(&w, 1);
+	json_writer__hex(&w, 255);
+	json_writer__begin_object(&w);
+	json_writer__end_object(&w);
+	json_writer__end_array(&w);
+	json_writer__end_object(&w);
 	fclose(out);
 	assert_string_equal(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"list\":[1,\"0xff\",{}]}");
 	free(buf);
@@ -389,17 +389,17 @@ static void protobuf_wire_format(void **state)
 	};
 
 	(void)state;
-	pb__varint(&b, 1, 150);
-	pb__string(&b, 2, "hi");
-	pb__packed(&b, 3, values, 3);
-	pb__varint(&inner, 1, 7);
-	pb__message(&b, 4, &inner);
-	pb__varint(&b, 5, UINT64_MAX);
+	pb_buffer__varint(&b, 1, 150);
+	pb_buffer__string(&b, 2, "hi");
+	pb_buffer__packed(&b, 3, values, 3);
+	pb_buffer__varint(&inner, 1, 7);
+	pb_buffer__message(&b, 4, &inner);
+	pb_buffer__varint(&b, 5, UINT64_MAX);
 	assert_int_equal(b.err, 0);
 	assert_int_equal(b.len, sizeof(expected));
 	assert_memory_equal(b.data, expected, sizeof(expected));
-	pb__free(&b);
-	pb__free(&inner);
+	pb_buffer__free(&b);
+	pb_buffer__free(&inner);
 }
 
 /* A reader of the protobuf wire format, to check the profiles written. */
