@@ -5,19 +5,20 @@
 #include "classify/states.h"
 #include "lib/json_writer.h"
 #include "output/output.h"
+#include "profile/recording_schema.h"
 #include "trace/counters.h"
 
 /* The functions inlined at a frame, innermost first: each called from the next. */
 static void write_inlined(struct json_writer *w, const struct frame_inline *in)
 {
-	json_writer__key(w, "inlined");
+	json_writer__key(w, REC_INLINED);
 	json_writer__begin_array(w);
 	for (; in; in = in->caller) {
 		json_writer__begin_object(w);
-		json_writer__member_string(w, "sym", in->function);
+		json_writer__member_string(w, REC_SYM, in->function);
 		if (in->file) {
-			json_writer__member_string(w, "file", in->file);
-			json_writer__member_u64(w, "line", in->line);
+			json_writer__member_string(w, REC_FILE, in->file);
+			json_writer__member_u64(w, REC_LINE, in->line);
 		}
 		json_writer__end_object(w);
 	}
@@ -33,17 +34,17 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 		const struct frame *f = &s->frames[i];
 
 		json_writer__begin_object(w);
-		json_writer__key(w, "addr");
+		json_writer__key(w, REC_ADDR);
 		json_writer__hex(w, f->addr);
 		if (f->sym) {
-			json_writer__member_string(w, "sym", f->sym);
-			json_writer__member_u64(w, "off", f->off);
+			json_writer__member_string(w, REC_SYM, f->sym);
+			json_writer__member_u64(w, REC_OFF, f->off);
 		}
 		if (f->module)
-			json_writer__member_string(w, "module", f->module);
+			json_writer__member_string(w, REC_MODULE, f->module);
 		if (f->file) {
-			json_writer__member_string(w, "file", f->file);
-			json_writer__member_u64(w, "line", f->line);
+			json_writer__member_string(w, REC_FILE, f->file);
+			json_writer__member_u64(w, REC_LINE, f->line);
 		}
 		if (f->inlined)
 			write_inlined(w, f->inlined);
@@ -55,20 +56,20 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 static void write_wait(struct json_writer *w, const struct wait *wait)
 {
 	json_writer__begin_object(w);
-	json_writer__member_string(w, "type", "offcpu");
-	json_writer__member_u64(w, "ts_ns", wait->end_ts_ns);
-	json_writer__member_u64(w, "pid", wait->pid);
-	json_writer__member_u64(w, "tid", wait->tid);
-	json_writer__member_string(w, "comm", wait->comm);
+	json_writer__member_string(w, REC_TYPE, REC_TYPE_WAIT);
+	json_writer__member_u64(w, REC_TS_NS, wait->end_ts_ns);
+	json_writer__member_u64(w, REC_PID, wait->pid);
+	json_writer__member_u64(w, REC_TID, wait->tid);
+	json_writer__member_string(w, REC_COMM, wait->comm);
 	if (wait->title)
-		json_writer__member_string(w, "title", wait->title);
-	json_writer__member_string(w, "state", states__name(wait->state));
-	json_writer__member_string(w, "wait", wait->wait_class);
-	json_writer__member_u64(w, "duration_ns", wait->duration_ns);
-	json_writer__member_u64(w, "cpu", wait->cpu);
-	json_writer__key(w, "kernel_stack");
+		json_writer__member_string(w, REC_TITLE, wait->title);
+	json_writer__member_string(w, REC_STATE, states__name(wait->state));
+	json_writer__member_string(w, REC_WAIT, wait->wait_class);
+	json_writer__member_u64(w, REC_DURATION_NS, wait->duration_ns);
+	json_writer__member_u64(w, REC_CPU, wait->cpu);
+	json_writer__key(w, REC_KERNEL_STACK);
 	write_stack(w, wait->kernel_stack);
-	json_writer__key(w, "user_stack");
+	json_writer__key(w, REC_USER_STACK);
 	write_stack(w, wait->user_stack);
 	json_writer__end_object(w);
 }
@@ -87,7 +88,7 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 	}
 	json_writer__init(&w, out);
 	json_writer__begin_object(&w);
-	json_writer__member_string(&w, "type", "stats");
+	json_writer__member_string(&w, REC_TYPE, REC_TYPE_STATS);
 	for (i = 0; i < OFFCPU_CNT_MAX; i++)
 		json_writer__member_u64(&w, counters__name(i), p->counters[i]);
 	json_writer__end_object(&w);
