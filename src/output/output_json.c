@@ -38,10 +38,18 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 		json_writer__hex(w, f->addr);
 		if (f->sym) {
 			json_writer__member_string(w, REC_SYM, f->sym);
+			if (f->system_name)
+				json_writer__member_string(w, REC_MANGLED, f->system_name);
 			json_writer__member_u64(w, REC_OFF, f->off);
 		}
-		if (f->module)
+		if (f->module) {
 			json_writer__member_string(w, REC_MODULE, f->module);
+			/* A kernel frame's offset is its address: said once is enough. */
+			if (!f->kernel)
+				json_writer__member_u64(w, REC_MODULE_OFF, f->module_off);
+			if (f->build_id)
+				json_writer__member_string(w, REC_BUILD_ID, f->build_id);
+		}
 		if (f->file) {
 			json_writer__member_string(w, REC_FILE, f->file);
 			json_writer__member_u64(w, REC_LINE, f->line);
@@ -91,6 +99,11 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 	json_writer__member_string(&w, REC_TYPE, REC_TYPE_STATS);
 	for (i = 0; i < OFFCPU_CNT_MAX; i++)
 		json_writer__member_u64(&w, counters__name(i), p->counters[i]);
+	/* So that a report's pprof has the live one's time and duration. */
+	if (p->start_time_ns)
+		json_writer__member_u64(&w, REC_RECORDING_START_NS, p->start_time_ns);
+	if (p->duration_ns)
+		json_writer__member_u64(&w, REC_RECORDING_DURATION_NS, p->duration_ns);
 	json_writer__end_object(&w);
 	fputc('\n', out);
 	return 0;

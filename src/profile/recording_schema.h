@@ -26,14 +26,30 @@
 #define REC_KERNEL_STACK "kernel_stack"
 #define REC_USER_STACK "user_stack"
 
-/* A frame. */
+/*
+ * A frame. Beyond the SPEC's fields, what pprof needs to place the code
+ * as a live profile does: module_off (the offset in the module's file, on
+ * user frames with a module; absent, it is addr, as in the kernel),
+ * build_id (hex GNU build ID of the module) and mangled (the symbol as the
+ * file names it, where sym is its demangled form).
+ */
 #define REC_ADDR "addr"
 #define REC_SYM "sym"
+#define REC_MANGLED "mangled"
 #define REC_OFF "off"
 #define REC_MODULE "module"
+#define REC_MODULE_OFF "module_off"
+#define REC_BUILD_ID "build_id"
 #define REC_FILE "file"
 #define REC_LINE "line"
 /* The functions inlined at the frame, innermost first, each with sym, file and line. */
 #define REC_INLINED "inlined"
+
+/*
+ * The stats record, besides the counters: when the recording began
+ * (CLOCK_REALTIME, ns since the epoch, unlike ts_ns) and how long it ran.
+ */
+#define REC_RECORDING_START_NS "recording_start_ns"
+#define REC_RECORDING_DURATION_NS "recording_duration_ns"
 
 #endif

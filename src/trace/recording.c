@@ -20,6 +20,7 @@ struct reader {
 	size_t frames_cap;
 	uint64_t first_start_ns;
 	uint64_t last_end_ns;
+	uint64_t recorded_duration_ns; /* 0: the recording does not say */
 	bool saw_wait;
 	bool saw_stats;
 };
@@ -45,6 +46,12 @@ static int u64_member(const struct json_value *v, const char *key, uint64_t *out
 		return -EINVAL;
 	*out = m->u64;
 	return 0;
+}
+
+/* Like u64_member, but absent is fine: *out keeps its value. */
+static int optional_u64_member(const struct json_value *v, const char *key, uint64_t *out)
+{
+	return json_value__member(v, key) ? u64_member(v, key, out) : 0;
 }
 
 static const char *intern(struct reader *r, const char *s)
@@ -95,10 +102,14 @@ static int read_frame(struct reader *r, const struct json_value *v, bool kernel,
 		return bad(r, "a frame's \"" REC_ADDR "\" is not a hexadecimal address");
 	f->kernel = kernel;
 	f->sym = intern(r, string_member(v, REC_SYM));
+	f->system_name = intern(r, string_member(v, REC_MANGLED));
 	f->module = intern(r, string_member(v, REC_MODULE));
+	f->build_id = intern(r, string_member(v, REC_BUILD_ID));
 	f->file = intern(r, string_member(v, REC_FILE));
-	/* The recording keeps no module offsets; the address stands in. */
+	/* Absent in the kernel, where it is the address, and in recordings older than it. */
 	f->module_off = f->addr;
+	if (optional_u64_member(v, REC_MODULE_OFF, &f->module_off))
+		return bad(r, "a frame's \"" REC_MODULE_OFF "\" is not a number");
 	if (f->sym && u64_member(v, REC_OFF, &f->off))
 		return bad(r, "a frame with \"" REC_SYM "\" has no numeric \"" REC_OFF "\"");
 	if (f->file) {
@@ -107,7 +118,11 @@ static int read_frame(struct reader *r, const struct json_value *v, bool kernel,
 		if (!u64_member(v, REC_LINE, &line) && line <= UINT32_MAX)
 			f->line = (uint32_t)line;
 	}
-	if ((string_member(v, REC_SYM) && !f->sym) || (string_member(v, REC_MODULE) && !f->module))
+	if ((string_member(v, REC_SYM) && !f->sym) ||
+	    (string_member(v, REC_MANGLED) && !f->system_name) ||
+	    (string_member(v, REC_MODULE) && !f->module) ||
+	    (string_member(v, REC_BUILD_ID) && !f->build_id) ||
+	    (string_member(v, REC_FILE) && !f->file))
 		return -ENOMEM;
 	return read_inlined(r, json_value__member(v, REC_INLINED), f);
 }
@@ -229,13 +244,13 @@ static int read_stats(struct reader *r, const struct json_value *v)
 	unsigned int i;
 
 	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
-		const struct json_value *m = json_value__member(v, counters__name(i));
-
-		if (m && (m->type != JSON_NUMBER || !m->is_u64))
+		if (optional_u64_member(v, counters__name(i), &r->profile->counters[i]))
 			return bad(r, "a counter of the stats record is not a number");
-		if (m)
-			r->profile->counters[i] = m->u64;
 	}
+	if (optional_u64_member(v, REC_RECORDING_START_NS, &r->profile->start_time_ns) ||
+	    optional_u64_member(v, REC_RECORDING_DURATION_NS, &r->recorded_duration_ns))
+		return bad(r, "the stats record's \"" REC_RECORDING_START_NS
+			      "\" or \"" REC_RECORDING_DURATION_NS "\" is not a number");
 	r->saw_stats = true;
 	return 0;
 }
@@ -289,7 +304,10 @@ int recording__read(FILE *in, const char *name, const struct recording_filter *f
 		log__error("%s: no stats record at the end: not a complete offcpu recording", name);
 		err = -EINVAL;
 	}
-	if (!err && r.saw_wait)
+	/* Recordings older than recording_duration_ns: from the first wait to the last. */
+	if (!err)
+		p->duration_ns = r.recorded_duration_ns;
+	if (!err && !p->duration_ns && r.saw_wait)
 		p->duration_ns = r.last_end_ns - r.first_start_ns;
 	free(line);
 	free(r.frames);
