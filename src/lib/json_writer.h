@@ -1,5 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A streaming JSON writer that owns the commas and the escaping. */
+/*
+ * A streaming JSON writer that owns the commas and the escaping.
+ *
+ * Ours rather than jansson or json-c, which build a tree per object and
+ * then print it. Measured writing the same 538 MB recording (483,042
+ * waits) from one profile to /dev/null, output byte for byte the same,
+ * CPU time of three runs: ours 1.3 s, json-c 0.16 2.6-2.9 s, jansson 2.14
+ * 5.9-6.0 s. jansson will not write a string that is not UTF-8 at all
+ * (json_string() returns NULL; one made with json_string_nocheck() fails
+ * the dump), and a process may name itself with any bytes; json-c writes
+ * them raw but escapes every '/' of every path unless told not to. How
+ * such bytes are escaped is ours to decide here, in write_escaped().
+ */
 #ifndef OFFCPU_JSON_WRITER_H
 #define OFFCPU_JSON_WRITER_H
 

@@ -6,8 +6,13 @@
  * its parent as bytes.
  *
  * Hand-written rather than protobuf-c: profile.proto needs four wire
- * operations, and generated code would add a build-time compiler and a
- * runtime library for them.
+ * operations, and generated code would add a build-time compiler
+ * (protoc-c), 1,525 generated lines and a runtime library for them.
+ * Measured re-encoding a real 28 MB profile (483,042 samples) that
+ * protobuf-c 1.4.1 decoded: its pack 0.129 s CPU, these functions 0.062 s,
+ * the two decoding to the same message; that is without filling
+ * protobuf-c's structs (a message struct and pointer array per sample,
+ * label and line), which this encoder never allocates.
  */
 #ifndef OFFCPU_PROTOBUF_H
 #define OFFCPU_PROTOBUF_H
