@@ -2,6 +2,18 @@
 /*
  * A small JSON parser for offcpu's own JSON Lines recordings: one value
  * per call, parsed into a tree. Integers keep all 64 bits.
+ *
+ * Ours rather than Debian's jansson or json-c. Measured on a 538 MB
+ * recording (483,042 waits of a real system-wide run, frames with
+ * module_off, build_id, file and line), each line parsed and every field
+ * recording.c reads looked up, CPU time of three runs on this VM: ours
+ * 2.0-2.2 s, json-c 0.16 3.2-3.3 s, jansson 2.14 6.3-6.5 s. jansson also
+ * refuses a line holding a byte that is not UTF-8 ("unable to decode byte
+ * 0xff") and integers above 2^63-1, and a recording of hostile process
+ * names must read back. json-c would do (raw bytes pass unless
+ * JSON_TOKENER_VALIDATE_UTF8), at 1.5 times the time and a library more;
+ * what the libraries have over this file is OSS-Fuzz, which
+ * tests/fuzz/fuzz_recording stands in for here.
  */
 #ifndef OFFCPU_JSON_READER_H
 #define OFFCPU_JSON_READER_H

@@ -3,7 +3,7 @@
 
 #include "lib/json_writer.h"
 
-void json__init(struct json_writer *w, FILE *out)
+void json_writer__init(struct json_writer *w, FILE *out)
 {
 	w->out = out;
 	w->depth = 0;
@@ -39,22 +39,22 @@ static void close_scope(struct json_writer *w, char c)
 		w->depth--;
 }
 
-void json__begin_object(struct json_writer *w)
+void json_writer__begin_object(struct json_writer *w)
 {
 	open_scope(w, '{');
 }
 
-void json__end_object(struct json_writer *w)
+void json_writer__end_object(struct json_writer *w)
 {
 	close_scope(w, '}');
 }
 
-void json__begin_array(struct json_writer *w)
+void json_writer__begin_array(struct json_writer *w)
 {
 	open_scope(w, '[');
 }
 
-void json__end_array(struct json_writer *w)
+void json_writer__end_array(struct json_writer *w)
 {
 	close_scope(w, ']');
 }
@@ -91,7 +91,7 @@ static void write_escaped(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-void json__key(struct json_writer *w, const char *key)
+void json_writer__key(struct json_writer *w, const char *key)
 {
 	begin_value(w);
 	write_escaped(w->out, key);
@@ -99,32 +99,32 @@ void json__key(struct json_writer *w, const char *key)
 	w->after_key = true;
 }
 
-void json__string(struct json_writer *w, const char *value)
+void json_writer__string(struct json_writer *w, const char *value)
 {
 	begin_value(w);
 	write_escaped(w->out, value);
 }
 
-void json__u64(struct json_writer *w, uint64_t value)
+void json_writer__u64(struct json_writer *w, uint64_t value)
 {
 	begin_value(w);
 	fprintf(w->out, "%" PRIu64, value);
 }
 
-void json__hex(struct json_writer *w, uint64_t value)
+void json_writer__hex(struct json_writer *w, uint64_t value)
 {
 	begin_value(w);
 	fprintf(w->out, "\"0x%" PRIx64 "\"", value);
 }
 
-void json__member_string(struct json_writer *w, const char *key, const char *value)
+void json_writer__member_string(struct json_writer *w, const char *key, const char *value)
 {
-	json__key(w, key);
-	json__string(w, value);
+	json_writer__key(w, key);
+	json_writer__string(w, value);
 }
 
-void json__member_u64(struct json_writer *w, const char *key, uint64_t value)
+void json_writer__member_u64(struct json_writer *w, const char *key, uint64_t value)
 {
-	json__key(w, key);
-	json__u64(w, value);
+	json_writer__key(w, key);
+	json_writer__u64(w, value);
 }

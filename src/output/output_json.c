@@ -5,72 +5,81 @@
 #include "classify/states.h"
 #include "lib/json_writer.h"
 #include "output/output.h"
+#include "profile/recording_schema.h"
 #include "trace/counters.h"
 
 /* The functions inlined at a frame, innermost first: each called from the next. */
 static void write_inlined(struct json_writer *w, const struct frame_inline *in)
 {
-	json__key(w, "inlined");
-	json__begin_array(w);
+	json_writer__key(w, REC_INLINED);
+	json_writer__begin_array(w);
 	for (; in; in = in->caller) {
-		json__begin_object(w);
-		json__member_string(w, "sym", in->function);
+		json_writer__begin_object(w);
+		json_writer__member_string(w, REC_SYM, in->function);
 		if (in->file) {
-			json__member_string(w, "file", in->file);
-			json__member_u64(w, "line", in->line);
+			json_writer__member_string(w, REC_FILE, in->file);
+			json_writer__member_u64(w, REC_LINE, in->line);
 		}
-		json__end_object(w);
+		json_writer__end_object(w);
 	}
-	json__end_array(w);
+	json_writer__end_array(w);
 }
 
 static void write_stack(struct json_writer *w, const struct stack *s)
 {
 	uint32_t i;
 
-	json__begin_array(w);
+	json_writer__begin_array(w);
 	for (i = 0; s && i < s->nr; i++) {
 		const struct frame *f = &s->frames[i];
 
-		json__begin_object(w);
-		json__key(w, "addr");
-		json__hex(w, f->addr);
+		json_writer__begin_object(w);
+		json_writer__key(w, REC_ADDR);
+		json_writer__hex(w, f->addr);
 		if (f->sym) {
-			json__member_string(w, "sym", f->sym);
-			json__member_u64(w, "off", f->off);
+			json_writer__member_string(w, REC_SYM, f->sym);
+			if (f->system_name)
+				json_writer__member_string(w, REC_MANGLED, f->system_name);
+			json_writer__member_u64(w, REC_OFF, f->off);
 		}
-		if (f->module)
-			json__member_string(w, "module", f->module);
+		if (f->module) {
+			json_writer__member_string(w, REC_MODULE, f->module);
+			/* A kernel frame's offset is its address: said once is enough. */
+			if (!f->kernel)
+				json_writer__member_u64(w, REC_MODULE_OFF, f->module_off);
+			if (f->build_id)
+				json_writer__member_string(w, REC_BUILD_ID, f->build_id);
+		}
 		if (f->file) {
-			json__member_string(w, "file", f->file);
-			json__member_u64(w, "line", f->line);
+			json_writer__member_string(w, REC_FILE, f->file);
+			json_writer__member_u64(w, REC_LINE, f->line);
 		}
 		if (f->inlined)
 			write_inlined(w, f->inlined);
-		json__end_object(w);
+		json_writer__end_object(w);
 	}
-	json__end_array(w);
+	json_writer__end_array(w);
 }
 
 static void write_wait(struct json_writer *w, const struct wait *wait)
 {
-	json__begin_object(w);
-	json__member_string(w, "type", "offcpu");
-	json__member_u64(w, "ts_ns", wait->end_ts_ns);
-	json__member_u64(w, "pid", wait->pid);
-	json__member_u64(w, "tid", wait->tid);
-	json__member_string(w, "comm", wait->comm);
+	json_writer__begin_object(w);
+	json_writer__member_string(w, REC_TYPE, REC_TYPE_WAIT);
+	json_writer__member_u64(w, REC_TS_NS, wait->end_ts_ns);
+	json_writer__member_u64(w, REC_PID, wait->pid);
+	json_writer__member_u64(w, REC_TID, wait->tid);
+	json_writer__member_string(w, REC_COMM, wait->comm);
 	if (wait->title)
-		json__member_string(w, "title", wait->title);
-	json__member_string(w, "state", states__name(wait->state));
-	json__member_string(w, "wait", wait->wait_class);
-	json__member_u64(w, "duration_ns", wait->duration_ns);
-	json__member_u64(w, "cpu", wait->cpu);
-	json__key(w, "kernel_stack");
+		json_writer__member_string(w, REC_TITLE, wait->title);
+	json_writer__member_string(w, REC_STATE, states__name(wait->state));
+	json_writer__member_string(w, REC_WAIT, wait->wait_class);
+	json_writer__member_u64(w, REC_DURATION_NS, wait->duration_ns);
+	json_writer__member_u64(w, REC_CPU, wait->cpu);
+	json_writer__key(w, REC_KERNEL_STACK);
 	write_stack(w, wait->kernel_stack);
-	json__key(w, "user_stack");
+	json_writer__key(w, REC_USER_STACK);
 	write_stack(w, wait->user_stack);
-	json__end_object(w);
+	json_writer__end_object(w);
 }
 
 int output_json__write(FILE *out, const struct profile *p, const struct output_opts *opts)
@@ -81,16 +90,21 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 
 	(void)opts;
 	for (n = 0; n < p->nr_waits; n++) {
-		json__init(&w, out);
+		json_writer__init(&w, out);
 		write_wait(&w, &p->waits[n]);
 		fputc('\n', out);
 	}
-	json__init(&w, out);
-	json__begin_object(&w);
-	json__member_string(&w, "type", "stats");
+	json_writer__init(&w, out);
+	json_writer__begin_object(&w);
+	json_writer__member_string(&w, REC_TYPE, REC_TYPE_STATS);
 	for (i = 0; i < OFFCPU_CNT_MAX; i++)
-		json__member_u64(&w, counters__name(i), p->counters[i]);
-	json__end_object(&w);
+		json_writer__member_u64(&w, counters__name(i), p->counters[i]);
+	/* So that a report's pprof has the live one's time and duration. */
+	if (p->start_time_ns)
+		json_writer__member_u64(&w, REC_RECORDING_START_NS, p->start_time_ns);
+	if (p->duration_ns)
+		json_writer__member_u64(&w, REC_RECORDING_DURATION_NS, p->duration_ns);
+	json_writer__end_object(&w);
 	fputc('\n', out);
 	return 0;
 }

@@ -312,26 +312,26 @@ static uint64_t location_id(struct pprof *pp, const struct frame *f)
 
 static void value_type(struct pprof *pp, uint32_t field, const char *type, const char *unit)
 {
-	pb__reset(&pp->message);
-	pb__varint(&pp->message, VALUE_TYPE_TYPE, string_index(pp, type));
-	pb__varint(&pp->message, VALUE_TYPE_UNIT, string_index(pp, unit));
-	pb__message(&pp->profile, field, &pp->message);
+	pb_buffer__reset(&pp->message);
+	pb_buffer__varint(&pp->message, VALUE_TYPE_TYPE, string_index(pp, type));
+	pb_buffer__varint(&pp->message, VALUE_TYPE_UNIT, string_index(pp, unit));
+	pb_buffer__message(&pp->profile, field, &pp->message);
 }
 
 static void string_label(struct pprof *pp, const char *key, const char *value)
 {
-	pb__reset(&pp->inner);
-	pb__varint(&pp->inner, LABEL_KEY, string_index(pp, key));
-	pb__varint(&pp->inner, LABEL_STR, string_index(pp, value));
-	pb__message(&pp->message, SAMPLE_LABEL, &pp->inner);
+	pb_buffer__reset(&pp->inner);
+	pb_buffer__varint(&pp->inner, LABEL_KEY, string_index(pp, key));
+	pb_buffer__varint(&pp->inner, LABEL_STR, string_index(pp, value));
+	pb_buffer__message(&pp->message, SAMPLE_LABEL, &pp->inner);
 }
 
 static void number_label(struct pprof *pp, const char *key, uint64_t value)
 {
-	pb__reset(&pp->inner);
-	pb__varint(&pp->inner, LABEL_KEY, string_index(pp, key));
-	pb__varint(&pp->inner, LABEL_NUM, value);
-	pb__message(&pp->message, SAMPLE_LABEL, &pp->inner);
+	pb_buffer__reset(&pp->inner);
+	pb_buffer__varint(&pp->inner, LABEL_KEY, string_index(pp, key));
+	pb_buffer__varint(&pp->inner, LABEL_NUM, value);
+	pb_buffer__message(&pp->message, SAMPLE_LABEL, &pp->inner);
 }
 
 static int add_stack_locations(struct pprof *pp, const struct stack *s, uint64_t **ids, size_t *nr,
@@ -370,11 +370,11 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		err = err ?: add_stack_locations(pp, w->user_stack, &ids, &nr, &cap);
 		if (err)
 			break;
-		pb__reset(&pp->message);
-		pb__packed(&pp->message, SAMPLE_LOCATION_ID, ids, nr);
+		pb_buffer__reset(&pp->message);
+		pb_buffer__packed(&pp->message, SAMPLE_LOCATION_ID, ids, nr);
 		values[0] = entries[i]->count;
 		values[1] = entries[i]->total_ns;
-		pb__packed(&pp->message, SAMPLE_VALUE, values, 2);
+		pb_buffer__packed(&pp->message, SAMPLE_VALUE, values, 2);
 		string_label(pp, "thread.state", states__name(w->state));
 		string_label(pp, "wait.class", w->wait_class);
 		string_label(pp, "thread.name", w->comm);
@@ -384,7 +384,7 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 			number_label(pp, "process.pid", w->pid);
 			number_label(pp, "thread.id", w->tid);
 		}
-		pb__message(&pp->profile, PROFILE_SAMPLE, &pp->message);
+		pb_buffer__message(&pp->profile, PROFILE_SAMPLE, &pp->message);
 		err = pp->err ?: pp->profile.err;
 	}
 	free(ids);
@@ -427,21 +427,22 @@ static void write_mappings(struct pprof *pp)
 	for (i = 1; i <= hash_table__size(pp->mappings); i++) {
 		const struct mapping *m = by_id[i];
 
-		pb__reset(&pp->message);
-		pb__varint(&pp->message, MAPPING_ID, m->id);
-		pb__varint(&pp->message, MAPPING_MEMORY_START, m->lowest);
-		pb__varint(&pp->message, MAPPING_MEMORY_LIMIT, m->highest + 1);
-		pb__varint(&pp->message, MAPPING_FILE_OFFSET, m->lowest);
-		pb__varint(&pp->message, MAPPING_FILENAME, string_index(pp, m->module));
+		pb_buffer__reset(&pp->message);
+		pb_buffer__varint(&pp->message, MAPPING_ID, m->id);
+		pb_buffer__varint(&pp->message, MAPPING_MEMORY_START, m->lowest);
+		pb_buffer__varint(&pp->message, MAPPING_MEMORY_LIMIT, m->highest + 1);
+		pb_buffer__varint(&pp->message, MAPPING_FILE_OFFSET, m->lowest);
+		pb_buffer__varint(&pp->message, MAPPING_FILENAME, string_index(pp, m->module));
 		if (m->build_id)
-			pb__varint(&pp->message, MAPPING_BUILD_ID, string_index(pp, m->build_id));
-		pb__varint(&pp->message, MAPPING_HAS_FUNCTIONS, 1);
+			pb_buffer__varint(&pp->message, MAPPING_BUILD_ID,
+					  string_index(pp, m->build_id));
+		pb_buffer__varint(&pp->message, MAPPING_HAS_FUNCTIONS, 1);
 		if (m->has_lines) {
-			pb__varint(&pp->message, MAPPING_HAS_FILENAMES, 1);
-			pb__varint(&pp->message, MAPPING_HAS_LINE_NUMBERS, 1);
-			pb__varint(&pp->message, MAPPING_HAS_INLINE_FRAMES, 1);
+			pb_buffer__varint(&pp->message, MAPPING_HAS_FILENAMES, 1);
+			pb_buffer__varint(&pp->message, MAPPING_HAS_LINE_NUMBERS, 1);
+			pb_buffer__varint(&pp->message, MAPPING_HAS_INLINE_FRAMES, 1);
 		}
-		pb__message(&pp->profile, PROFILE_MAPPING, &pp->message);
+		pb_buffer__message(&pp->profile, PROFILE_MAPPING, &pp->message);
 	}
 	free(by_id);
 }
@@ -451,17 +452,17 @@ static void write_lines(struct pprof *pp, const struct frame_inline *in, const c
 			uint32_t line, uint64_t outer_function)
 {
 	for (; in; in = in->caller) {
-		pb__reset(&pp->inner);
-		pb__varint(&pp->inner, LINE_FUNCTION_ID,
-			   function_id(pp, in->function, NULL, in->file));
-		pb__varint(&pp->inner, LINE_LINE, in->line);
-		pb__message(&pp->message, LOCATION_LINE, &pp->inner);
+		pb_buffer__reset(&pp->inner);
+		pb_buffer__varint(&pp->inner, LINE_FUNCTION_ID,
+				  function_id(pp, in->function, NULL, in->file));
+		pb_buffer__varint(&pp->inner, LINE_LINE, in->line);
+		pb_buffer__message(&pp->message, LOCATION_LINE, &pp->inner);
 	}
-	pb__reset(&pp->inner);
-	pb__varint(&pp->inner, LINE_FUNCTION_ID, outer_function);
+	pb_buffer__reset(&pp->inner);
+	pb_buffer__varint(&pp->inner, LINE_FUNCTION_ID, outer_function);
 	if (file)
-		pb__varint(&pp->inner, LINE_LINE, line);
-	pb__message(&pp->message, LOCATION_LINE, &pp->inner);
+		pb_buffer__varint(&pp->inner, LINE_LINE, line);
+	pb_buffer__message(&pp->message, LOCATION_LINE, &pp->inner);
 }
 
 static void write_locations(struct pprof *pp)
@@ -474,13 +475,13 @@ static void write_locations(struct pprof *pp)
 	for (i = 1; i <= hash_table__size(pp->locations); i++) {
 		const struct location *loc = by_id[i];
 
-		pb__reset(&pp->message);
-		pb__varint(&pp->message, LOCATION_ID, loc->id);
+		pb_buffer__reset(&pp->message);
+		pb_buffer__varint(&pp->message, LOCATION_ID, loc->id);
 		if (loc->mapping_id)
-			pb__varint(&pp->message, LOCATION_MAPPING_ID, loc->mapping_id);
-		pb__varint(&pp->message, LOCATION_ADDRESS, loc->key.address);
+			pb_buffer__varint(&pp->message, LOCATION_MAPPING_ID, loc->mapping_id);
+		pb_buffer__varint(&pp->message, LOCATION_ADDRESS, loc->key.address);
 		write_lines(pp, loc->key.inlined, loc->key.file, loc->key.line, loc->function_id);
-		pb__message(&pp->profile, PROFILE_LOCATION, &pp->message);
+		pb_buffer__message(&pp->profile, PROFILE_LOCATION, &pp->message);
 	}
 	free(by_id);
 }
@@ -495,14 +496,15 @@ static void write_functions(struct pprof *pp)
 	for (i = 1; i <= hash_table__size(pp->functions); i++) {
 		const struct function *fn = by_id[i];
 
-		pb__reset(&pp->message);
-		pb__varint(&pp->message, FUNCTION_ID, fn->id);
-		pb__varint(&pp->message, FUNCTION_NAME, string_index(pp, fn->key.name));
-		pb__varint(&pp->message, FUNCTION_SYSTEM_NAME,
-			   string_index(pp, fn->key.system_name ?: fn->key.name));
+		pb_buffer__reset(&pp->message);
+		pb_buffer__varint(&pp->message, FUNCTION_ID, fn->id);
+		pb_buffer__varint(&pp->message, FUNCTION_NAME, string_index(pp, fn->key.name));
+		pb_buffer__varint(&pp->message, FUNCTION_SYSTEM_NAME,
+				  string_index(pp, fn->key.system_name ?: fn->key.name));
 		if (fn->key.file)
-			pb__varint(&pp->message, FUNCTION_FILENAME, string_index(pp, fn->key.file));
-		pb__message(&pp->profile, PROFILE_FUNCTION, &pp->message);
+			pb_buffer__varint(&pp->message, FUNCTION_FILENAME,
+					  string_index(pp, fn->key.file));
+		pb_buffer__message(&pp->profile, PROFILE_FUNCTION, &pp->message);
 	}
 	free(by_id);
 }
@@ -518,7 +520,7 @@ static void write_comments(struct pprof *pp, const struct profile *p)
 			continue;
 		snprintf(text, sizeof(text), "offcpu %s=%llu", counters__name(i),
 			 (unsigned long long)p->counters[i]);
-		pb__varint(&pp->profile, PROFILE_COMMENT, string_index(pp, text));
+		pb_buffer__varint(&pp->profile, PROFILE_COMMENT, string_index(pp, text));
 	}
 }
 
@@ -588,14 +590,14 @@ int output_pprof__write(FILE *out, const struct profile *p, const struct output_
 	write_functions(&pp);
 	write_comments(&pp, p);
 	if (p->start_time_ns)
-		pb__varint(&pp.profile, PROFILE_TIME_NANOS, p->start_time_ns);
-	pb__varint(&pp.profile, PROFILE_DURATION_NANOS, p->duration_ns);
+		pb_buffer__varint(&pp.profile, PROFILE_TIME_NANOS, p->start_time_ns);
+	pb_buffer__varint(&pp.profile, PROFILE_DURATION_NANOS, p->duration_ns);
 	value_type(&pp, PROFILE_PERIOD_TYPE, "off_cpu", "nanoseconds");
-	pb__varint(&pp.profile, PROFILE_PERIOD, 1);
-	pb__varint(&pp.profile, PROFILE_DEFAULT_SAMPLE_TYPE, string_index(&pp, "off_cpu"));
+	pb_buffer__varint(&pp.profile, PROFILE_PERIOD, 1);
+	pb_buffer__varint(&pp.profile, PROFILE_DEFAULT_SAMPLE_TYPE, string_index(&pp, "off_cpu"));
 	/* The string table goes last: every index above has been taken by now. */
 	for (i = 0; i < pp.nr_strings; i++)
-		pb__string(&pp.profile, PROFILE_STRING_TABLE, pp.string_table[i]);
+		pb_buffer__string(&pp.profile, PROFILE_STRING_TABLE, pp.string_table[i]);
 	err = pp.err ?: pp.profile.err;
 	if (!err)
 		err = gzip_to(out, &pp.profile);
@@ -605,8 +607,8 @@ out:
 	hash_table__free_values(pp.locations, free);
 	hash_table__free_values(pp.functions, free_function);
 	free(pp.string_table);
-	pb__free(&pp.profile);
-	pb__free(&pp.message);
-	pb__free(&pp.inner);
+	pb_buffer__free(&pp.profile);
+	pb_buffer__free(&pp.message);
+	pb_buffer__free(&pp.inner);
 	return err;
 }

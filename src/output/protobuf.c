@@ -53,25 +53,25 @@ static size_t varint_size(uint64_t value)
 	return n;
 }
 
-void pb__reset(struct pb_buffer *b)
+void pb_buffer__reset(struct pb_buffer *b)
 {
 	b->len = 0;
 	b->err = 0;
 }
 
-void pb__free(struct pb_buffer *b)
+void pb_buffer__free(struct pb_buffer *b)
 {
 	free(b->data);
 	memset(b, 0, sizeof(*b));
 }
 
-void pb__varint(struct pb_buffer *b, uint32_t field, uint64_t value)
+void pb_buffer__varint(struct pb_buffer *b, uint32_t field, uint64_t value)
 {
 	put_varint(b, (uint64_t)field << 3 | WIRE_VARINT);
 	put_varint(b, value);
 }
 
-void pb__bytes(struct pb_buffer *b, uint32_t field, const void *data, size_t len)
+void pb_buffer__bytes(struct pb_buffer *b, uint32_t field, const void *data, size_t len)
 {
 	put_varint(b, (uint64_t)field << 3 | WIRE_BYTES);
 	put_varint(b, len);
@@ -82,21 +82,21 @@ void pb__bytes(struct pb_buffer *b, uint32_t field, const void *data, size_t len
 	b->len += len;
 }
 
-void pb__string(struct pb_buffer *b, uint32_t field, const char *s)
+void pb_buffer__string(struct pb_buffer *b, uint32_t field, const char *s)
 {
-	pb__bytes(b, field, s, strlen(s));
+	pb_buffer__bytes(b, field, s, strlen(s));
 }
 
-void pb__message(struct pb_buffer *b, uint32_t field, const struct pb_buffer *message)
+void pb_buffer__message(struct pb_buffer *b, uint32_t field, const struct pb_buffer *message)
 {
 	if (message->err && !b->err) {
 		b->err = message->err;
 		return;
 	}
-	pb__bytes(b, field, message->data, message->len);
+	pb_buffer__bytes(b, field, message->data, message->len);
 }
 
-void pb__packed(struct pb_buffer *b, uint32_t field, const uint64_t *values, size_t nr)
+void pb_buffer__packed(struct pb_buffer *b, uint32_t field, const uint64_t *values, size_t nr)
 {
 	size_t len = 0, i;
 

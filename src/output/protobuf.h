@@ -6,8 +6,13 @@
  * its parent as bytes.
  *
  * Hand-written rather than protobuf-c: profile.proto needs four wire
- * operations, and generated code would add a build-time compiler and a
- * runtime library for them.
+ * operations, and generated code would add a build-time compiler
+ * (protoc-c), 1,525 generated lines and a runtime library for them.
+ * Measured re-encoding a real 28 MB profile (483,042 samples) that
+ * protobuf-c 1.4.1 decoded: its pack 0.129 s CPU, these functions 0.062 s,
+ * the two decoding to the same message; that is without filling
+ * protobuf-c's structs (a message struct and pointer array per sample,
+ * label and line), which this encoder never allocates.
  */
 #ifndef OFFCPU_PROTOBUF_H
 #define OFFCPU_PROTOBUF_H
@@ -22,15 +27,15 @@ struct pb_buffer {
 	int err; /* the first error; later writes do nothing */
 };
 
-void pb__reset(struct pb_buffer *b);
-void pb__free(struct pb_buffer *b);
+void pb_buffer__reset(struct pb_buffer *b);
+void pb_buffer__free(struct pb_buffer *b);
 /* Field of wire type 0; a zero value is written too (callers skip defaults). */
-void pb__varint(struct pb_buffer *b, uint32_t field, uint64_t value);
-void pb__bytes(struct pb_buffer *b, uint32_t field, const void *data, size_t len);
-void pb__string(struct pb_buffer *b, uint32_t field, const char *s);
+void pb_buffer__varint(struct pb_buffer *b, uint32_t field, uint64_t value);
+void pb_buffer__bytes(struct pb_buffer *b, uint32_t field, const void *data, size_t len);
+void pb_buffer__string(struct pb_buffer *b, uint32_t field, const char *s);
 /* A finished message, as a length-delimited field of its parent. */
-void pb__message(struct pb_buffer *b, uint32_t field, const struct pb_buffer *message);
+void pb_buffer__message(struct pb_buffer *b, uint32_t field, const struct pb_buffer *message);
 /* Repeated scalars as one packed field. */
-void pb__packed(struct pb_buffer *b, uint32_t field, const uint64_t *values, size_t nr);
+void pb_buffer__packed(struct pb_buffer *b, uint32_t field, const uint64_t *values, size_t nr);
 
 #endif

@@ -7,6 +7,7 @@
 #include "classify/states.h"
 #include "lib/json_reader.h"
 #include "lib/log.h"
+#include "profile/recording_schema.h"
 #include "trace/counters.h"
 #include "trace/recording.h"
 
@@ -19,6 +20,7 @@ struct reader {
 	size_t frames_cap;
 	uint64_t first_start_ns;
 	uint64_t last_end_ns;
+	uint64_t recorded_duration_ns; /* 0: the recording does not say */
 	bool saw_wait;
 	bool saw_stats;
 };
@@ -46,12 +48,18 @@ static int u64_member(const struct json_value *v, const char *key, uint64_t *out
 	return 0;
 }
 
+/* Like u64_member, but absent is fine: *out keeps its value. */
+static int optional_u64_member(const struct json_value *v, const char *key, uint64_t *out)
+{
+	return json_value__member(v, key) ? u64_member(v, key, out) : 0;
+}
+
 static const char *intern(struct reader *r, const char *s)
 {
 	return s ? strpool__intern(r->profile->strings, s) : NULL;
 }
 
-/* "inlined": [{"sym","file","line"}...], innermost first. */
+/* REC_INLINED: [{REC_SYM, REC_FILE, REC_LINE}...], innermost first. */
 static int read_inlined(struct reader *r, const struct json_value *list, struct frame *f)
 {
 	const struct frame_inline *caller = NULL;
@@ -60,18 +68,18 @@ static int read_inlined(struct reader *r, const struct json_value *list, struct 
 	if (!list)
 		return 0;
 	if (list->type != JSON_ARRAY)
-		return bad(r, "a frame's \"inlined\" is not an array");
+		return bad(r, "a frame's \"" REC_INLINED "\" is not an array");
 	/* Interned from the outermost in, each pointing at its caller. */
 	for (i = list->nr; i > 0; i--) {
 		const struct json_value *in = &list->items[i - 1];
-		const char *function = in->type == JSON_OBJECT ? string_member(in, "sym") : NULL;
+		const char *function = in->type == JSON_OBJECT ? string_member(in, REC_SYM) : NULL;
 		uint64_t line = 0;
 
 		if (!function)
-			return bad(r, "an inlined frame without its \"sym\"");
-		u64_member(in, "line", &line);
+			return bad(r, "an inlined frame without its \"" REC_SYM "\"");
+		u64_member(in, REC_LINE, &line);
 		caller = inline_pool__intern(r->profile->inlines, intern(r, function),
-					     intern(r, string_member(in, "file")),
+					     intern(r, string_member(in, REC_FILE)),
 					     line <= UINT32_MAX ? (uint32_t)line : 0, caller);
 		if (!caller)
 			return -ENOMEM;
@@ -82,33 +90,41 @@ static int read_inlined(struct reader *r, const struct json_value *list, struct 
 
 static int read_frame(struct reader *r, const struct json_value *v, bool kernel, struct frame *f)
 {
-	const char *addr = string_member(v, "addr");
+	const char *addr = string_member(v, REC_ADDR);
 	char *end;
 
 	memset(f, 0, sizeof(*f));
 	if (!addr || strncmp(addr, "0x", 2))
-		return bad(r, "a frame's \"addr\" is not a \"0x...\" string");
+		return bad(r, "a frame's \"" REC_ADDR "\" is not a \"0x...\" string");
 	errno = 0;
 	f->addr = strtoull(addr + 2, &end, 16);
 	if (errno || *end || end == addr + 2)
-		return bad(r, "a frame's \"addr\" is not a hexadecimal address");
+		return bad(r, "a frame's \"" REC_ADDR "\" is not a hexadecimal address");
 	f->kernel = kernel;
-	f->sym = intern(r, string_member(v, "sym"));
-	f->module = intern(r, string_member(v, "module"));
-	f->file = intern(r, string_member(v, "file"));
-	/* The recording keeps no module offsets; the address stands in. */
+	f->sym = intern(r, string_member(v, REC_SYM));
+	f->system_name = intern(r, string_member(v, REC_MANGLED));
+	f->module = intern(r, string_member(v, REC_MODULE));
+	f->build_id = intern(r, string_member(v, REC_BUILD_ID));
+	f->file = intern(r, string_member(v, REC_FILE));
+	/* Absent in the kernel, where it is the address, and in recordings older than it. */
 	f->module_off = f->addr;
-	if (f->sym && u64_member(v, "off", &f->off))
-		return bad(r, "a frame with \"sym\" has no numeric \"off\"");
+	if (optional_u64_member(v, REC_MODULE_OFF, &f->module_off))
+		return bad(r, "a frame's \"" REC_MODULE_OFF "\" is not a number");
+	if (f->sym && u64_member(v, REC_OFF, &f->off))
+		return bad(r, "a frame with \"" REC_SYM "\" has no numeric \"" REC_OFF "\"");
 	if (f->file) {
 		uint64_t line;
 
-		if (!u64_member(v, "line", &line) && line <= UINT32_MAX)
+		if (!u64_member(v, REC_LINE, &line) && line <= UINT32_MAX)
 			f->line = (uint32_t)line;
 	}
-	if ((string_member(v, "sym") && !f->sym) || (string_member(v, "module") && !f->module))
+	if ((string_member(v, REC_SYM) && !f->sym) ||
+	    (string_member(v, REC_MANGLED) && !f->system_name) ||
+	    (string_member(v, REC_MODULE) && !f->module) ||
+	    (string_member(v, REC_BUILD_ID) && !f->build_id) ||
+	    (string_member(v, REC_FILE) && !f->file))
 		return -ENOMEM;
-	return read_inlined(r, json_value__member(v, "inlined"), f);
+	return read_inlined(r, json_value__member(v, REC_INLINED), f);
 }
 
 static int read_stack(struct reader *r, const struct json_value *wait, const char *key, bool kernel,
@@ -122,8 +138,8 @@ static int read_stack(struct reader *r, const struct json_value *wait, const cha
 	if (!list)
 		return 0;
 	if (list->type != JSON_ARRAY)
-		return bad(r, kernel ? "\"kernel_stack\" is not an array"
-				     : "\"user_stack\" is not an array");
+		return bad(r, kernel ? "\"" REC_KERNEL_STACK "\" is not an array"
+				     : "\"" REC_USER_STACK "\" is not an array");
 	if (!list->nr)
 		return 0;
 	if (list->nr > r->frames_cap) {
@@ -177,29 +193,32 @@ static bool passes(const struct recording_filter *f, const struct wait *w)
 
 static int read_wait(struct reader *r, const struct json_value *v)
 {
-	const char *comm = string_member(v, "comm"), *wait_class = string_member(v, "wait"), *state;
+	const char *comm = string_member(v, REC_COMM), *wait_class = string_member(v, REC_WAIT),
+		   *state;
 	struct wait w = { 0 };
 	uint64_t pid, tid, cpu, start_ns;
 	int err;
 
-	if (u64_member(v, "ts_ns", &w.end_ts_ns) || u64_member(v, "duration_ns", &w.duration_ns) ||
-	    u64_member(v, "pid", &pid) || u64_member(v, "tid", &tid) ||
-	    u64_member(v, "cpu", &cpu) || pid > UINT32_MAX || tid > UINT32_MAX || cpu > UINT32_MAX)
-		return bad(r, "a wait lacks a numeric ts_ns, duration_ns, pid, tid or cpu");
+	if (u64_member(v, REC_TS_NS, &w.end_ts_ns) ||
+	    u64_member(v, REC_DURATION_NS, &w.duration_ns) || u64_member(v, REC_PID, &pid) ||
+	    u64_member(v, REC_TID, &tid) || u64_member(v, REC_CPU, &cpu) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX || cpu > UINT32_MAX)
+		return bad(r, "a wait lacks a numeric " REC_TS_NS ", " REC_DURATION_NS ", " REC_PID
+			      ", " REC_TID " or " REC_CPU);
 	if (!comm || !wait_class || !*wait_class)
-		return bad(r, "a wait lacks its \"comm\" or \"wait\" string");
-	state = string_member(v, "state");
+		return bad(r, "a wait lacks its \"" REC_COMM "\" or \"" REC_WAIT "\" string");
+	state = string_member(v, REC_STATE);
 	if (!state || states__from_name(state, &w.state))
-		return bad(r, "a wait's \"state\" is not a thread state name");
+		return bad(r, "a wait's \"" REC_STATE "\" is not a thread state name");
 	w.pid = (uint32_t)pid;
 	w.tid = (uint32_t)tid;
 	w.cpu = (uint32_t)cpu;
 	w.comm = intern(r, comm);
 	if (!passes(r->filter, &w))
 		return 0;
-	w.title = intern(r, string_member(v, "title"));
-	err = read_stack(r, v, "kernel_stack", true, &w.kernel_stack);
-	err = err ?: read_stack(r, v, "user_stack", false, &w.user_stack);
+	w.title = intern(r, string_member(v, REC_TITLE));
+	err = read_stack(r, v, REC_KERNEL_STACK, true, &w.kernel_stack);
+	err = err ?: read_stack(r, v, REC_USER_STACK, false, &w.user_stack);
 	if (err)
 		return err;
 	if (r->filter->rules && r->filter->rules->nr)
@@ -225,13 +244,13 @@ static int read_stats(struct reader *r, const struct json_value *v)
 	unsigned int i;
 
 	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
-		const struct json_value *m = json_value__member(v, counters__name(i));
-
-		if (m && (m->type != JSON_NUMBER || !m->is_u64))
+		if (optional_u64_member(v, counters__name(i), &r->profile->counters[i]))
 			return bad(r, "a counter of the stats record is not a number");
-		if (m)
-			r->profile->counters[i] = m->u64;
 	}
+	if (optional_u64_member(v, REC_RECORDING_START_NS, &r->profile->start_time_ns) ||
+	    optional_u64_member(v, REC_RECORDING_DURATION_NS, &r->recorded_duration_ns))
+		return bad(r, "the stats record's \"" REC_RECORDING_START_NS
+			      "\" or \"" REC_RECORDING_DURATION_NS "\" is not a number");
 	r->saw_stats = true;
 	return 0;
 }
@@ -247,14 +266,14 @@ static int read_line(struct reader *r, const char *text, size_t len)
 		log__error("%s:%zu: not JSON (%s at column %zu)", r->name, r->line, why, at + 1);
 		return -EINVAL;
 	}
-	type = string_member(&v, "type");
+	type = string_member(&v, REC_TYPE);
 	if (!type)
-		err = bad(r, "a record without a \"type\"");
+		err = bad(r, "a record without a \"" REC_TYPE "\"");
 	else if (r->saw_stats)
 		err = bad(r, "a record after the stats record");
-	else if (!strcmp(type, "offcpu"))
+	else if (!strcmp(type, REC_TYPE_WAIT))
 		err = read_wait(r, &v);
-	else if (!strcmp(type, "stats"))
+	else if (!strcmp(type, REC_TYPE_STATS))
 		err = read_stats(r, &v);
 	else
 		err = 0; /* a record type of a later version: not ours to judge */
@@ -285,7 +304,10 @@ int recording__read(FILE *in, const char *name, const struct recording_filter *f
 		log__error("%s: no stats record at the end: not a complete offcpu recording", name);
 		err = -EINVAL;
 	}
-	if (!err && r.saw_wait)
+	/* Recordings older than recording_duration_ns: from the first wait to the last. */
+	if (!err)
+		p->duration_ns = r.recorded_duration_ns;
+	if (!err && !p->duration_ns && r.saw_wait)
 		p->duration_ns = r.last_end_ns - r.first_start_ns;
 	free(line);
 	free(r.frames);

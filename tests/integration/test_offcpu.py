@@ -5,6 +5,7 @@
 Run as root from the repository root after `make` (tests/run does both).
 Prints one line per check and ends with "N passed, N failed".
 """
+import gzip
 import json
 import os
 import re
@@ -1363,6 +1364,161 @@ def test_pprof_read_by_go_tool_pprof():
     assert focused and all(s["labels"]["wait.class"] == "sleep" for s in focused), focused
     top = go_pprof(["-top", "-sample_index=off_cpu", out])
     assert "Type: off_cpu" in top and "Duration:" in top, top
+
+
+def pb_fields(data):
+    """One protocol buffer message: [(field number, int or bytes)]."""
+    fields, at = [], 0
+
+    def varint():
+        nonlocal at
+        value = shift = 0
+        while True:
+            byte = data[at]
+            at += 1
+            value |= (byte & 0x7f) << shift
+            shift += 7
+            if byte < 0x80:
+                return value
+
+    while at < len(data):
+        key = varint()
+        if key & 7 == 0:
+            fields.append((key >> 3, varint()))
+        elif key & 7 == 2:
+            n = varint()
+            fields.append((key >> 3, data[at:at + n]))
+            at += n
+        else:
+            raise AssertionError("wire type %d" % (key & 7))
+    return fields
+
+
+def pb_varints(values):
+    """A repeated scalar field: packed (bytes), or one varint per field."""
+    out = []
+    for v in values:
+        if isinstance(v, int):
+            out.append(v)
+            continue
+        value = shift = 0
+        for byte in v:
+            value |= (byte & 0x7f) << shift
+            shift += 7
+            if byte < 0x80:
+                out.append(value)
+                value = shift = 0
+    return out
+
+
+def decode_pprof(path):
+    """A pprof profile with every ID resolved to what it names, so two profiles
+    compare by content whatever order they numbered things in."""
+    with gzip.open(path) as f:
+        top = pb_fields(f.read())
+
+    def all_of(message, number):
+        return [v for n, v in message if n == number]
+
+    def one(message, number, default=0):
+        found = all_of(message, number)
+        return found[-1] if found else default
+
+    strings = [v.decode() for v in all_of(top, 6)]
+    functions, mappings, locations = {}, {}, {}
+    for raw in all_of(top, 5):
+        fn = pb_fields(raw)
+        functions[one(fn, 1)] = (strings[one(fn, 2)], strings[one(fn, 3)], strings[one(fn, 4)],
+                                 one(fn, 5))
+    for raw in all_of(top, 3):
+        m = pb_fields(raw)
+        mappings[one(m, 1)] = {"start": one(m, 2), "limit": one(m, 3), "offset": one(m, 4),
+                               "file": strings[one(m, 5)], "build_id": strings[one(m, 6)],
+                               "flags": tuple(one(m, n) for n in (7, 8, 9, 10))}
+    for raw in all_of(top, 4):
+        loc = pb_fields(raw)
+        mapping = mappings.get(one(loc, 2))
+        lines = tuple((functions[one(pb_fields(l), 1)], one(pb_fields(l), 2))
+                      for l in all_of(loc, 4))
+        locations[one(loc, 1)] = (tuple(sorted(mapping.items())) if mapping else None,
+                                  one(loc, 3), lines)
+    samples = {}
+    for raw in all_of(top, 2):
+        sample = pb_fields(raw)
+        labels = []
+        for l in all_of(sample, 3):
+            label = pb_fields(l)
+            labels.append((strings[one(label, 1)], strings[one(label, 2)], one(label, 3)))
+        key = (tuple(locations[i] for i in pb_varints(all_of(sample, 1))), tuple(sorted(labels)))
+        assert key not in samples, "two samples of one stack and labels: %s" % (key,)
+        samples[key] = pb_varints(all_of(sample, 2))
+
+    def value_type(raw):
+        vt = pb_fields(raw)
+        return strings[one(vt, 1)], strings[one(vt, 2)]
+
+    return {"samples": samples, "mappings": sorted(mappings.values(), key=repr),
+            "functions": sorted(functions.values()),
+            "sample_types": [value_type(v) for v in all_of(top, 1)],
+            "period_type": value_type(one(top, 11, b"")), "period": one(top, 12),
+            "default_sample_type": strings[one(top, 14)],
+            "time_nanos": one(top, 9), "duration_nanos": one(top, 10),
+            "comments": [strings[i] for i in all_of(top, 13)]}
+
+
+def test_report_pprof_is_the_live_pprof():
+    """offcpu report -f pprof of a json recording is the pprof that tracing
+    writes live. offcpu writes one format per run, so two tracers watch the
+    same waits: one records json, one writes pprof. The workload stops itself
+    until both are attached, so both see all of its waits and nothing else."""
+    gated = subprocess.Popen(["sh", "-c", "kill -STOP $$; exec %s sleep wl_live 20 20" %
+                              WORKLOAD])
+    recording = os.path.join(TMP, "live-pair.json")
+    live = os.path.join(TMP, "live-pair.pb.gz")
+    tracers = []
+    try:
+        for _ in range(500):
+            with open("/proc/%d/stat" % gated.pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                    break
+            time.sleep(0.01)
+        common = ["-p", str(gated.pid), "--state", "interruptible", "-m", "10ms"]
+        tracers.append(start_tracer(common + ["-f", "json", "-o", recording]))
+        tracers.append(start_tracer(common + ["-f", "pprof", "-o", live]))
+        os.kill(gated.pid, signal.SIGCONT)
+        assert gated.wait(timeout=60) == 0
+    finally:
+        gated.kill()
+        for t in tracers:
+            t.send_signal(signal.SIGINT)
+        for t in tracers:
+            _, err = t.communicate(timeout=60)
+            assert t.returncode == 0, err
+    waits, stats = read_json_lines(recording)
+    assert len([w for w in waits if w["wait"] == "sleep"]) == 20, waits
+    a = decode_pprof(live)
+    b = decode_pprof(report_of(recording, ".pb.gz"))
+    for key in ("mappings", "functions", "sample_types", "period_type", "period",
+                "default_sample_type"):
+        assert a[key] == b[key], "%s: live %s, report %s" % (key, a[key], b[key])
+    wl = [m for m in b["mappings"] if m["file"] == WORKLOAD]
+    assert wl and wl[0]["build_id"] == elf_build_id(WORKLOAD), b["mappings"]
+    assert sorted(a["samples"]) == sorted(b["samples"]), (
+        "samples differ: live only %s, report only %s" %
+        ([k for k in a["samples"] if k not in b["samples"]],
+         [k for k in b["samples"] if k not in a["samples"]]))
+    for key, (count, ns) in a["samples"].items():
+        # Each tracer reads the clock itself, a few microseconds apart.
+        assert b["samples"][key][0] == count, (key, b["samples"][key], count)
+        assert abs(b["samples"][key][1] - ns) <= 1_000_000 * count, (b["samples"][key], ns)
+    # What only the run itself knows comes with the recording: when and how
+    # long it traced, and its counters; the live tracer's, started a moment
+    # later, differ by as much.
+    assert b["time_nanos"] == stats["recording_start_ns"], (b["time_nanos"], stats)
+    assert b["duration_nanos"] == stats["recording_duration_ns"], (b["duration_nanos"], stats)
+    assert abs(a["time_nanos"] - b["time_nanos"]) < 30e9, (a["time_nanos"], b["time_nanos"])
+    assert b["comments"] == ["offcpu %s=%d" % (k, v) for k, v in stats.items()
+                             if k != "type" and not k.startswith("recording_") and v], b["comments"]
 
 
 def report_of(recording, extension, args=()):

@@ -28,6 +28,7 @@ static struct frame kframe(struct profile *p, uint64_t addr, const char *sym)
 	f.addr = addr;
 	f.sym = strpool__intern(p->strings, sym);
 	f.module = strpool__intern(p->strings, "[kernel.kallsyms]");
+	f.module_off = addr; /* as the symbolizer gives kernel frames */
 	f.kernel = true;
 	return f;
 }
@@ -203,30 +204,23 @@ static void folded_golden(void **state)
 
 static void json_golden(void **state)
 {
-	struct profile *p = fixture_profile(true);
-	char *text = render(output_json__write, p), *line2, *last;
-
-	(void)state;
-	assert_int_equal(p->nr_waits, 3);
-	assert_true(!strncmp(
-	    text,
+	static const char first[] =
 	    "{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
 	    "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,\"cpu\":1,"
 	    "\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":\"do_nanosleep\","
 	    "\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":\"0xffffffff81000020\","
 	    "\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"}],"
 	    "\"user_stack\":[{\"addr\":\"0x1100\",\"sym\":\"clock_nanosleep\",\"off\":0,"
-	    "\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},"
-	    "{\"addr\":\"0x1300\",\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n",
-	    strlen("{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
-		   "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,"
-		   "\"cpu\":1,\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":"
-		   "\"do_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":"
-		   "\"0xffffffff81000020\",\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,"
-		   "\"module\":\"[kernel.kallsyms]\"}],\"user_stack\":[{\"addr\":\"0x1100\","
-		   "\"sym\":\"clock_nanosleep\",\"off\":0,\"module\":\"/usr/bin/app\"},"
-		   "{\"addr\":\"0x1234\",\"module\":\"/usr/bin/app\"},{\"addr\":\"0x1300\","
-		   "\"sym\":\"main\",\"off\":0,\"module\":\"/usr/bin/app\"}]}\n")));
+	    "\"module\":\"/usr/bin/app\",\"module_off\":256},{\"addr\":\"0x1234\","
+	    "\"module\":\"/usr/bin/app\",\"module_off\":564},{\"addr\":\"0x1300\",\"sym\":"
+	    "\"main\",\"off\":0,\"module\":\"/usr/bin/app\",\"module_off\":768}]}\n";
+	struct profile *p = fixture_profile(true);
+	char *text = render(output_json__write, p), *line2, *last;
+
+	(void)state;
+	assert_int_equal(p->nr_waits, 3);
+	if (strncmp(text, first, strlen(first)))
+		fail_msg("first line:\n%.*s\nexpected:\n%s", (int)strlen(first), text, first);
 	line2 = strchr(text, '\n') + 1;
 	assert_non_null(strstr(line2, "\"ts_ns\":2000"));
 	/* "title" only where it says more than comm. */
@@ -293,18 +287,18 @@ static void json_escaping(void **state)
 	struct json_writer w;
 
 	(void)state;
-	json__init(&w, out);
-	json__begin_object(&w);
-	json__key(&w, "s");
-	json__string(&w, "a\"b\\c\n\x01");
-	json__key(&w, "list");
-	json__begin_array(&w);
-	json__u64(&w, 1);
-	json__hex(&w, 255);
-	json__begin_object(&w);
-	json__end_object(&w);
-	json__end_array(&w);
-	json__end_object(&w);
+	json_writer__init(&w, out);
+	json_writer__begin_object(&w);
+	json_writer__key(&w, "s");
+	json_writer__string(&w, "a\"b\\c\n\x01");
+	json_writer__key(&w, "list");
+	json_writer__begin_array(&w);
+	json_writer__u64(&w, 1);
+	json_writer__hex(&w, 255);
+	json_writer__begin_object(&w);
+	json_writer__end_object(&w);
+	json_writer__end_array(&w);
+	json_writer__end_object(&w);
 	fclose(out);
 	assert_string_equal(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"list\":[1,\"0xff\",{}]}");
 	free(buf);
@@ -389,17 +383,17 @@ static void protobuf_wire_format(void **state)
 	};
 
 	(void)state;
-	pb__varint(&b, 1, 150);
-	pb__string(&b, 2, "hi");
-	pb__packed(&b, 3, values, 3);
-	pb__varint(&inner, 1, 7);
-	pb__message(&b, 4, &inner);
-	pb__varint(&b, 5, UINT64_MAX);
+	pb_buffer__varint(&b, 1, 150);
+	pb_buffer__string(&b, 2, "hi");
+	pb_buffer__packed(&b, 3, values, 3);
+	pb_buffer__varint(&inner, 1, 7);
+	pb_buffer__message(&b, 4, &inner);
+	pb_buffer__varint(&b, 5, UINT64_MAX);
 	assert_int_equal(b.err, 0);
 	assert_int_equal(b.len, sizeof(expected));
 	assert_memory_equal(b.data, expected, sizeof(expected));
-	pb__free(&b);
-	pb__free(&inner);
+	pb_buffer__free(&b);
+	pb_buffer__free(&inner);
 }
 
 /* A reader of the protobuf wire format, to check the profiles written. */
@@ -631,7 +625,9 @@ static void recording_round_trip(void **state)
 
 	(void)state;
 	p->counters[OFFCPU_CNT_SWITCHES] = 42;
+	/* A recording that does not say how long it ran, as before it did. */
 	text = render(output_json__write, p);
+	assert_null(strstr(text, "\"recording_duration_ns\""));
 	in = fmemopen(text, strlen(text), "r");
 	assert_int_equal(profile__new(true, &back), 0);
 	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
@@ -641,6 +637,22 @@ static void recording_round_trip(void **state)
 	assert_int_equal(back->counters[OFFCPU_CNT_SWITCHES], 42);
 	/* From the earliest start (clamped at 0 here) to the last end. */
 	assert_int_equal(back->duration_ns, 3000);
+	assert_int_equal(back->start_time_ns, 0);
+	profile__free(back);
+	free(text);
+
+	/* One that does, as tracing writes them: the same recording again. */
+	p->start_time_ns = 1700000000123456789ULL;
+	p->duration_ns = 5000000000ULL;
+	text = render(output_json__write, p);
+	assert_non_null(strstr(text, ",\"recording_start_ns\":1700000000123456789,"
+				     "\"recording_duration_ns\":5000000000}\n"));
+	in = fmemopen(text, strlen(text), "r");
+	assert_int_equal(profile__new(true, &back), 0);
+	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
+	fclose(in);
+	assert_int_equal(back->start_time_ns, 1700000000123456789ULL);
+	assert_int_equal(back->duration_ns, 5000000000ULL);
 	again = render(output_json__write, back);
 	assert_string_equal(again, text);
 	free(again);
@@ -671,6 +683,10 @@ static void recording_errors(void **state)
 		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"kernel_stack\":[{\"addr\":"
 		"\"12\"}]}\n{\"type\":\"stats\"}\n",
 		"{\"type\":\"stats\",\"switches\":-1}\n",
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"user_stack\":[{\"addr\":"
+		"\"0x12\",\"module\":\"/a\",\"module_off\":\"0x2\"}]}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"stats\",\"recording_duration_ns\":\"5s\"}\n",
 	};
 	struct id_list none = { 0 };
 	struct recording_filter all = { .pids = &none,
@@ -691,6 +707,137 @@ static void recording_errors(void **state)
 	}
 }
 
+/*
+ * Beside the fixture, what else a frame can carry: a kernel module, a
+ * demangled symbol, a build ID, source lines and inlined functions, and
+ * one code path in two processes at other addresses (ASLR).
+ */
+static struct profile *full_profile(bool keep_waits)
+{
+	struct profile *p = fixture_profile(keep_waits);
+	const char *lib = strpool__intern(p->strings, "/usr/lib/libcxx.so.1");
+	const char *app = strpool__intern(p->strings, "/usr/bin/app");
+	struct frame k[2], u[3];
+	struct wait w = { 0 };
+	uint32_t pid;
+
+	k[0] = kframe(p, 0xffffffffc0001234ULL, "nvme_poll");
+	k[0].module = strpool__intern(p->strings, "[nvme]");
+	k[1] = kframe(p, 0xffffffff81000120ULL, "__x64_sys_futex");
+	w.comm = strpool__intern(p->strings, "cxx");
+	w.state = OFFCPU_STATE_UNINTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "lock:mutex");
+	w.kernel_stack = profile__intern_stack(p, k, 2);
+	for (pid = 200; pid < 202; pid++) {
+		uint64_t base = pid == 200 ? 0x7f0000000000ULL : 0x7f1000000000ULL;
+
+		u[0] = uframe(p, base + 0x9100, "std::mutex::lock()");
+		u[0].module = lib;
+		u[0].module_off = 0x9100;
+		u[0].system_name = strpool__intern(p->strings, "_ZNSt5mutex4lockEv");
+		u[0].build_id =
+		    strpool__intern(p->strings, "0123456789abcdef0123456789abcdef01234567");
+		u[0].file = strpool__intern(p->strings, "mutex.h");
+		u[0].line = 42;
+		u[0].inlined = inline_pool__intern(
+		    p->inlines, strpool__intern(p->strings, "lock_inner"),
+		    strpool__intern(p->strings, "inner.h"), 7,
+		    inline_pool__intern(p->inlines, strpool__intern(p->strings, "lock_outer"), NULL,
+					0, NULL));
+		u[1] = uframe(p, base + 0x55abcd, NULL);
+		u[1].module = app;
+		u[1].module_off = 0x1bcd;
+		u[1].build_id =
+		    strpool__intern(p->strings, "fedcba9876543210fedcba9876543210fedcba98");
+		u[2] = uframe(p, base + 0x55ab00, "main");
+		u[2].module = app;
+		u[2].module_off = 0x1b00;
+		u[2].build_id = u[1].build_id;
+		w.pid = w.tid = pid;
+		w.user_stack = profile__intern_stack(p, u, 3);
+		w.duration_ns = 7000000 + pid;
+		w.end_ts_ns = 4000 + pid;
+		assert_int_equal(profile__add(p, &w), 0);
+	}
+	p->start_time_ns = 1700000000123456789ULL;
+	p->duration_ns = 5000000000ULL;
+	p->counters[OFFCPU_CNT_SWITCHES] = 42;
+	p->counters[OFFCPU_CNT_SYMBOL_MISS] = 3;
+	return p;
+}
+
+/* The frame fields beyond the SPEC's: named as pprof and perf users know them. */
+static void json_frames_place_the_code(void **state)
+{
+	struct profile *p = full_profile(true);
+	char *text = render(output_json__write, p);
+
+	(void)state;
+	assert_non_null(strstr(
+	    text,
+	    "\"user_stack\":[{\"addr\":\"0x7f0000009100\",\"sym\":\"std::mutex::lock()\","
+	    "\"mangled\":\"_ZNSt5mutex4lockEv\",\"off\":0,\"module\":\"/usr/lib/libcxx.so.1\","
+	    "\"module_off\":37120,\"build_id\":\"0123456789abcdef0123456789abcdef01234567\","
+	    "\"file\":\"mutex.h\",\"line\":42,\"inlined\":[{\"sym\":\"lock_inner\","
+	    "\"file\":\"inner.h\",\"line\":7},{\"sym\":\"lock_outer\"}]},"));
+	/* A kernel frame's offset is its address, not said again. */
+	assert_non_null(strstr(text, "{\"addr\":\"0xffffffffc0001234\",\"sym\":\"nvme_poll\","
+				     "\"off\":0,\"module\":\"[nvme]\"},"));
+	free(text);
+	profile__free(p);
+}
+
+static uint8_t *pprof_of(const struct profile *p, size_t *len)
+{
+	struct output_opts opts = { 0 };
+	char *gz = NULL;
+	size_t gz_len = 0;
+	FILE *out = open_memstream(&gz, &gz_len);
+	uint8_t *pb;
+
+	assert_non_null(out);
+	assert_int_equal(output_pprof__write(out, p, &opts), 0);
+	fclose(out);
+	pb = gunzip(gz, gz_len, len);
+	free(gz);
+	return pb;
+}
+
+/*
+ * offcpu report -f pprof of a json recording is the profile that tracing
+ * with -f pprof writes of the same waits: the same mappings (file offsets,
+ * build IDs), locations, functions, samples, time and comments.
+ */
+static void pprof_of_recording_is_the_live_one(void **state)
+{
+	struct profile *live = full_profile(false), *recorded = full_profile(true), *back;
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	size_t live_len, back_len;
+	uint8_t *live_pb, *back_pb;
+	char *text;
+	FILE *in;
+
+	(void)state;
+	text = render(output_json__write, recorded);
+	in = fmemopen(text, strlen(text), "r");
+	assert_int_equal(profile__new(false, &back), 0);
+	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
+	fclose(in);
+	live_pb = pprof_of(live, &live_len);
+	back_pb = pprof_of(back, &back_len);
+	assert_int_equal(back_len, live_len);
+	assert_memory_equal(back_pb, live_pb, live_len);
+	free(live_pb);
+	free(back_pb);
+	free(text);
+	profile__free(back);
+	profile__free(recorded);
+	profile__free(live);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -709,6 +856,8 @@ int main(void)
 		cmocka_unit_test(svg_many_stacks_stay_readable),
 		cmocka_unit_test(recording_round_trip),
 		cmocka_unit_test(recording_errors),
+		cmocka_unit_test(json_frames_place_the_code),
+		cmocka_unit_test(pprof_of_recording_is_the_live_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The json recording's names (SPEC.md, "json"), defined once for the
+ * writer (output/output_json.c) and the reader of `offcpu report`
+ * (trace/recording.c): a field renamed or added on one side is renamed or
+ * added on the other. The stats record's counters are named by
+ * counters__name().
+ */
+#ifndef OFFCPU_RECORDING_SCHEMA_H
+#define OFFCPU_RECORDING_SCHEMA_H
+
+#define REC_TYPE "type"
+#define REC_TYPE_WAIT "offcpu"
+#define REC_TYPE_STATS "stats"
+
+/* A wait. */
+#define REC_TS_NS "ts_ns"
+#define REC_PID "pid"
+#define REC_TID "tid"
+#define REC_COMM "comm"
+#define REC_TITLE "title"
+#define REC_STATE "state"
+#define REC_WAIT "wait"
+#define REC_DURATION_NS "duration_ns"
+#define REC_CPU "cpu"
+#define REC_KERNEL_STACK "kernel_stack"
+#define REC_USER_STACK "user_stack"
+
+/*
+ * A frame. Beyond the SPEC's fields, what pprof needs to place the code
+ * as a live profile does: module_off (the offset in the module's file, on
+ * user frames with a module; absent, it is addr, as in the kernel),
+ * build_id (hex GNU build ID of the module) and mangled (the symbol as the
+ * file names it, where sym is its demangled form).
+ */
+#define REC_ADDR "addr"
+#define REC_SYM "sym"
+#define REC_MANGLED "mangled"
+#define REC_OFF "off"
+#define REC_MODULE "module"
+#define REC_MODULE_OFF "module_off"
+#define REC_BUILD_ID "build_id"
+#define REC_FILE "file"
+#define REC_LINE "line"
+/* The functions inlined at the frame, innermost first, each with sym, file and line. */
+#define REC_INLINED "inlined"
+
+/*
+ * The stats record, besides the counters: when the recording began
+ * (CLOCK_REALTIME, ns since the epoch, unlike ts_ns) and how long it ran.
+ */
+#define REC_RECORDING_START_NS "recording_start_ns"
+#define REC_RECORDING_DURATION_NS "recording_duration_ns"
+
+#endif
