@@ -28,6 +28,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "offcpu.h"
+#include "bpf/states.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -59,8 +60,15 @@ const volatile bool any_filter;
 /* --max-entries: threads that can hold an in-flight slot at once. */
 const volatile __u64 max_slots = 65536;
 
-/* prev->__state of a task that is exiting for good: it never switches in. */
-#define TASK_DEAD_BIT 0x0080
+/* task_struct::flags bit of kernel threads. */
+#define PF_KTHREAD 0x00200000
+
+/* A thread's in-flight slot, in its task local storage; start_ts_ns 0: none. */
+struct wait_start {
+	__u64 start_ts_ns;
+	__u32 prev_state;
+	__u32 preempt;
+};
 
 /*
  * The in-flight table: a slot in each selected thread's task local storage,
@@ -73,7 +81,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct offcpu_start);
+	__type(value, struct wait_start);
 } inflight SEC(".maps");
 
 __u64 slots_in_use;
@@ -216,16 +224,16 @@ static __always_inline bool task_selected(struct task_struct *t)
 	if (t->tgid == self_tgid)
 		return false;
 	if (user_threads_only || kernel_threads_only) {
-		bool kthread = t->flags & OFFCPU_PF_KTHREAD;
+		bool kthread = t->flags & PF_KTHREAD;
 
 		if (user_threads_only && kthread)
 			return false;
 		if (kernel_threads_only && !kthread)
 			return false;
 	}
-	if (filter_pids && !(pid_bits[offcpu_id_word(t->tgid)] & offcpu_id_bit(t->tgid)))
+	if (filter_pids && !(pid_bits[OFFCPU_ID_WORD(t->tgid)] & OFFCPU_ID_BIT(t->tgid)))
 		return false;
-	if (filter_tids && !(tid_bits[offcpu_id_word(t->pid)] & offcpu_id_bit(t->pid)))
+	if (filter_tids && !(tid_bits[OFFCPU_ID_WORD(t->pid)] & OFFCPU_ID_BIT(t->pid)))
 		return false;
 	if (filter_comms) {
 		struct comm_key key = {};
@@ -258,11 +266,11 @@ __u64 young_bits[OFFCPU_ID_BITMAP_WORDS];
 static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait_record *r)
 {
 	__u64 frames = (__u64)r->kernel_frames + r->user_frames;
-	__u64 bit = offcpu_id_bit(r->pid), flags = BPF_RB_NO_WAKEUP;
+	__u64 bit = OFFCPU_ID_BIT(r->pid), flags = BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
-	    ((young_bits[offcpu_id_word(r->pid)] & bit) &&
-	     (__sync_fetch_and_and(&young_bits[offcpu_id_word(r->pid)], ~bit) & bit)))
+	    ((young_bits[OFFCPU_ID_WORD(r->pid)] & bit) &&
+	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(r->pid)], ~bit) & bit)))
 		flags = BPF_RB_FORCE_WAKEUP;
 
 	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
@@ -310,10 +318,9 @@ static __always_inline void flush_parked(struct offcpu_counters *c, struct pendi
 	submit(c, &p->record);
 }
 
-static __always_inline struct offcpu_start *new_slot(struct offcpu_counters *c,
-						     struct task_struct *t)
+static __always_inline struct wait_start *new_slot(struct offcpu_counters *c, struct task_struct *t)
 {
-	struct offcpu_start *slot;
+	struct wait_start *slot;
 
 	/* Two CPUs may both pass this check: the bound is off by one at most. */
 	if (slots_in_use >= max_slots) {
@@ -367,7 +374,7 @@ static __always_inline void take_switch_out_stack(void *ctx, struct task_struct 
  */
 static __always_inline bool state_selected(__u32 prev_state, bool preempt)
 {
-	__u32 state = offcpu_state_of(prev_state, preempt), bits = 1u << state;
+	__u32 state = state_of(prev_state, preempt), bits = 1u << state;
 
 	if (state == OFFCPU_STATE_RUNNING)
 		bits |= 1u << OFFCPU_STATE_PREEMPTED;
@@ -378,9 +385,9 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 				       struct task_struct *prev, bool preempt, __u32 prev_state,
 				       __u64 *now)
 {
-	struct offcpu_start *slot;
+	struct wait_start *slot;
 
-	if (prev_state & TASK_DEAD_BIT)
+	if (prev_state & TASK_BIT_DEAD)
 		return;
 	if (!task_selected(prev) || !state_selected(prev_state, preempt)) {
 		count_in_switch(c, OFFCPU_CNT_FILTERED);
@@ -399,7 +406,7 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	slot->prev_state = prev_state;
 	slot->preempt = preempt;
 	count_in_switch(c, OFFCPU_CNT_WAITS_STARTED);
-	if (want_user_stack && !(prev->flags & OFFCPU_PF_KTHREAD) && !user_stack_deferred(prev))
+	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev))
 		take_switch_out_stack(ctx, prev);
 }
 
@@ -432,9 +439,9 @@ static __always_inline void add_switch_out_stack(struct offcpu_counters *c,
 }
 
 static __always_inline void emit_wait(struct offcpu_counters *c, struct task_struct *next,
-				      __u32 tid, struct offcpu_start *start, __u64 now)
+				      __u32 tid, struct wait_start *start, __u64 now)
 {
-	bool user = want_user_stack && !(next->flags & OFFCPU_PF_KTHREAD);
+	bool user = want_user_stack && !(next->flags & PF_KTHREAD);
 	bool deferred = user && user_stack_deferred(next);
 	struct offcpu_wait_record *r = NULL;
 	struct pending_wait *p = NULL;
@@ -479,8 +486,7 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	r->cpu = bpf_get_smp_processor_id();
 	r->end_ts_ns = now;
 	r->duration_ns = now - start->start_ts_ns;
-	r->prev_state = start->prev_state;
-	r->preempt = start->preempt;
+	r->state = state_of(start->prev_state, start->preempt);
 	r->user_stack = OFFCPU_USTACK_NONE;
 	r->kernel_frames = 0;
 	r->user_frames = 0;
@@ -506,8 +512,8 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 static __always_inline void switch_in(struct offcpu_counters *c, struct task_struct *next,
 				      __u32 tid, __u64 *clock)
 {
-	struct offcpu_start *slot = bpf_task_storage_get(&inflight, next, 0, 0);
-	struct offcpu_start start;
+	struct wait_start *slot = bpf_task_storage_get(&inflight, next, 0, 0);
+	struct wait_start start;
 	__u64 duration_ns, now;
 
 	if (!slot || !slot->start_ts_ns) {
@@ -647,7 +653,7 @@ static __always_inline void task_record(__u32 type, __u32 pid, __u32 parent_pid)
  */
 static __always_inline void unseen_switch_in(struct task_struct *p)
 {
-	struct offcpu_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
+	struct wait_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
 
 	if (slot && slot->start_ts_ns)
 		count(counters_get(), OFFCPU_CNT_SWITCH_UNSEEN);
@@ -668,7 +674,7 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 		return 0;
 	/* Its PID may be reused by a process nobody asked for. */
 	if (follow_forks)
-		__sync_fetch_and_and(&pid_bits[offcpu_id_word(tgid)], ~offcpu_id_bit(tgid));
+		__sync_fetch_and_and(&pid_bits[OFFCPU_ID_WORD(tgid)], ~OFFCPU_ID_BIT(tgid));
 	task_record(OFFCPU_RECORD_EXIT, tgid, 0);
 	return 0;
 }
@@ -680,7 +686,7 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 	__u32 tgid = p->tgid;
 
 	flush_current();
-	__sync_fetch_and_or(&young_bits[offcpu_id_word(tgid)], offcpu_id_bit(tgid));
+	__sync_fetch_and_or(&young_bits[OFFCPU_ID_WORD(tgid)], OFFCPU_ID_BIT(tgid));
 	task_record(OFFCPU_RECORD_EXEC, tgid, 0);
 	return 0;
 }
@@ -695,9 +701,9 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 	if (child->pid != child_tgid)
 		return 0;
 	/* With -- COMMAND, the processes it forks are traced too. */
-	if (follow_forks && (pid_bits[offcpu_id_word(parent_tgid)] & offcpu_id_bit(parent_tgid)))
-		__sync_fetch_and_or(&pid_bits[offcpu_id_word(child_tgid)],
-				    offcpu_id_bit(child_tgid));
+	if (follow_forks && (pid_bits[OFFCPU_ID_WORD(parent_tgid)] & OFFCPU_ID_BIT(parent_tgid)))
+		__sync_fetch_and_or(&pid_bits[OFFCPU_ID_WORD(child_tgid)],
+				    OFFCPU_ID_BIT(child_tgid));
 	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);
 	return 0;
 }

@@ -141,11 +141,11 @@ static int fill_filters(struct offcpu_bpf *skel, const struct tracer_opts *o)
 
 	/* .bss is mapped into this process: no system call per ID. */
 	for (i = 0; i < o->pids->nr; i++)
-		skel->bss->pid_bits[offcpu_id_word(o->pids->ids[i])] |=
-		    offcpu_id_bit(o->pids->ids[i]);
+		skel->bss->pid_bits[OFFCPU_ID_WORD(o->pids->ids[i])] |=
+		    OFFCPU_ID_BIT(o->pids->ids[i]);
 	for (i = 0; i < o->tids->nr; i++)
-		skel->bss->tid_bits[offcpu_id_word(o->tids->ids[i])] |=
-		    offcpu_id_bit(o->tids->ids[i]);
+		skel->bss->tid_bits[OFFCPU_ID_WORD(o->tids->ids[i])] |=
+		    OFFCPU_ID_BIT(o->tids->ids[i]);
 	for (i = 0; i < o->nr_comms; i++) {
 		char key[OFFCPU_COMM_LEN] = { 0 };
 
