@@ -41,8 +41,6 @@ const volatile bool filter_pids;
 const volatile bool filter_tids;
 const volatile bool filter_comms;
 const volatile bool filter_cgroup;
-const volatile __u64 cgroup_id;
-const volatile __u32 cgroup_level;
 const volatile bool user_threads_only;
 const volatile bool kernel_threads_only;
 const volatile bool follow_forks;
@@ -100,6 +98,18 @@ struct {
 	__type(key, struct comm_key);
 	__type(value, __u8);
 } comms SEC(".maps");
+
+/*
+ * --cgroup: slot 0 holds the cgroup directory user space opened. The
+ * kernel answers from the cgroup itself, so neither the path nor a cgroup
+ * namespace around offcpu matters.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} cgroup SEC(".maps");
 
 /* A completed wait waiting for its thread to return to user space. */
 struct pending_wait {
@@ -207,18 +217,14 @@ static __always_inline __u32 task_state(struct task_struct *t)
 	return ((struct task_struct___pre_5_14 *)t)->state;
 }
 
-static __always_inline bool task_in_cgroup(struct task_struct *t)
-{
-	struct cgroup *cgrp = t->cgroups->dfl_cgrp;
-	struct cgroup *ancestor = NULL;
-
-	if (!cgrp || cgrp->level < (int)cgroup_level)
-		return false;
-	bpf_core_read(&ancestor, sizeof(ancestor), &cgrp->ancestors[cgroup_level]);
-	return ancestor && BPF_CORE_READ(ancestor, kn, id) == cgroup_id;
-}
-
-/* The -p -t -c --cgroup -u -k filters; each costs nothing when unset. */
+/*
+ * The -p -t -c --cgroup -u -k filters; each costs nothing when unset. t is
+ * the thread switching out, which is still current: that is the only task
+ * bpf_current_task_under_cgroup() answers for, and it does so on every
+ * kernel offcpu supports, whatever cgroup namespace offcpu runs in. Reading
+ * cgroup::ancestors[] instead needs 6.1 (older verifiers refuse the
+ * program) and the cgroup's level, which a path in a namespace hides.
+ */
 static __always_inline bool task_selected(struct task_struct *t)
 {
 	if (t->tgid == self_tgid)
@@ -242,7 +248,7 @@ static __always_inline bool task_selected(struct task_struct *t)
 		if (!bpf_map_lookup_elem(&comms, &key))
 			return false;
 	}
-	if (filter_cgroup && !task_in_cgroup(t))
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
 		return false;
 	return true;
 }

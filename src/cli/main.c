@@ -151,7 +151,7 @@ static int start_tracer(struct session *s)
 	int err;
 
 	if (o->cgroup_path) {
-		err = cgroup__resolve(o->cgroup_path, &to.cgroup_id, &to.cgroup_level);
+		err = cgroup__open(o->cgroup_path, &to.cgroup_fd);
 		if (err) {
 			log__error("invalid --cgroup '%s': not a cgroup v2 directory",
 				   o->cgroup_path);
@@ -160,6 +160,8 @@ static int start_tracer(struct session *s)
 		to.filter_cgroup = true;
 	}
 	err = tracer__new(&to, on_record, s->collector, &s->tracer);
+	if (to.filter_cgroup)
+		close(to.cgroup_fd);
 	if (err) {
 		report_tracer_error(err);
 		return EXIT_ENVIRONMENT;

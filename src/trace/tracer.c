@@ -120,8 +120,6 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->filter_tids = o->tids->nr > 0;
 	skel->rodata->filter_comms = o->nr_comms > 0;
 	skel->rodata->filter_cgroup = o->filter_cgroup;
-	skel->rodata->cgroup_id = o->cgroup_id;
-	skel->rodata->cgroup_level = o->cgroup_level;
 	skel->rodata->self_tgid = getpid();
 	skel->rodata->any_filter = o->pids->nr || o->tids->nr || o->nr_comms || o->filter_cgroup ||
 				   o->user_threads_only || o->kernel_threads_only || o->state_mask;
@@ -135,6 +133,7 @@ out:
 
 static int fill_filters(struct offcpu_bpf *skel, const struct tracer_opts *o)
 {
+	__u32 zero = 0, fd = o->cgroup_fd;
 	__u8 one = 1;
 	size_t i;
 	int err;
@@ -155,6 +154,10 @@ static int fill_filters(struct offcpu_bpf *skel, const struct tracer_opts *o)
 		if (err)
 			return err;
 	}
+	/* The map takes a reference to the cgroup: the caller may close fd. */
+	if (o->filter_cgroup)
+		return bpf_map__update_elem(skel->maps.cgroup, &zero, sizeof(zero), &fd, sizeof(fd),
+					    BPF_ANY);
 	return 0;
 }
 

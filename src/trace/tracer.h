@@ -26,8 +26,7 @@ struct tracer_opts {
 	char *const *comms;
 	size_t nr_comms;
 	bool filter_cgroup;
-	uint64_t cgroup_id;
-	uint32_t cgroup_level;
+	int cgroup_fd; /* with filter_cgroup: the cgroup v2 directory, open */
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */
