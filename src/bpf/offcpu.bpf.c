@@ -516,6 +516,14 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 		take_switch_out_stack(ctx, prev);
 }
 
+/*
+ * add_switch_out_stack() bounds a frame count for the verifier with this
+ * mask: unlike a comparison, the compiler cannot move a mask away from the
+ * access it guards. It is the bound only if it is all ones.
+ */
+_Static_assert((OFFCPU_MAX_STACK_DEPTH & (OFFCPU_MAX_STACK_DEPTH + 1)) == 0,
+	       "OFFCPU_MAX_STACK_DEPTH is used as a mask: it must be 2^n - 1");
+
 /* Appends the user stack the thread left with to its record. */
 static __always_inline void add_switch_out_stack(struct offcpu_counters *c,
 						 struct task_struct *next,
@@ -529,10 +537,7 @@ static __always_inline void add_switch_out_stack(struct offcpu_counters *c,
 		count(c, OFFCPU_CNT_USTACK_FAIL, IN_SWITCH);
 		return;
 	}
-	/*
-	 * At most 127 frames were taken, so the mask changes nothing; unlike
-	 * a comparison, the compiler cannot move it away from the verifier.
-	 */
+	/* At most stack_depth <= OFFCPU_MAX_STACK_DEPTH frames were taken. */
 	frames = u->frames & OFFCPU_MAX_STACK_DEPTH;
 	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
 		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
