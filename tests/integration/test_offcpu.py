@@ -648,6 +648,27 @@ def test_filter_cgroup_inside_cgroup_namespace():
         remove_cgroups(paths)
 
 
+def test_btf_not_btf_is_an_environment_error():
+    # A BTF file that is no BTF: said as such, once, not "a tracepoint is missing".
+    garbage = os.path.join(TMP, "garbage-btf")
+    with open(garbage, "wb") as f:
+        f.write(bytes(range(256)) * 4)
+    r = run([OFFCPU, "-d", "1s"], env=dict(os.environ, OFFCPU_BTF_PATH=garbage))
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "is not valid BTF" in lines[0], r.stderr
+    assert r.stderr.count(garbage) == 1, r.stderr
+
+
+def test_missing_tracepoint_is_an_environment_error():
+    # offcpu's own BPF object: valid BTF, but no kernel's tracepoints in it.
+    btf = os.path.join(ROOT, "build", "offcpu.bpf.o")
+    r = run([OFFCPU, "-d", "1s"], env=dict(os.environ, OFFCPU_BTF_PATH=btf))
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "no sched_switch tracepoint" in lines[0], r.stderr
+
+
 def test_filter_user_threads_only():
     def check(a, b):
         waits, _ = trace_json(["-u"])
@@ -1079,6 +1100,7 @@ def test_missing_btf_is_an_environment_error():
     r = run([OFFCPU, "-d", "1s"], env=env)
     assert r.returncode == 1, r.returncode
     assert len(r.stderr.splitlines()) == 1 and "BTF" in r.stderr, r.stderr
+    assert r.stderr.count("/nonexistent/vmlinux") == 1, r.stderr
 
 
 # --- symbols of every kind of build ----------------------------------------------------------
