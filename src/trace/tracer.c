@@ -60,7 +60,11 @@ static void report_setup_error(const char *step, int err)
 			   error_text(err, text, sizeof(text)));
 }
 
-/* Every program this run loaded. */
+/*
+ * Attaches every program this run loaded, sched_switch first. A program of
+ * the object missing from the list would be loaded and never attached, its
+ * waits silently absent: an error naming it, before anything is attached.
+ */
 static int attach_core(struct offcpu_bpf *skel)
 {
 	struct {
@@ -74,10 +78,21 @@ static int attach_core(struct offcpu_bpf *skel)
 		/* Loaded only when waits are parked for it (defer_user_stacks). */
 		{ skel->progs.offcpu_rseq_update, &skel->links.offcpu_rseq_update },
 	};
+	struct bpf_program *prog;
 	char text[128];
 	size_t i;
 	int err;
 
+	bpf_object__for_each_program (prog, skel->obj) {
+		for (i = 0; i < ARRAY_SIZE(core) && core[i].prog != prog; i++)
+			;
+		if (i == ARRAY_SIZE(core)) {
+			log__error("BPF program %s is not in tracer.c's attach list: it would "
+				   "never run",
+				   bpf_program__name(prog));
+			return -EINVAL;
+		}
+	}
 	for (i = 0; i < ARRAY_SIZE(core); i++) {
 		if (!bpf_program__autoload(core[i].prog))
 			continue;
