@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The kernel/user boundary of offcpu: the records the BPF side writes into
- * the ring buffer, the health counter indexes, and the thread-state mapping.
- * Only fixed-width types, enums and defines live here, so the file compiles
- * both against vmlinux.h (BPF) and against the libc headers (user space).
+ * the ring buffer (with the thread state it mapped), the health counter
+ * indexes, and the layout of the -p and -t bitmaps user space fills in. Only
+ * fixed-width types, enums and defines live here, so the file compiles both
+ * against vmlinux.h (BPF) and against the libc headers (user space); what
+ * only the BPF side uses is in src/bpf/.
  */
 #ifndef OFFCPU_H
 #define OFFCPU_H
@@ -16,36 +18,18 @@
 #define OFFCPU_MAX_STACK_DEPTH 127
 #define OFFCPU_COMM_LEN 16
 
-/* Bits of task_struct::__state (include/linux/sched.h); stable since 2.6. */
-#define OFFCPU_TASK_INTERRUPTIBLE 0x0001
-#define OFFCPU_TASK_UNINTERRUPTIBLE 0x0002
-#define OFFCPU_TASK_STOPPED 0x0004
-#define OFFCPU_TASK_TRACED 0x0008
-#define OFFCPU_TASK_PARKED 0x0040
-#define OFFCPU_TASK_NOLOAD 0x0400
-#define OFFCPU_TASK_RTLOCK_WAIT 0x1000
-
 /*
  * -p and -t are bitmaps over every possible ID: PID_MAX_LIMIT is 2^22 on
  * 64-bit kernels (4M IDs, 512 KiB each), so any number of IDs fits and a
- * test is two loads instead of a hash lookup on every switch.
+ * test is two loads instead of a hash lookup on every switch. ID n is bit
+ * OFFCPU_ID_BIT(n) of word OFFCPU_ID_WORD(n). The words are 64-bit: BPF has
+ * atomic and/or on 32-bit words only from cpu v3.
  */
 #define OFFCPU_ID_BITMAP_WORDS (1 << 16)
+#define OFFCPU_ID_WORD(id) (((__u32)(id) >> 6) & (OFFCPU_ID_BITMAP_WORDS - 1))
+#define OFFCPU_ID_BIT(id) (1ULL << ((__u32)(id)&63))
 
-static inline unsigned int offcpu_id_word(unsigned int id)
-{
-	return (id >> 6) & (OFFCPU_ID_BITMAP_WORDS - 1);
-}
-
-/* 64-bit words: BPF has atomic and/or on 32-bit words only from cpu v3. */
-static inline __u64 offcpu_id_bit(unsigned int id)
-{
-	return 1ULL << (id & 63);
-}
-
-/* task_struct::flags bit of kernel threads. */
-#define OFFCPU_PF_KTHREAD 0x00200000
-
+/* A wait's thread state, as SPEC.md names them (classify/states.c). */
 enum offcpu_state {
 	OFFCPU_STATE_INTERRUPTIBLE,
 	OFFCPU_STATE_UNINTERRUPTIBLE,
@@ -58,40 +42,6 @@ enum offcpu_state {
 	OFFCPU_STATE_OTHER,
 	OFFCPU_STATE_COUNT,
 };
-
-/*
- * Maps sched_switch's prev_state and preempt flag to a thread state. A
- * preempted task may still carry a sleeping state (it was preempted between
- * set_current_state() and schedule()), but it stays runnable, so the preempt
- * flag wins. TASK_IDLE is UNINTERRUPTIBLE|NOLOAD: NOLOAD is above the 0xff
- * mask, so it is tested first. PREEMPT_RT's rtlock waiters sleep with only
- * TASK_RTLOCK_WAIT set, which the mask would turn into "running".
- */
-static inline enum offcpu_state offcpu_state_of(unsigned int prev_state, int preempt)
-{
-	unsigned int low = prev_state & 0xff;
-
-	if (preempt)
-		return OFFCPU_STATE_PREEMPTED;
-	if ((prev_state & (OFFCPU_TASK_UNINTERRUPTIBLE | OFFCPU_TASK_NOLOAD)) ==
-	    (OFFCPU_TASK_UNINTERRUPTIBLE | OFFCPU_TASK_NOLOAD))
-		return OFFCPU_STATE_IDLE;
-	if (prev_state & OFFCPU_TASK_RTLOCK_WAIT)
-		return OFFCPU_STATE_UNINTERRUPTIBLE;
-	if (low == 0)
-		return OFFCPU_STATE_RUNNING;
-	if (low & OFFCPU_TASK_INTERRUPTIBLE)
-		return OFFCPU_STATE_INTERRUPTIBLE;
-	if (low & OFFCPU_TASK_UNINTERRUPTIBLE)
-		return OFFCPU_STATE_UNINTERRUPTIBLE;
-	if (low & OFFCPU_TASK_STOPPED)
-		return OFFCPU_STATE_STOPPED;
-	if (low & OFFCPU_TASK_TRACED)
-		return OFFCPU_STATE_TRACED;
-	if (low & OFFCPU_TASK_PARKED)
-		return OFFCPU_STATE_PARKED;
-	return OFFCPU_STATE_OTHER;
-}
 
 /*
  * Health counters: every path that drops or discards a wait has one. The BPF
@@ -149,12 +99,12 @@ struct offcpu_wait_record {
 	__u32 cpu;
 	__u64 end_ts_ns;
 	__u64 duration_ns;
-	__u32 prev_state;
-	__u8 preempt;
+	__u8 state;	 /* enum offcpu_state, from sched_switch's prev_state and preempt */
 	__u8 user_stack; /* enum offcpu_user_stack */
 	__u8 kernel_frames;
 	__u8 user_frames;
 	char comm[OFFCPU_COMM_LEN];
+	__u32 reserved; /* 0; ips[] 8-byte aligned without hidden padding */
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -165,13 +115,6 @@ struct offcpu_task_record {
 	__u32 type;
 	__u32 pid;
 	__u32 parent_pid; /* OFFCPU_RECORD_FORK only */
-};
-
-/* A thread's in-flight slot, in its task local storage; start_ts_ns 0: none. */
-struct offcpu_start {
-	__u64 start_ts_ns;
-	__u32 prev_state;
-	__u32 preempt;
 };
 
 struct offcpu_counters {

@@ -28,6 +28,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "offcpu.h"
+#include "bpf/states.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -40,8 +41,6 @@ const volatile bool filter_pids;
 const volatile bool filter_tids;
 const volatile bool filter_comms;
 const volatile bool filter_cgroup;
-const volatile __u64 cgroup_id;
-const volatile __u32 cgroup_level;
 const volatile bool user_threads_only;
 const volatile bool kernel_threads_only;
 const volatile bool follow_forks;
@@ -59,8 +58,15 @@ const volatile bool any_filter;
 /* --max-entries: threads that can hold an in-flight slot at once. */
 const volatile __u64 max_slots = 65536;
 
-/* prev->__state of a task that is exiting for good: it never switches in. */
-#define TASK_DEAD_BIT 0x0080
+/* task_struct::flags bit of kernel threads. */
+#define PF_KTHREAD 0x00200000
+
+/* A thread's in-flight slot, in its task local storage; start_ts_ns 0: none. */
+struct wait_start {
+	__u64 start_ts_ns;
+	__u32 prev_state;
+	__u32 preempt;
+};
 
 /*
  * The in-flight table: a slot in each selected thread's task local storage,
@@ -73,7 +79,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct offcpu_start);
+	__type(value, struct wait_start);
 } inflight SEC(".maps");
 
 __u64 slots_in_use;
@@ -92,6 +98,18 @@ struct {
 	__type(key, struct comm_key);
 	__type(value, __u8);
 } comms SEC(".maps");
+
+/*
+ * --cgroup: slot 0 holds the cgroup directory user space opened. The
+ * kernel answers from the cgroup itself, so neither the path nor a cgroup
+ * namespace around offcpu matters.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} cgroup SEC(".maps");
 
 /* A completed wait waiting for its thread to return to user space. */
 struct pending_wait {
@@ -167,25 +185,42 @@ static __always_inline struct offcpu_counters *counters_get(void)
 }
 
 /*
- * Atomic although per CPU: the rseq_update or exit programs can be
- * preempted by the sched_switch program on the same CPU.
+ * The counters are per CPU. Which programs touch a CPU's slot:
+ *
+ *   sched_switch         every counter
+ *   rseq_update          EMITTED, RINGBUF_FULL, USTACK_FAIL, USTACK_PENDING
+ *   sched_process_exit   EMITTED, RINGBUF_FULL, USTACK_LOST, USTACK_PENDING,
+ *                        SWITCH_UNSEEN
+ *   sched_process_exec   EMITTED, RINGBUF_FULL, USTACK_LOST, USTACK_PENDING
+ *   sched_process_fork   RINGBUF_FULL
+ *
+ * sched_switch runs in __schedule() with the runqueue lock held and
+ * interrupts off, and a tracepoint program does not nest with itself on one
+ * CPU: nothing else runs on its CPU in the middle of its increment, which is
+ * a plain load and store. The other four run preemptible: sched_switch, or
+ * any of them for another thread, can run on the same CPU between a load and
+ * its store, so they add atomically, in one instruction that sched_switch
+ * cannot split. The caller says which it is; a constant at every call site,
+ * so the choice costs nothing.
  */
-static __always_inline void count(struct offcpu_counters *c, int idx)
+enum counting {
+	IN_SWITCH,
+	PREEMPTIBLE,
+};
+
+static __always_inline void add(struct offcpu_counters *c, int idx, __u64 n, enum counting how)
 {
-	if (c && idx >= 0 && idx < OFFCPU_CNT_BPF_MAX)
-		__sync_fetch_and_add(&c->value[idx], 1);
+	if (!c || idx < 0 || idx >= OFFCPU_CNT_BPF_MAX)
+		return;
+	if (how == IN_SWITCH)
+		c->value[idx] += n;
+	else
+		__sync_fetch_and_add(&c->value[idx], n);
 }
 
-/*
- * For code that only the sched_switch program runs: __schedule() holds the
- * runqueue lock with interrupts off, so nothing else on this CPU runs in the
- * middle of the increment, and the other programs' atomic adds are single
- * instructions it cannot split. Saves a locked instruction per switch.
- */
-static __always_inline void count_in_switch(struct offcpu_counters *c, int idx)
+static __always_inline void count(struct offcpu_counters *c, int idx, enum counting how)
 {
-	if (c && idx >= 0 && idx < OFFCPU_CNT_BPF_MAX)
-		c->value[idx]++;
+	add(c, idx, 1, how);
 }
 
 /*
@@ -199,33 +234,29 @@ static __always_inline __u32 task_state(struct task_struct *t)
 	return ((struct task_struct___pre_5_14 *)t)->state;
 }
 
-static __always_inline bool task_in_cgroup(struct task_struct *t)
-{
-	struct cgroup *cgrp = t->cgroups->dfl_cgrp;
-	struct cgroup *ancestor = NULL;
-
-	if (!cgrp || cgrp->level < (int)cgroup_level)
-		return false;
-	bpf_core_read(&ancestor, sizeof(ancestor), &cgrp->ancestors[cgroup_level]);
-	return ancestor && BPF_CORE_READ(ancestor, kn, id) == cgroup_id;
-}
-
-/* The -p -t -c --cgroup -u -k filters; each costs nothing when unset. */
+/*
+ * The -p -t -c --cgroup -u -k filters; each costs nothing when unset. t is
+ * the thread switching out, which is still current: that is the only task
+ * bpf_current_task_under_cgroup() answers for, and it does so on every
+ * kernel offcpu supports, whatever cgroup namespace offcpu runs in. Reading
+ * cgroup::ancestors[] instead needs 6.1 (older verifiers refuse the
+ * program) and the cgroup's level, which a path in a namespace hides.
+ */
 static __always_inline bool task_selected(struct task_struct *t)
 {
 	if (t->tgid == self_tgid)
 		return false;
 	if (user_threads_only || kernel_threads_only) {
-		bool kthread = t->flags & OFFCPU_PF_KTHREAD;
+		bool kthread = t->flags & PF_KTHREAD;
 
 		if (user_threads_only && kthread)
 			return false;
 		if (kernel_threads_only && !kthread)
 			return false;
 	}
-	if (filter_pids && !(pid_bits[offcpu_id_word(t->tgid)] & offcpu_id_bit(t->tgid)))
+	if (filter_pids && !(pid_bits[OFFCPU_ID_WORD(t->tgid)] & OFFCPU_ID_BIT(t->tgid)))
 		return false;
-	if (filter_tids && !(tid_bits[offcpu_id_word(t->pid)] & offcpu_id_bit(t->pid)))
+	if (filter_tids && !(tid_bits[OFFCPU_ID_WORD(t->pid)] & OFFCPU_ID_BIT(t->pid)))
 		return false;
 	if (filter_comms) {
 		struct comm_key key = {};
@@ -234,7 +265,7 @@ static __always_inline bool task_selected(struct task_struct *t)
 		if (!bpf_map_lookup_elem(&comms, &key))
 			return false;
 	}
-	if (filter_cgroup && !task_in_cgroup(t))
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
 		return false;
 	return true;
 }
@@ -255,31 +286,44 @@ static __always_inline bool task_selected(struct task_struct *t)
  */
 __u64 young_bits[OFFCPU_ID_BITMAP_WORDS];
 
-static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait_record *r)
+static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait_record *r,
+				   enum counting how)
 {
 	__u64 frames = (__u64)r->kernel_frames + r->user_frames;
-	__u64 bit = offcpu_id_bit(r->pid), flags = BPF_RB_NO_WAKEUP;
+	__u64 bit = OFFCPU_ID_BIT(r->pid), flags = BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
-	    ((young_bits[offcpu_id_word(r->pid)] & bit) &&
-	     (__sync_fetch_and_and(&young_bits[offcpu_id_word(r->pid)], ~bit) & bit)))
+	    ((young_bits[OFFCPU_ID_WORD(r->pid)] & bit) &&
+	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(r->pid)], ~bit) & bit)))
 		flags = BPF_RB_FORCE_WAKEUP;
 
 	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
 		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
 	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64), flags))
-		count(c, OFFCPU_CNT_RINGBUF_FULL);
+		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
 	else
-		count(c, OFFCPU_CNT_EMITTED);
+		count(c, OFFCPU_CNT_EMITTED, how);
 }
 
 /*
+ * The pending-wait protocol. A thread whose user stack rseq_update takes
+ * has its completed wait parked in its task local storage:
+ *
+ *   park_slot()    at its switch-in, claims the thread's pending slot; a
+ *                  wait still parked there never reached user space and
+ *                  is sent first, without a user stack (send_parked());
+ *   fill_record()  writes the new wait into the slot;
+ *   park()         arms it: the record is now rseq_update's to send, with
+ *                  the user stack (send_with_user_stack()), or the exit or
+ *                  exec program's, without (send_parked()).
+ *
  * rseq_update and the exit and exec programs run with preemption on. If
  * their own thread is preempted while they send its parked record, its
- * next switch-in must not rewrite that record under them: it sees this
- * flag and sends its wait on its own. The thread stays on this CPU while a
- * program runs, and sched_switch runs with interrupts off, so program
- * order is all it takes; the barrier keeps the compiler to it.
+ * next switch-in must not rewrite that record under them: park_slot()
+ * sees the flag set_flushing() raised and the wait goes without parking.
+ * The thread stays on this CPU while a program runs, and sched_switch runs
+ * with interrupts off, so program order is all it takes; the barrier keeps
+ * the compiler to it.
  */
 static __always_inline void set_flushing(struct pending_wait *p, __u32 on)
 {
@@ -288,41 +332,106 @@ static __always_inline void set_flushing(struct pending_wait *p, __u32 on)
 	asm volatile("" ::: "memory");
 }
 
-static __always_inline void disarm(struct offcpu_counters *c, struct pending_wait *p)
+static __always_inline void park(struct offcpu_counters *c, struct pending_wait *p)
+{
+	p->armed = 1;
+	count(c, OFFCPU_CNT_USTACK_PENDING, IN_SWITCH);
+}
+
+static __always_inline void disarm(struct offcpu_counters *c, struct pending_wait *p,
+				   enum counting how)
 {
 	p->armed = 0;
 	/* Per-CPU parts may wrap; their sum is the number still parked. */
-	if (c)
-		__sync_fetch_and_add(&c->value[OFFCPU_CNT_USTACK_PENDING], -1);
+	add(c, OFFCPU_CNT_USTACK_PENDING, -1, how);
 }
 
-/* Sends a parked wait without a user stack of its own. */
-static __always_inline void flush_parked(struct offcpu_counters *c, struct pending_wait *p,
-					 enum offcpu_user_stack how)
+/* Sends a parked wait without a user stack of its own; why says why. */
+static __always_inline void send_parked(struct offcpu_counters *c, struct pending_wait *p,
+					enum offcpu_user_stack why, enum counting how)
 {
 	if (!p->armed)
 		return;
-	disarm(c, p);
+	disarm(c, p, how);
 	p->record.user_frames = 0;
-	p->record.user_stack = how;
-	if (how == OFFCPU_USTACK_NONE)
-		count(c, OFFCPU_CNT_USTACK_LOST);
-	submit(c, &p->record);
+	p->record.user_stack = why;
+	if (why == OFFCPU_USTACK_NONE)
+		count(c, OFFCPU_CNT_USTACK_LOST, how);
+	submit(c, &p->record, how);
 }
 
-static __always_inline struct offcpu_start *new_slot(struct offcpu_counters *c,
-						     struct task_struct *t)
+/* The current thread is about to run user code: its stack is as it blocked. */
+static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counters *c,
+						 struct pending_wait *p)
 {
-	struct offcpu_start *slot;
+	__u32 kernel_frames = p->record.kernel_frames;
+	long n;
+
+	disarm(c, p, PREEMPTIBLE);
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
+		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
+	n = bpf_get_stack(ctx, &p->record.ips[kernel_frames], stack_depth * sizeof(__u64),
+			  BPF_F_USER_STACK);
+	if (n < 0) {
+		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
+		p->record.user_frames = 0;
+	} else {
+		p->record.user_frames = n / sizeof(__u64);
+		p->record.user_stack = OFFCPU_USTACK_TAKEN;
+	}
+	submit(c, &p->record, PREEMPTIBLE);
+}
+
+/*
+ * The switching-in thread's pending slot, ready for a new record; NULL
+ * (counted) when its wait cannot be parked.
+ */
+static __always_inline struct pending_wait *park_slot(struct offcpu_counters *c,
+						      struct task_struct *next)
+{
+	struct pending_wait *p;
+	struct pt_regs *regs;
+	__u64 ip, sp;
+
+	p = bpf_task_storage_get(&pending, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!p) {
+		count(c, OFFCPU_CNT_USTACK_FAIL, IN_SWITCH);
+		return NULL;
+	}
+	if (p->flushing) {
+		/* Preempted on its way back to user space: see set_flushing(). */
+		count(c, OFFCPU_CNT_USTACK_LOST, IN_SWITCH);
+		return NULL;
+	}
+	/*
+	 * A wait still parked: the thread blocked again before reaching user
+	 * space. If its user registers are unchanged it is still in the same
+	 * system call, with the same user stack as the new wait.
+	 */
+	regs = (struct pt_regs *)bpf_task_pt_regs(next);
+	ip = PT_REGS_IP_CORE(regs);
+	sp = PT_REGS_SP_CORE(regs);
+	if (p->user_ip == ip && p->user_sp == sp)
+		send_parked(c, p, OFFCPU_USTACK_FROM_NEXT, IN_SWITCH);
+	else
+		send_parked(c, p, OFFCPU_USTACK_NONE, IN_SWITCH);
+	p->user_ip = ip;
+	p->user_sp = sp;
+	return p;
+}
+
+static __always_inline struct wait_start *new_slot(struct offcpu_counters *c, struct task_struct *t)
+{
+	struct wait_start *slot;
 
 	/* Two CPUs may both pass this check: the bound is off by one at most. */
 	if (slots_in_use >= max_slots) {
-		count(c, OFFCPU_CNT_TABLE_FULL);
+		count(c, OFFCPU_CNT_TABLE_FULL, IN_SWITCH);
 		return NULL;
 	}
 	slot = bpf_task_storage_get(&inflight, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!slot) {
-		count(c, OFFCPU_CNT_TABLE_FULL);
+		count(c, OFFCPU_CNT_TABLE_FULL, IN_SWITCH);
 		return NULL;
 	}
 	__sync_fetch_and_add(&slots_in_use, 1);
@@ -367,23 +476,27 @@ static __always_inline void take_switch_out_stack(void *ctx, struct task_struct 
  */
 static __always_inline bool state_selected(__u32 prev_state, bool preempt)
 {
-	__u32 state = offcpu_state_of(prev_state, preempt), bits = 1u << state;
+	__u32 state, bits;
 
+	if (!state_mask)
+		return true;
+	state = state_of(prev_state, preempt);
+	bits = 1u << state;
 	if (state == OFFCPU_STATE_RUNNING)
 		bits |= 1u << OFFCPU_STATE_PREEMPTED;
-	return !state_mask || (state_mask & bits);
+	return state_mask & bits;
 }
 
 static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 				       struct task_struct *prev, bool preempt, __u32 prev_state,
 				       __u64 *now)
 {
-	struct offcpu_start *slot;
+	struct wait_start *slot;
 
-	if (prev_state & TASK_DEAD_BIT)
+	if (prev_state & TASK_BIT_DEAD)
 		return;
 	if (!task_selected(prev) || !state_selected(prev_state, preempt)) {
-		count_in_switch(c, OFFCPU_CNT_FILTERED);
+		count(c, OFFCPU_CNT_FILTERED, IN_SWITCH);
 		return;
 	}
 	slot = bpf_task_storage_get(&inflight, prev, 0, 0);
@@ -393,15 +506,23 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 			return;
 	} else if (slot->start_ts_ns) {
 		/* See OFFCPU_CNT_SWITCH_UNSEEN in unseen_switch_in(). */
-		count_in_switch(c, OFFCPU_CNT_SWITCH_UNSEEN);
+		count(c, OFFCPU_CNT_SWITCH_UNSEEN, IN_SWITCH);
 	}
 	slot->start_ts_ns = now_ns(now);
 	slot->prev_state = prev_state;
 	slot->preempt = preempt;
-	count_in_switch(c, OFFCPU_CNT_WAITS_STARTED);
-	if (want_user_stack && !(prev->flags & OFFCPU_PF_KTHREAD) && !user_stack_deferred(prev))
+	count(c, OFFCPU_CNT_WAITS_STARTED, IN_SWITCH);
+	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev))
 		take_switch_out_stack(ctx, prev);
 }
+
+/*
+ * add_switch_out_stack() bounds a frame count for the verifier with this
+ * mask: unlike a comparison, the compiler cannot move a mask away from the
+ * access it guards. It is the bound only if it is all ones.
+ */
+_Static_assert((OFFCPU_MAX_STACK_DEPTH & (OFFCPU_MAX_STACK_DEPTH + 1)) == 0,
+	       "OFFCPU_MAX_STACK_DEPTH is used as a mask: it must be 2^n - 1");
 
 /* Appends the user stack the thread left with to its record. */
 static __always_inline void add_switch_out_stack(struct offcpu_counters *c,
@@ -413,74 +534,35 @@ static __always_inline void add_switch_out_stack(struct offcpu_counters *c,
 	__u32 frames;
 
 	if (!u || u->frames < 0) {
-		count(c, OFFCPU_CNT_USTACK_FAIL);
+		count(c, OFFCPU_CNT_USTACK_FAIL, IN_SWITCH);
 		return;
 	}
-	/*
-	 * At most 127 frames were taken, so the mask changes nothing; unlike
-	 * a comparison, the compiler cannot move it away from the verifier.
-	 */
+	/* At most stack_depth <= OFFCPU_MAX_STACK_DEPTH frames were taken. */
 	frames = u->frames & OFFCPU_MAX_STACK_DEPTH;
 	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
 		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
 	if (bpf_probe_read_kernel(&r->ips[kernel_frames], frames * sizeof(__u64), u->ips)) {
-		count(c, OFFCPU_CNT_USTACK_FAIL);
+		count(c, OFFCPU_CNT_USTACK_FAIL, IN_SWITCH);
 		return;
 	}
 	r->user_frames = frames;
 	r->user_stack = OFFCPU_USTACK_TAKEN;
 }
 
-static __always_inline void emit_wait(struct offcpu_counters *c, struct task_struct *next,
-				      __u32 tid, struct offcpu_start *start, __u64 now)
+/* The wait and its kernel stack, taken now: next has not run since it blocked. */
+static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu_wait_record *r,
+					struct task_struct *next, __u32 tid,
+					const struct wait_start *start, __u64 now)
 {
-	bool user = want_user_stack && !(next->flags & OFFCPU_PF_KTHREAD);
-	bool deferred = user && user_stack_deferred(next);
-	struct offcpu_wait_record *r = NULL;
-	struct pending_wait *p = NULL;
-	__u32 zero = 0;
 	long n;
 
-	if (deferred) {
-		p = bpf_task_storage_get(&pending, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (p && p->flushing) {
-			/* Preempted on its way back to user space: see set_flushing(). */
-			count(c, OFFCPU_CNT_USTACK_LOST);
-			p = NULL;
-		} else if (p) {
-			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(next);
-			__u64 ip = PT_REGS_IP_CORE(regs);
-			__u64 sp = PT_REGS_SP_CORE(regs);
-
-			/*
-			 * Its previous wait has not reached user space yet. If
-			 * the user registers are unchanged it is still in the
-			 * same system call, with the same user stack as now.
-			 */
-			if (p->user_ip == ip && p->user_sp == sp)
-				flush_parked(c, p, OFFCPU_USTACK_FROM_NEXT);
-			else
-				flush_parked(c, p, OFFCPU_USTACK_NONE);
-			p->user_ip = ip;
-			p->user_sp = sp;
-			r = &p->record;
-		} else {
-			count(c, OFFCPU_CNT_USTACK_FAIL);
-		}
-	}
-	if (!r) {
-		r = bpf_map_lookup_elem(&scratch, &zero);
-		if (!r)
-			return;
-	}
 	r->type = OFFCPU_RECORD_WAIT;
 	r->pid = next->tgid;
 	r->tid = tid;
 	r->cpu = bpf_get_smp_processor_id();
 	r->end_ts_ns = now;
 	r->duration_ns = now - start->start_ts_ns;
-	r->prev_state = start->prev_state;
-	r->preempt = start->preempt;
+	r->state = state_of(start->prev_state, start->preempt);
 	r->user_stack = OFFCPU_USTACK_NONE;
 	r->kernel_frames = 0;
 	r->user_frames = 0;
@@ -488,26 +570,48 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	if (want_kernel_stack) {
 		n = bpf_get_task_stack(next, r->ips, stack_depth * sizeof(__u64), 0);
 		if (n < 0)
-			count(c, OFFCPU_CNT_KSTACK_FAIL);
+			count(c, OFFCPU_CNT_KSTACK_FAIL, IN_SWITCH);
 		else
 			r->kernel_frames = n / sizeof(__u64);
 	}
+}
+
+/*
+ * A wait that passed the bounds and the sampling: parked for rseq_update
+ * to add the user stack, or sent now, with the user stack taken at its
+ * switch-out if it has one.
+ */
+static __always_inline void emit_wait(struct offcpu_counters *c, struct task_struct *next,
+				      __u32 tid, const struct wait_start *start, __u64 now)
+{
+	bool user = want_user_stack && !(next->flags & PF_KTHREAD);
+	struct pending_wait *p = NULL;
+	struct offcpu_wait_record *r;
+	__u32 zero = 0;
+
+	if (user && user_stack_deferred(next)) {
+		p = park_slot(c, next);
+		/* No user stack was taken at its switch-out: unparked, it goes without. */
+		user = false;
+	}
+	r = p ? &p->record : bpf_map_lookup_elem(&scratch, &zero);
+	if (!r)
+		return;
+	fill_record(c, r, next, tid, start, now);
 	if (p) {
-		p->armed = 1;
-		count(c, OFFCPU_CNT_USTACK_PENDING);
+		park(c, p);
 		return;
 	}
-	/* A deferred thread that could not park was counted above, once. */
-	if (user && !deferred)
+	if (user)
 		add_switch_out_stack(c, next, r);
-	submit(c, r);
+	submit(c, r, IN_SWITCH);
 }
 
 static __always_inline void switch_in(struct offcpu_counters *c, struct task_struct *next,
 				      __u32 tid, __u64 *clock)
 {
-	struct offcpu_start *slot = bpf_task_storage_get(&inflight, next, 0, 0);
-	struct offcpu_start start;
+	struct wait_start *slot = bpf_task_storage_get(&inflight, next, 0, 0);
+	struct wait_start start;
 	__u64 duration_ns, now;
 
 	if (!slot || !slot->start_ts_ns) {
@@ -518,25 +622,25 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 		 * filter again on every switch: not counted.
 		 */
 		if (!any_filter && next->tgid != self_tgid)
-			count_in_switch(c, OFFCPU_CNT_NO_START);
+			count(c, OFFCPU_CNT_NO_START, IN_SWITCH);
 		return;
 	}
 	start = *slot;
 	slot->start_ts_ns = 0;
 	now = now_ns(clock);
-	count_in_switch(c, OFFCPU_CNT_WAITS_COMPLETED);
+	count(c, OFFCPU_CNT_WAITS_COMPLETED, IN_SWITCH);
 
 	duration_ns = now - start.start_ts_ns;
 	if (duration_ns < min_duration_ns) {
-		count_in_switch(c, OFFCPU_CNT_BELOW_MIN);
+		count(c, OFFCPU_CNT_BELOW_MIN, IN_SWITCH);
 		return;
 	}
 	if (duration_ns > max_duration_ns) {
-		count_in_switch(c, OFFCPU_CNT_ABOVE_MAX);
+		count(c, OFFCPU_CNT_ABOVE_MAX, IN_SWITCH);
 		return;
 	}
 	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
-		count_in_switch(c, OFFCPU_CNT_SAMPLED_OUT);
+		count(c, OFFCPU_CNT_SAMPLED_OUT, IN_SWITCH);
 		return;
 	}
 	emit_wait(c, next, tid, &start, now);
@@ -561,7 +665,7 @@ int BPF_PROG(offcpu_sched_switch, bool preempt, struct task_struct *prev, struct
 	else
 		prev_state = task_state(prev);
 
-	count_in_switch(c, OFFCPU_CNT_SWITCHES);
+	count(c, OFFCPU_CNT_SWITCHES, IN_SWITCH);
 	/* TID 0 is the per-CPU idle task: it never waits. */
 	if (prev_tid)
 		switch_out(ctx, c, prev, preempt, prev_state, &now);
@@ -578,34 +682,18 @@ SEC("tp_btf/rseq_update")
 int BPF_PROG(offcpu_rseq_update)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct offcpu_counters *c;
 	struct pending_wait *p;
-	__u32 kernel_frames;
-	long n;
 
 	p = bpf_task_storage_get(&pending, task, 0, 0);
 	if (!p || !p->armed)
 		return 0;
 	set_flushing(p, 1);
-	c = counters_get();
-	disarm(c, p);
-	kernel_frames = p->record.kernel_frames;
-	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
-		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
-	n = bpf_get_stack(ctx, &p->record.ips[kernel_frames], stack_depth * sizeof(__u64),
-			  BPF_F_USER_STACK);
-	if (n < 0) {
-		count(c, OFFCPU_CNT_USTACK_FAIL);
-		p->record.user_frames = 0;
-	} else {
-		p->record.user_frames = n / sizeof(__u64);
-		p->record.user_stack = OFFCPU_USTACK_TAKEN;
-	}
-	submit(c, &p->record);
+	send_with_user_stack(ctx, counters_get(), p);
 	set_flushing(p, 0);
 	return 0;
 }
 
+/* The current thread is exiting or exec'ing: its parked wait has no user stack left. */
 static __always_inline void flush_current(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -614,7 +702,7 @@ static __always_inline void flush_current(void)
 	if (!p || !p->armed)
 		return;
 	set_flushing(p, 1);
-	flush_parked(counters_get(), p, OFFCPU_USTACK_NONE);
+	send_parked(counters_get(), p, OFFCPU_USTACK_NONE, PREEMPTIBLE);
 	set_flushing(p, 0);
 }
 
@@ -627,7 +715,7 @@ static __always_inline void task_record(__u32 type, __u32 pid, __u32 parent_pid)
 	struct offcpu_task_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 
 	if (!r) {
-		count(counters_get(), OFFCPU_CNT_RINGBUF_FULL);
+		count(counters_get(), OFFCPU_CNT_RINGBUF_FULL, PREEMPTIBLE);
 		return;
 	}
 	r->type = type;
@@ -647,10 +735,10 @@ static __always_inline void task_record(__u32 type, __u32 pid, __u32 parent_pid)
  */
 static __always_inline void unseen_switch_in(struct task_struct *p)
 {
-	struct offcpu_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
+	struct wait_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
 
 	if (slot && slot->start_ts_ns)
-		count(counters_get(), OFFCPU_CNT_SWITCH_UNSEEN);
+		count(counters_get(), OFFCPU_CNT_SWITCH_UNSEEN, PREEMPTIBLE);
 }
 
 /* Every exiting thread passes here, once. */
@@ -668,7 +756,7 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 		return 0;
 	/* Its PID may be reused by a process nobody asked for. */
 	if (follow_forks)
-		__sync_fetch_and_and(&pid_bits[offcpu_id_word(tgid)], ~offcpu_id_bit(tgid));
+		__sync_fetch_and_and(&pid_bits[OFFCPU_ID_WORD(tgid)], ~OFFCPU_ID_BIT(tgid));
 	task_record(OFFCPU_RECORD_EXIT, tgid, 0);
 	return 0;
 }
@@ -680,7 +768,7 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 	__u32 tgid = p->tgid;
 
 	flush_current();
-	__sync_fetch_and_or(&young_bits[offcpu_id_word(tgid)], offcpu_id_bit(tgid));
+	__sync_fetch_and_or(&young_bits[OFFCPU_ID_WORD(tgid)], OFFCPU_ID_BIT(tgid));
 	task_record(OFFCPU_RECORD_EXEC, tgid, 0);
 	return 0;
 }
@@ -695,9 +783,9 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 	if (child->pid != child_tgid)
 		return 0;
 	/* With -- COMMAND, the processes it forks are traced too. */
-	if (follow_forks && (pid_bits[offcpu_id_word(parent_tgid)] & offcpu_id_bit(parent_tgid)))
-		__sync_fetch_and_or(&pid_bits[offcpu_id_word(child_tgid)],
-				    offcpu_id_bit(child_tgid));
+	if (follow_forks && (pid_bits[OFFCPU_ID_WORD(parent_tgid)] & OFFCPU_ID_BIT(parent_tgid)))
+		__sync_fetch_and_or(&pid_bits[OFFCPU_ID_WORD(child_tgid)],
+				    OFFCPU_ID_BIT(child_tgid));
 	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);
 	return 0;
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Names of the thread states of SPEC.md; the mapping is in offcpu.h. */
+/*
+ * Names of the thread states of SPEC.md. The BPF side maps the kernel's
+ * task state bits to them (src/bpf/states.bpf.h); records carry the result.
+ */
 #ifndef OFFCPU_STATES_H
 #define OFFCPU_STATES_H
 

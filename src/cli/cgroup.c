@@ -1,38 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel takes the cgroup from the open directory, so what the path
+ * looks like from here (inside a cgroup namespace, through a bind mount)
+ * does not matter.
+ */
 #include <errno.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
+#include <fcntl.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include "cli/cgroup.h"
 
 #define CGROUP2_SUPER_MAGIC 0x63677270
 
-int cgroup__resolve(const char *path, uint64_t *id, uint32_t *level)
+int cgroup__open(const char *path, int *fd)
 {
-	char resolved[PATH_MAX];
 	struct statfs fs;
-	struct stat st, parent;
-	uint32_t depth = 0;
-	char *slash;
+	int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (!realpath(path, resolved) || stat(resolved, &st))
+	if (dir < 0)
 		return -errno;
-	if (!S_ISDIR(st.st_mode) || statfs(resolved, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC)
+	if (fstatfs(dir, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		close(dir);
 		return -ENOTDIR;
-	/* Count the parents that are still on the same cgroup2 mount. */
-	for (;;) {
-		slash = strrchr(resolved, '/');
-		if (!slash || slash == resolved)
-			break;
-		*slash = '\0';
-		if (stat(resolved, &parent) || parent.st_dev != st.st_dev)
-			break;
-		depth++;
 	}
-	*id = st.st_ino;
-	*level = depth;
+	*fd = dir;
 	return 0;
 }

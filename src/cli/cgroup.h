@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A cgroup v2 directory as the BPF side identifies it. */
+/* The --cgroup directory, for the BPF side's cgroup array. */
 #ifndef OFFCPU_CGROUP_H
 #define OFFCPU_CGROUP_H
 
-#include <stdint.h>
-
-/* id: the kernfs node ID (the directory's inode); level: depth below the root. */
-int cgroup__resolve(const char *path, uint64_t *id, uint32_t *level);
+/*
+ * Opens path if it is a cgroup v2 directory: *fd, to close once the tracer
+ * has it. -ENOTDIR if path is something else, or -errno.
+ */
+int cgroup__open(const char *path, int *fd);
 
 #endif

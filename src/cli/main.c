@@ -86,34 +86,11 @@ static int on_record(void *ctx, const void *data, size_t size)
 /* The environment checks that need no BPF call: one clear line each. */
 static int check_environment(void)
 {
-	const char *btf = getenv("OFFCPU_BTF_PATH") ?: "/sys/kernel/btf/vmlinux";
-
 	if (!caps__can_trace()) {
 		log__error("not permitted: tracing needs root, or CAP_BPF and CAP_PERFMON");
 		return -EPERM;
 	}
-	if (access(btf, R_OK)) {
-		log__error("this kernel has no BTF (%s: %s); offcpu needs CONFIG_DEBUG_INFO_BTF",
-			   btf, strerror(errno));
-		return -ENOENT;
-	}
 	return 0;
-}
-
-static void report_tracer_error(int err)
-{
-	if (err == -EPERM)
-		log__error("not permitted to load BPF programs: run as root, or with CAP_BPF "
-			   "and CAP_PERFMON");
-	else if (err == -EACCES)
-		log__error("this kernel's BPF verifier rejected offcpu's program (rerun with -v)");
-	else if (err == -ENOENT)
-		log__error("a tracepoint offcpu needs is missing from this kernel (rerun with -v)");
-	else if (err == -ENOMEM)
-		log__error("not enough memory for offcpu's BPF maps and ring buffer (a memory "
-			   "limit?); rerun with -v");
-	else
-		log__error("cannot set up BPF tracing: %s (rerun with -v)", strerror(-err));
 }
 
 struct session {
@@ -147,11 +124,13 @@ static int start_tracer(struct session *s)
 		.tids = &o->tids,
 		.comms = o->comms,
 		.nr_comms = o->nr_comms,
+		/* A test-only override: the BTF file tracepoints and CO-RE are read from. */
+		.btf_path = getenv("OFFCPU_BTF_PATH"),
 	};
 	int err;
 
 	if (o->cgroup_path) {
-		err = cgroup__resolve(o->cgroup_path, &to.cgroup_id, &to.cgroup_level);
+		err = cgroup__open(o->cgroup_path, &to.cgroup_fd);
 		if (err) {
 			log__error("invalid --cgroup '%s': not a cgroup v2 directory",
 				   o->cgroup_path);
@@ -160,10 +139,11 @@ static int start_tracer(struct session *s)
 		to.filter_cgroup = true;
 	}
 	err = tracer__new(&to, on_record, s->collector, &s->tracer);
-	if (err) {
-		report_tracer_error(err);
+	if (to.filter_cgroup)
+		close(to.cgroup_fd);
+	/* tracer__new said why: only it knows the file, tracepoint or program. */
+	if (err)
 		return EXIT_ENVIRONMENT;
-	}
 	/* Loaded and attached: what is left is reading /proc and files. */
 	err = caps__drop_after_attach();
 	/* Not fatal, but never quiet: offcpu runs with more privilege than it says it keeps. */

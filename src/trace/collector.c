@@ -369,7 +369,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	w.pid = r->pid;
 	w.tid = r->tid;
 	w.cpu = r->cpu;
-	w.state = offcpu_state_of(r->prev_state, r->preempt);
+	w.state = r->state < OFFCPU_STATE_COUNT ? r->state : OFFCPU_STATE_OTHER;
 	w.comm = strpool__intern(c->profile->strings, comm);
 	if (!w.comm)
 		return -ENOMEM;

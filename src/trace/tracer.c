@@ -29,7 +29,42 @@ struct tracer {
  */
 #define SETTLE_NS 50000000L
 
-/* Every program this run loaded. */
+/* The kernel's BTF, unless tracer_opts::btf_path names another file. */
+#define KERNEL_BTF_PATH "/sys/kernel/btf/vmlinux"
+
+static const char *error_text(int err, char *buf, size_t size)
+{
+	/* libbpf's own codes (-4000 and below) are not errno values. */
+	libbpf_strerror(err, buf, size);
+	return buf;
+}
+
+/*
+ * The one line for a step of setting up BPF that failed: the limits of
+ * this machine that stop one, said as such, or the step and its error.
+ */
+static void report_setup_error(const char *step, int err)
+{
+	char text[128];
+
+	if (err == -EPERM)
+		log__error("not permitted to load BPF programs: run as root, or with CAP_BPF "
+			   "and CAP_PERFMON");
+	else if (err == -EACCES)
+		log__error("this kernel's BPF verifier rejected offcpu's program (rerun with -v)");
+	else if (err == -ENOMEM)
+		log__error("not enough memory for offcpu's BPF maps and ring buffer (a memory "
+			   "limit?); rerun with -v");
+	else
+		log__error("cannot %s: %s (rerun with -v)", step,
+			   error_text(err, text, sizeof(text)));
+}
+
+/*
+ * Attaches every program this run loaded, sched_switch first. A program of
+ * the object missing from the list would be loaded and never attached, its
+ * waits silently absent: an error naming it, before anything is attached.
+ */
 static int attach_core(struct offcpu_bpf *skel)
 {
 	struct {
@@ -43,14 +78,32 @@ static int attach_core(struct offcpu_bpf *skel)
 		/* Loaded only when waits are parked for it (defer_user_stacks). */
 		{ skel->progs.offcpu_rseq_update, &skel->links.offcpu_rseq_update },
 	};
+	struct bpf_program *prog;
+	char text[128];
 	size_t i;
+	int err;
 
+	bpf_object__for_each_program (prog, skel->obj) {
+		for (i = 0; i < ARRAY_SIZE(core) && core[i].prog != prog; i++)
+			;
+		if (i == ARRAY_SIZE(core)) {
+			log__error("BPF program %s is not in tracer.c's attach list: it would "
+				   "never run",
+				   bpf_program__name(prog));
+			return -EINVAL;
+		}
+	}
 	for (i = 0; i < ARRAY_SIZE(core); i++) {
 		if (!bpf_program__autoload(core[i].prog))
 			continue;
 		*core[i].link = bpf_program__attach(core[i].prog);
-		if (!*core[i].link)
-			return -errno;
+		if (!*core[i].link) {
+			err = -errno;
+			log__error("cannot attach BPF program %s: %s",
+				   bpf_program__name(core[i].prog),
+				   error_text(err, text, sizeof(text)));
+			return err;
+		}
 	}
 	return 0;
 }
@@ -82,19 +135,58 @@ static int tracepoint_args(const struct btf *vmlinux, const char *name)
 	return btf_vlen(t) - 1;
 }
 
+/*
+ * The kernel's BTF, or the one line that says why not: no file (a kernel
+ * built without it), a file this process cannot read, or not BTF.
+ */
+static struct btf *load_btf(const char *path)
+{
+	struct btf *btf = btf__parse(path, NULL);
+	char text[128];
+	int err;
+
+	if (btf)
+		return btf;
+	err = -errno;
+	if (err == -ENOENT)
+		log__error("this kernel has no BTF (%s: %s); offcpu needs CONFIG_DEBUG_INFO_BTF",
+			   path, strerror(-err));
+	else if (err == -EACCES || err == -EPERM)
+		log__error("cannot read the kernel's BTF (%s: %s)", path, strerror(-err));
+	else
+		log__error("the kernel's BTF (%s) is not valid BTF: %s", path,
+			   error_text(err, text, sizeof(text)));
+	return NULL;
+}
+
+/* Every program this run loads ("tp_btf/NAME") has its tracepoint. */
+static int check_tracepoints(struct offcpu_bpf *skel, const struct btf *vmlinux, const char *path)
+{
+	struct bpf_program *prog;
+	const char *name;
+
+	bpf_object__for_each_program (prog, skel->obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
+		name = strchr(bpf_program__section_name(prog), '/');
+		name = name ? name + 1 : bpf_program__section_name(prog);
+		if (tracepoint_args(vmlinux, name) < 0) {
+			log__error("this kernel has no %s tracepoint in its BTF (%s)", name, path);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
 static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	int switch_args, err = 0;
+	const char *path = o->btf_path ?: KERNEL_BTF_PATH;
+	struct btf *vmlinux = load_btf(path);
+	int switch_args, err;
 
 	if (!vmlinux)
 		return -ENOENT;
 	switch_args = tracepoint_args(vmlinux, "sched_switch");
-	if (switch_args < 3) {
-		log__error("this kernel has no sched_switch tracepoint in its BTF");
-		err = -ENOENT;
-		goto out;
-	}
 	skel->rodata->has_prev_state_arg = switch_args >= 4;
 	/*
 	 * Without rseq_update, or when a filter selects a few threads (the
@@ -105,6 +197,9 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	    !o->tids->nr && !o->nr_comms && !o->filter_cgroup;
 	if (!skel->rodata->defer_user_stacks)
 		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
+	err = check_tracepoints(skel, vmlinux, path);
+	if (err)
+		goto out;
 
 	skel->rodata->min_duration_ns = o->min_duration_ns;
 	skel->rodata->max_duration_ns = o->max_duration_ns;
@@ -120,14 +215,14 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->filter_tids = o->tids->nr > 0;
 	skel->rodata->filter_comms = o->nr_comms > 0;
 	skel->rodata->filter_cgroup = o->filter_cgroup;
-	skel->rodata->cgroup_id = o->cgroup_id;
-	skel->rodata->cgroup_level = o->cgroup_level;
 	skel->rodata->self_tgid = getpid();
 	skel->rodata->any_filter = o->pids->nr || o->tids->nr || o->nr_comms || o->filter_cgroup ||
 				   o->user_threads_only || o->kernel_threads_only || o->state_mask;
 
 	skel->rodata->max_slots = o->max_entries;
 	err = bpf_map__set_max_entries(skel->maps.comms, o->nr_comms ?: 1);
+	if (err)
+		report_setup_error("size the -c map", err);
 out:
 	btf__free(vmlinux);
 	return err;
@@ -135,25 +230,37 @@ out:
 
 static int fill_filters(struct offcpu_bpf *skel, const struct tracer_opts *o)
 {
+	__u32 zero = 0, fd = o->cgroup_fd;
 	__u8 one = 1;
 	size_t i;
 	int err;
 
 	/* .bss is mapped into this process: no system call per ID. */
 	for (i = 0; i < o->pids->nr; i++)
-		skel->bss->pid_bits[offcpu_id_word(o->pids->ids[i])] |=
-		    offcpu_id_bit(o->pids->ids[i]);
+		skel->bss->pid_bits[OFFCPU_ID_WORD(o->pids->ids[i])] |=
+		    OFFCPU_ID_BIT(o->pids->ids[i]);
 	for (i = 0; i < o->tids->nr; i++)
-		skel->bss->tid_bits[offcpu_id_word(o->tids->ids[i])] |=
-		    offcpu_id_bit(o->tids->ids[i]);
+		skel->bss->tid_bits[OFFCPU_ID_WORD(o->tids->ids[i])] |=
+		    OFFCPU_ID_BIT(o->tids->ids[i]);
 	for (i = 0; i < o->nr_comms; i++) {
 		char key[OFFCPU_COMM_LEN] = { 0 };
 
 		strncpy(key, o->comms[i], sizeof(key) - 1);
 		err = bpf_map__update_elem(skel->maps.comms, key, sizeof(key), &one, sizeof(one),
 					   BPF_ANY);
-		if (err)
+		if (err) {
+			report_setup_error("fill the -c map", err);
 			return err;
+		}
+	}
+	if (o->filter_cgroup) {
+		/* The map takes a reference to the cgroup: the caller may close fd. */
+		err = bpf_map__update_elem(skel->maps.cgroup, &zero, sizeof(zero), &fd, sizeof(fd),
+					   BPF_ANY);
+		if (err) {
+			report_setup_error("select the --cgroup cgroup", err);
+			return err;
+		}
 	}
 	return 0;
 }
@@ -167,31 +274,38 @@ static int on_record(void *ctx, void *data, size_t size)
 
 int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, struct tracer **out)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
 	struct tracer *t = calloc(1, sizeof(*t));
 	int err;
 
-	if (!t)
+	if (!t) {
+		log__error("out of memory");
 		return -ENOMEM;
+	}
 	t->fn = fn;
 	t->ctx = ctx;
 	libbpf_set_print(libbpf_log);
-	t->skel = offcpu_bpf__open();
+	t->skel = offcpu_bpf__open_opts(&open_opts);
 	if (!t->skel) {
 		err = -errno;
+		report_setup_error("open offcpu's BPF object", err);
 		goto fail;
 	}
 	err = configure(t->skel, opts);
 	if (err)
 		goto fail;
 	err = offcpu_bpf__load(t->skel);
-	if (err)
+	if (err) {
+		report_setup_error("load offcpu's BPF programs", err);
 		goto fail;
+	}
 	err = fill_filters(t->skel, opts);
 	if (err)
 		goto fail;
 	t->ring = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record, t, NULL);
 	if (!t->ring) {
 		err = -errno;
+		report_setup_error("read offcpu's ring buffer", err);
 		goto fail;
 	}
 	err = attach_core(t->skel);

@@ -26,8 +26,8 @@ struct tracer_opts {
 	char *const *comms;
 	size_t nr_comms;
 	bool filter_cgroup;
-	uint64_t cgroup_id;
-	uint32_t cgroup_level;
+	int cgroup_fd;	      /* with filter_cgroup: the cgroup v2 directory, open */
+	const char *btf_path; /* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */
@@ -36,8 +36,10 @@ typedef int (*tracer_record_fn)(void *ctx, const void *data, size_t size);
 struct tracer;
 
 /*
- * -EPERM: missing privileges; -ENOENT: a tracepoint or BTF is missing;
- * other negative errno: BPF or its maps could not be set up.
+ * Reports a failure itself, in one line naming the cause (lib/log.h), and
+ * returns it: -EPERM: missing privileges; -ENOENT: no usable BTF, or a
+ * tracepoint is missing; other negative errno: BPF or its maps could not
+ * be set up. The caller only exits.
  */
 int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx,
 		struct tracer **out);

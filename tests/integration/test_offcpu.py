@@ -722,6 +722,103 @@ def test_filter_cgroup():
         os.rmdir(path)
 
 
+def move_to_cgroup(path, pid):
+    with open(os.path.join(path, "cgroup.procs"), "w") as f:
+        f.write(str(pid))
+
+
+def make_cgroups(*names):
+    """Nested cgroup v2 directories under the root, made in order; returned
+    with the root's path first."""
+    root = cgroup2_root()
+    paths = [os.path.join(root, name) for name in names]
+    for path in paths:
+        os.mkdir(path)
+    return root, paths
+
+
+def remove_cgroups(paths):
+    for path in reversed(paths):
+        if os.path.isdir(path):
+            os.rmdir(path)
+
+
+def test_filter_cgroup_selects_nested():
+    # --cgroup names a cgroup; its tasks live in a child of it.
+    top = "offcpu-test-nest-%d" % os.getpid()
+    _, paths = make_cgroups(top, os.path.join(top, "child"))
+    try:
+        def check(a, b):
+            move_to_cgroup(paths[1], a.pid)
+            waits, _ = trace_json(["--cgroup", paths[0]])
+            check_only(waits, lambda w: w["pid"] == a.pid, "--cgroup of a parent")
+        with_two_sleepers(check)
+    finally:
+        remove_cgroups(paths)
+
+
+def test_filter_cgroup_excludes_outside():
+    # A task in the named cgroup's parent, or in its sibling, is outside it.
+    top = "offcpu-test-out-%d" % os.getpid()
+    _, paths = make_cgroups(top, os.path.join(top, "x"), os.path.join(top, "y"))
+    try:
+        def check(a, b):
+            move_to_cgroup(paths[1], a.pid)
+            move_to_cgroup(paths[0], b.pid)
+            waits, _ = trace_json(["--cgroup", paths[1]])
+            check_only(waits, lambda w: w["pid"] == a.pid, "--cgroup beside its parent")
+            waits, _ = trace_json(["--cgroup", paths[2]])
+            assert not [w for w in waits if w["pid"] in (a.pid, b.pid)], \
+                "--cgroup of an empty sibling: %s" % [w["comm"] for w in waits]
+        with_two_sleepers(check)
+    finally:
+        remove_cgroups(paths)
+
+
+def test_filter_cgroup_inside_cgroup_namespace():
+    # offcpu in a cgroup namespace (a container) sees the hierarchy from its
+    # own cgroup down: the path it is given says nothing of the real depth.
+    top = "offcpu-test-cgns-%d" % os.getpid()
+    _, paths = make_cgroups(top, os.path.join(top, "inner"))
+    mnt = os.path.join(TMP, "cgns-mnt")
+    os.mkdir(mnt)
+    out = os.path.join(TMP, "cgns.json")
+    try:
+        def check(a, b):
+            move_to_cgroup(paths[1], a.pid)
+            inner = ("echo $$ > %s/cgroup.procs && exec unshare --cgroup --mount sh -c "
+                     "'mount -t cgroup2 none %s && exec \"$0\" \"$@\"' \"$0\" \"$@\"" % (paths[0], mnt))
+            r = run(["sh", "-c", inner, OFFCPU, "-d", "1s", "-f", "json", "-o", out,
+                     "--cgroup", os.path.join(mnt, "inner")])
+            assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
+            waits, _ = read_json_lines(out)
+            check_only(waits, lambda w: w["pid"] == a.pid, "--cgroup in a cgroup namespace")
+        with_two_sleepers(check)
+    finally:
+        remove_cgroups(paths)
+
+
+def test_btf_not_btf_is_an_environment_error():
+    # A BTF file that is no BTF: said as such, once, not "a tracepoint is missing".
+    garbage = os.path.join(TMP, "garbage-btf")
+    with open(garbage, "wb") as f:
+        f.write(bytes(range(256)) * 4)
+    r = run([OFFCPU, "-d", "1s"], env=dict(os.environ, OFFCPU_BTF_PATH=garbage))
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "is not valid BTF" in lines[0], r.stderr
+    assert r.stderr.count(garbage) == 1, r.stderr
+
+
+def test_missing_tracepoint_is_an_environment_error():
+    # offcpu's own BPF object: valid BTF, but no kernel's tracepoints in it.
+    btf = os.path.join(ROOT, "build", "offcpu.bpf.o")
+    r = run([OFFCPU, "-d", "1s"], env=dict(os.environ, OFFCPU_BTF_PATH=btf))
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "no sched_switch tracepoint" in lines[0], r.stderr
+
+
 def test_filter_user_threads_only():
     def check(a, b):
         waits, _ = trace_json(["-u"])
@@ -1153,6 +1250,7 @@ def test_missing_btf_is_an_environment_error():
     r = run([OFFCPU, "-d", "1s"], env=env)
     assert r.returncode == 1, r.returncode
     assert len(r.stderr.splitlines()) == 1 and "BTF" in r.stderr, r.stderr
+    assert r.stderr.count("/nonexistent/vmlinux") == 1, r.stderr
 
 
 # --- symbols of every kind of build ----------------------------------------------------------

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+/* The mapping the BPF program runs, compiled here as plain C. */
+#include "bpf/states.bpf.h"
 #include "classify/states.h"
 #include "lib/array.h"
 #include "offcpu.h"
@@ -42,7 +44,7 @@ static void states_value_by_value(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		enum offcpu_state got = offcpu_state_of(cases[i].prev_state, cases[i].preempt);
+		enum offcpu_state got = state_of(cases[i].prev_state, cases[i].preempt);
 
 		if (got != cases[i].expected)
 			fail_msg("prev_state 0x%x preempt %d: got %s, want %s", cases[i].prev_state,
