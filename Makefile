@@ -60,7 +60,7 @@ $(OUTPUT)/vmlinux.h: | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUTPUT)/offcpu.bpf.o: src/bpf/offcpu.bpf.c src/offcpu.h $(OUTPUT)/vmlinux.h
+$(OUTPUT)/offcpu.bpf.o: src/bpf/offcpu.bpf.c $(wildcard src/bpf/*.h) src/offcpu.h $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

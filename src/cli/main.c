@@ -8,8 +8,10 @@
  * feeds the profile, and the output back-end. Each error is said once, in
  * one line, by whoever can name what was wrong: a bad value by options.c,
  * which knows the option; a malformed recording by its reader, which knows
- * the line (main does not repeat its -EINVAL); everything else comes up as
- * negative errno and is reported in this file. The exit status is 0, 1
+ * the line (main does not repeat its -EINVAL); a tracer that cannot start by
+ * the tracer, which knows the step that failed (BTF, a tracepoint, the
+ * verifier, memory); everything else comes up as negative errno and is
+ * reported in this file. The exit status is 0, 1
  * (environment) or 2 (usage), or the status of -- COMMAND.
  */
 #include <errno.h>
