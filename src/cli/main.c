@@ -218,7 +218,8 @@ static int open_output(const char *path, struct output_file *out)
 
 	if (!err)
 		return 0;
-	log__error("cannot write output file '%s': %s", path ?: "-", strerror(-err));
+	log__error("cannot write output file '%s': %s", path ?: "-",
+		   out->refused ?: strerror(-err));
 	return err == -ENOMEM ? EXIT_ENVIRONMENT : EXIT_USAGE;
 }
 
@@ -233,7 +234,7 @@ static int write_profile(struct output_file *output, const struct profile *p,
 
 	err = err ?: output_file__commit(output);
 	if (err && err != -EPIPE)
-		log__error("cannot write the output: %s", strerror(-err));
+		log__error("cannot write the output: %s", output->refused ?: strerror(-err));
 	if (o->stats) {
 		fprintf(stderr, "%s\n", stats_heading);
 		counters__print(stderr, p->counters, "  ");

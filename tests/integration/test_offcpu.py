@@ -1036,6 +1036,120 @@ def test_output_symlink_is_replaced_not_followed():
     read_json_lines(link)
 
 
+def only_line(r):
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("offcpu: "), r.stderr
+    return lines[0]
+
+
+def test_output_link_to_a_device_or_fifo_is_refused():
+    # A user plants the name root writes its report to as a link to a block
+    # device (here a loop device over a file), a FIFO or /dev/null: one line,
+    # exit 2, nothing written through the link, the link left as it was.
+    d = os.path.join(TMP, "planted")
+    os.makedirs(d, exist_ok=True)
+    image = os.path.join(TMP, "disk.img")
+    with open(image, "wb") as f:
+        f.truncate(1 << 20)
+    r = run(["losetup", "--find", "--show", image])
+    assert r.returncode == 0, r.stderr
+    loop = r.stdout.strip()
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        st = os.stat(loop)
+        disk = os.path.join(d, "disk")
+        os.mknod(disk, 0o600 | 0o060000, st.st_rdev)  # S_IFBLK
+        for name, target in (("profile.txt", disk), ("profile.json", fifo),
+                             ("profile.svg", "/dev/null")):
+            link = os.path.join(d, name)
+            os.symlink(target, link)
+            r = run([OFFCPU, "-d", "200ms", "-o", link])
+            assert r.returncode == 2, (name, r.returncode, r.stderr)
+            assert "symbolic link to a device" in only_line(r), r.stderr
+            assert os.readlink(link) == target, name
+        with open(disk, "rb") as f:
+            assert f.read(1 << 20) == bytes(1 << 20), "the report went to the block device"
+        try:
+            assert os.read(reader, 100) == b"", "the report went into the FIFO"
+        except BlockingIOError:
+            pass
+        # Named directly, a block device is refused too; a character device is written.
+        r = run([OFFCPU, "-d", "200ms", "-o", disk])
+        assert r.returncode == 2 and "a block device" in only_line(r), r.stderr
+        r = run([OFFCPU, "-d", "200ms", "-o", "/dev/null"])
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        assert sorted(os.listdir(d)) == ["disk", "fifo", "profile.json", "profile.svg",
+                                         "profile.txt"], os.listdir(d)
+    finally:
+        os.close(reader)
+        run(["losetup", "--detach", loop])
+        shutil.rmtree(d)
+        os.unlink(image)
+
+
+def test_output_of_another_user_in_a_sticky_directory_is_refused_early():
+    # Replacing it needs CAP_FOWNER, dropped after attaching: the commit
+    # failed after the whole recording. Now refused before tracing.
+    d = os.path.join(TMP, "sticky")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o1777)
+    os.chown(d, 65534, 65534)
+    theirs = os.path.join(d, "theirs.json")
+    with open(theirs, "w") as f:
+        f.write("theirs\n")
+    os.chown(theirs, 65534, 65534)
+    started = time.monotonic()
+    r = run([OFFCPU, "-d", "2s", "-o", theirs])
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "sticky directory" in only_line(r), r.stderr
+    assert time.monotonic() - started < 1.5, "refused only after tracing"
+    assert open(theirs).read() == "theirs\n" and os.listdir(d) == ["theirs.json"]
+    shutil.rmtree(d)
+
+
+def test_output_dev_stdout_written_by_descriptor():
+    # -o /dev/stdout > cap.txt once renamed a new file over the /dev/stdout
+    # link. In a mount namespace of its own, over a /dev of three entries.
+    cap = os.path.join(TMP, "cap.json")
+    listing = os.path.join(TMP, "dev-after.txt")
+    script = ('mount --make-rprivate / && mount -t tmpfs offcpu-dev /dev && '
+              'ln -s /proc/self/fd/1 /dev/stdout && ln -s /proc/self/fd/2 /dev/stderr && '
+              'mknod -m 666 /dev/null c 1 3 && '
+              '"$0" -d 200ms -f json -o /dev/stdout > "$1"; status=$?; '
+              'ls -A /dev > "$2"; test -L /dev/stdout || exit 99; exit $status')
+    r = run(["unshare", "--mount", "sh", "-c", script, OFFCPU, cap, listing])
+    entries = sorted(open(listing).read().split())
+    assert r.returncode == 0, (r.returncode, r.stderr, entries)
+    assert entries == ["null", "stderr", "stdout"], entries
+    read_json_lines(cap)
+
+
+def test_output_of_a_killed_recording_leaves_no_file():
+    # SIGKILL (or the OOM killer) while recording: no temporary file left.
+    d = os.path.join(TMP, "killed")
+    os.makedirs(d, exist_ok=True)
+    p = start_tracer(["-f", "svg", "-o", os.path.join(d, "out.svg")])
+    time.sleep(0.3)
+    p.kill()
+    p.wait()
+    assert os.listdir(d) == [], os.listdir(d)
+
+
+def test_output_name_of_255_bytes():
+    # The temporary name, ".NAME.XXXXXX", went past NAME_MAX and was refused.
+    d = os.path.join(TMP, "long-name")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(d, "n" * 250 + ".json")
+    for _ in range(2):  # new, then replacing it
+        r = run([OFFCPU, "-d", "100ms", "-o", out])
+        assert r.returncode == 0, r.stderr
+        read_json_lines(out)
+        assert os.listdir(d) == [os.path.basename(out)], os.listdir(d)
+    shutil.rmtree(d)
+
+
 def test_missing_privileges_are_an_environment_error():
     # Root without capabilities, an ordinary user, and root of a user namespace
     # (its capabilities pass our check; the kernel refuses the BPF load):
