@@ -67,11 +67,19 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static void install_signal_handlers(void)
+/* offcpu report has nothing to finish on a signal: it leaves, and leaves no file. */
+static void on_report_signal(int sig)
+{
+	if (temp_output_path[0])
+		unlink(temp_output_path);
+	_exit(128 + sig);
+}
+
+static void install_signal_handlers(void (*handler)(int))
 {
 	struct sigaction sa = { 0 };
 
-	sa.sa_handler = on_signal;
+	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: a signal must wake the ring buffer poll. */
 	sigaction(SIGINT, &sa, NULL);
@@ -210,12 +218,23 @@ static int record(struct session *s)
 
 /*
  * "cannot write output file": a bad -o is a usage error, before anything is
- * read or traced; out of memory is not the path's fault. The exit status.
+ * read or traced; out of memory is not the path's fault. Opened with SIGINT
+ * and SIGTERM held, so that a handler knows of any temporary file there is.
+ * The exit status.
  */
 static int open_output(const char *path, struct output_file *out)
 {
-	int err = output_file__open(path, out);
+	sigset_t stop, saved;
+	int err;
 
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &saved);
+	err = output_file__open(path, out);
+	if (!err && out->temp_path)
+		snprintf(temp_output_path, sizeof(temp_output_path), "%s", out->temp_path);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (!err)
 		return 0;
 	log__error("cannot write output file '%s': %s", path ?: "-",
@@ -233,6 +252,7 @@ static int write_profile(struct output_file *output, const struct profile *p,
 	int err = o->format->write(output->stream, p, &o->report);
 
 	err = err ?: output_file__commit(output);
+	temp_output_path[0] = '\0';
 	if (err && err != -EPIPE)
 		log__error("cannot write the output: %s", output->refused ?: strerror(-err));
 	if (o->stats) {
@@ -248,7 +268,7 @@ static int write_profile(struct output_file *output, const struct profile *p,
 static int write_output(struct session *s)
 {
 	uint64_t bpf_counters[OFFCPU_CNT_BPF_MAX];
-	int err = tracer__counters(s->tracer, bpf_counters), status;
+	int err = tracer__counters(s->tracer, bpf_counters);
 	unsigned int i;
 
 	if (err) {
@@ -257,9 +277,7 @@ static int write_output(struct session *s)
 	}
 	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
 		s->profile->counters[i] += bpf_counters[i];
-	status = write_profile(&s->output, s->profile, s->opts, "offcpu health counters:");
-	temp_output_path[0] = '\0';
-	return status;
+	return write_profile(&s->output, s->profile, s->opts, "offcpu health counters:");
 }
 
 /* Before tracing, whatever failed (memory, mostly) is named by what it was for. */
@@ -295,8 +313,6 @@ static int setup(struct session *s)
 	status = open_output(o->output_path, &s->output);
 	if (status)
 		return status;
-	if (s->output.temp_path)
-		snprintf(temp_output_path, sizeof(temp_output_path), "%s", s->output.temp_path);
 	err = check_environment();
 	if (err)
 		return EXIT_ENVIRONMENT;
@@ -364,6 +380,7 @@ static int report(struct options *o)
 	FILE *in;
 	int err, status;
 
+	install_signal_handlers(on_report_signal);
 	in = fopen(o->recording_path, "re");
 	if (!in) {
 		log__error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
@@ -387,6 +404,7 @@ static int report(struct options *o)
 			log__error("cannot read recording '%s': %s", o->recording_path,
 				   strerror(-err));
 		output_file__abort(&output);
+		temp_output_path[0] = '\0';
 		profile__free(profile);
 		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
 	}
@@ -403,7 +421,7 @@ static int trace(struct options *o)
 	struct session s = { .opts = o };
 	int status;
 
-	install_signal_handlers();
+	install_signal_handlers(on_signal);
 	status = setup(&s);
 	if (!status) {
 		if (s.has_command)

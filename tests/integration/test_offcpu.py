@@ -1150,6 +1150,96 @@ def test_output_name_of_255_bytes():
     shutil.rmtree(d)
 
 
+NO_TMPFILE_SOURCE = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+
+/* A filesystem without O_TMPFILE (NFS, vfat...): offcpu falls back to a named file. */
+static int refuse(int flags)
+{
+    if ((flags & O_TMPFILE) == O_TMPFILE) {
+        errno = EOPNOTSUPP;
+        return 1;
+    }
+    return 0;
+}
+
+#define WRAP(name)                                                                  \
+int name(int dir, const char *path, int flags, ...)                                \
+{                                                                                   \
+    static int (*next)(int, const char *, int, ...);                               \
+    va_list ap;                                                                     \
+    int mode;                                                                       \
+                                                                                    \
+    va_start(ap, flags);                                                            \
+    mode = va_arg(ap, int);                                                         \
+    va_end(ap);                                                                     \
+    if (refuse(flags))                                                              \
+        return -1;                                                                  \
+    if (!next)                                                                      \
+        next = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, #name);      \
+    return next(dir, path, flags, mode);                                            \
+}
+WRAP(openat)
+WRAP(openat64)
+"""
+
+
+def no_tmpfile_library():
+    path = os.path.join(TMP, "no-tmpfile.so")
+    if not os.path.exists(path):
+        source = os.path.join(TMP, "no-tmpfile.c")
+        with open(source, "w") as f:
+            f.write(NO_TMPFILE_SOURCE)
+        r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", source, "-o", path, "-ldl"])
+        assert r.returncode == 0, r.stderr
+    return path
+
+
+def big_recording():
+    """200,000 waits: a report of it takes long enough to be interrupted."""
+    path = os.path.join(TMP, "big.json")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            for i in range(200000):
+                f.write('{"type":"offcpu","ts_ns":%d,"pid":%d,"tid":%d,"comm":"c%d",'
+                        '"state":"interruptible","wait":"sleep","duration_ns":1000,"cpu":0,'
+                        '"kernel_stack":[{"addr":"0x%x","sym":"f%d","off":0}],'
+                        '"user_stack":[]}\n' % (i + 1000, i % 5000 + 1, i + 1, i % 97,
+                                                 i, i % 1000))
+            f.write('{"type":"stats"}\n')
+    return path
+
+
+def test_interrupted_report_leaves_no_file():
+    # Ctrl-C or SIGTERM during offcpu report: exit 128 + signal, nothing left
+    # beside the destination, with O_TMPFILE and with the named fallback.
+    recording = big_recording()
+    d = os.path.join(TMP, "interrupted")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(d, "out.svg")
+    for sig, env in ((signal.SIGINT, None),
+                     (signal.SIGTERM, dict(os.environ, LD_PRELOAD=no_tmpfile_library()))):
+        p = subprocess.Popen([OFFCPU, "report", "-o", out, recording], env=env,
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 5
+        # The fallback's file has a name from the start: it must be seen, then go.
+        while env and not os.listdir(d) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not env:
+            time.sleep(0.2)
+        assert p.poll() is None, "the report was over before the signal: %s" % p.stderr.read()
+        named = os.listdir(d)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=30)
+        assert p.returncode == 128 + sig, (sig, p.returncode, err)
+        assert os.listdir(d) == [], (sig, os.listdir(d))
+        assert bool(named) == bool(env), (sig, named)
+
+
 def test_missing_privileges_are_an_environment_error():
     # Root without capabilities, an ordinary user, and root of a user namespace
     # (its capabilities pass our check; the kernel refuses the BPF load):
