@@ -13,6 +13,7 @@
  * (environment) or 2 (usage), or the status of -- COMMAND.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/types.h>
 #include <signal.h>
@@ -463,12 +464,42 @@ static const struct subcommand *find_subcommand(int argc, char **argv)
 	return &tracing;
 }
 
+/*
+ * Started with 0, 1 or 2 closed (2>&-), the next file opened takes its
+ * number: the output file became stderr, and -v's messages went into the
+ * JSON. Each closed one is /dev/null instead, before any other open.
+ */
+static int open_standard_descriptors(void)
+{
+	int fd, null;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+		if (null < 0)
+			return -errno;
+		/* The lowest free number: fd itself, the ones below being open. */
+		if (null != fd) {
+			dup2(null, fd);
+			close(null);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct subcommand *sub = find_subcommand(argc, argv);
 	struct options opts;
-	int status;
+	int status, err;
 
+	err = open_standard_descriptors();
+	if (err) {
+		log__error("cannot open /dev/null for a closed stdin, stdout or stderr: %s",
+			   strerror(-err));
+		return EXIT_ENVIRONMENT;
+	}
 	/* Before any signal is touched: the command gets them as offcpu got them. */
 	command_signals__save(&inherited_signals);
 	if (sub != &tracing) {

@@ -1240,6 +1240,18 @@ def test_interrupted_report_leaves_no_file():
         assert bool(named) == bool(env), (sig, named)
 
 
+def test_closed_standard_descriptors_stay_out_of_the_output():
+    # Started with stderr closed (2>&-), the output file took descriptor 2
+    # and -v's messages went into the JSON.
+    for closing in ("2>&-", "0<&- 1>&- 2>&-"):
+        out = os.path.join(TMP, "closed-fds.json")
+        r = run(["sh", "-c", 'exec "$@" ' + closing, "sh", OFFCPU, "-v", "-d", "300ms",
+                 "-f", "json", "-o", out])
+        assert r.returncode == 0, (closing, r.returncode)
+        read_json_lines(out)
+        os.unlink(out)
+
+
 def test_missing_privileges_are_an_environment_error():
     # Root without capabilities, an ordinary user, and root of a user namespace
     # (its capabilities pass our check; the kernel refuses the BPF load):
