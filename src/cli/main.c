@@ -185,11 +185,15 @@ static int start_tracer(struct session *s)
 
 static int record(struct session *s)
 {
-	uint64_t started_ns = clock__monotonic_ns();
-	uint64_t deadline = s->opts->duration_ns ? started_ns + s->opts->duration_ns : 0;
+	uint64_t started_ns = clock__monotonic_ns(), duration_ns = s->opts->duration_ns;
+	uint64_t deadline = 0;
 	struct timespec now;
 	int err = 0;
 
+	/* -d 307445734m is a valid DUR: past the clock's range it means never, not at once. */
+	if (duration_ns)
+		deadline =
+		    duration_ns > UINT64_MAX - started_ns ? UINT64_MAX : started_ns + duration_ns;
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->profile->start_time_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 

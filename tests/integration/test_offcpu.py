@@ -1252,6 +1252,18 @@ def test_closed_standard_descriptors_stay_out_of_the_output():
         os.unlink(out)
 
 
+def test_duration_past_the_clock_does_not_stop_at_once():
+    # start + duration wrapped: -d 307445734m stopped at once.
+    out = os.path.join(TMP, "forever.json")
+    for duration in ("18446744073709551615ns", "307445734m"):
+        p = start_tracer(["-d", duration, "-f", "json", "-o", out])
+        time.sleep(1)
+        assert p.poll() is None, "-d %s stopped at once" % duration
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=30) == 0, p.stderr.read()
+        read_json_lines(out)
+
+
 def test_missing_privileges_are_an_environment_error():
     # Root without capabilities, an ordinary user, and root of a user namespace
     # (its capabilities pass our check; the kernel refuses the BPF load):
