@@ -1264,6 +1264,26 @@ def test_duration_past_the_clock_does_not_stop_at_once():
         read_json_lines(out)
 
 
+def test_report_total_past_2_64_ns_is_refused():
+    # Two waits of 2^63 ns sum past 2^64: a wrapped total would be reported
+    # as exact. One wait of 2^64 - 1 ns is exact, and is reported whole.
+    wait = ('{"type":"offcpu","ts_ns":%d,"pid":7,"tid":7,"comm":"x","state":"interruptible",'
+            '"wait":"sleep","duration_ns":%d,"cpu":0,"kernel_stack":[],"user_stack":[]}\n')
+    huge = os.path.join(TMP, "huge.json")
+    with open(huge, "w") as f:
+        f.write(wait % (1 << 63, 1 << 63) + wait % (1 << 63, 1 << 63) + '{"type":"stats"}\n')
+    out = os.path.join(TMP, "huge.folded")
+    r = run([OFFCPU, "report", "-o", out, huge])
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "huge.json" in only_line(r) and "2^64" in r.stderr, r.stderr
+    assert not os.path.exists(out)
+    with open(huge, "w") as f:
+        f.write(wait % ((1 << 64) - 1, (1 << 64) - 1) + '{"type":"stats"}\n')
+    r = run([OFFCPU, "report", "-o", out, huge])
+    assert r.returncode == 0, r.stderr
+    assert folded_total(out) == (1 << 64) - 1
+
+
 def test_missing_privileges_are_an_environment_error():
     # Root without capabilities, an ordinary user, and root of a user namespace
     # (its capabilities pass our check; the kernel refuses the BPF load):
