@@ -514,10 +514,13 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if (options__parse(argc, argv, sub->mode, &opts)) {
-		fputs("Try 'offcpu --help'.\n", stderr);
+	err = options__parse(argc, argv, sub->mode, &opts);
+	if (err) {
+		/* Said already; only a bad value is helped by the usage. */
+		if (err == -EINVAL)
+			fputs("Try 'offcpu --help'.\n", stderr);
 		options__free(&opts);
-		return EXIT_USAGE;
+		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
 	}
 	if (opts.action == OPTIONS_HELP) {
 		options__usage(stdout);

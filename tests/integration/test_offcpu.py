@@ -1284,6 +1284,19 @@ def test_report_total_past_2_64_ns_is_refused():
     assert folded_total(out) == (1 << 64) - 1
 
 
+def test_rules_file_read_errors_are_said():
+    # A read error was taken for the end of the rules: a directory, or a
+    # line getline had no memory for (an endless line under prlimit --as).
+    r = run([OFFCPU, "-d", "1s", "--rules", TMP])
+    assert r.returncode == 2, r.stderr
+    first = r.stderr.splitlines()[0]
+    assert TMP in first and "Is a directory" in first, r.stderr
+    r = run(["prlimit", "--as=%d" % (256 << 20), OFFCPU, "-d", "1s", "--rules", "/dev/zero"])
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    line = only_line(r)
+    assert "/dev/zero" in line and "Cannot allocate memory" in line, r.stderr
+
+
 def test_missing_privileges_are_an_environment_error():
     # Root without capabilities, an ordinary user, and root of a user namespace
     # (its capabilities pass our check; the kernel refuses the BPF load):
