@@ -149,11 +149,14 @@ int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const
 	char *line = NULL, *tokens[MAX_TOKENS];
 	size_t size = 0, cap = 0, i;
 	unsigned int number = 0;
-	int n, err = 0;
+	int n, err = 0, read_errno;
 
-	while (getline(&line, &size, file) > 0) {
+	for (;;) {
 		struct wait_rule *grown;
 
+		errno = 0;
+		if (getline(&line, &size, file) < 0)
+			break;
 		number++;
 		n = tokenize(line, tokens);
 		if (n == 0)
@@ -178,10 +181,16 @@ int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const
 			break;
 		added.nr++;
 	}
+	read_errno = errno;
 	free(line);
-	if (!err && ferror(file)) {
-		*why = "read error";
-		err = -EIO;
+	/*
+	 * getline's -1 is also a failed read (EIO, EISDIR for a directory) or
+	 * a line it had no memory for; glibc 2.36 sets no error flag for the
+	 * latter. Only the end of the file is the end of the rules.
+	 */
+	if (!err && !feof(file)) {
+		*why = "the file cannot be read to its end";
+		err = -(read_errno ?: EIO);
 	}
 	if (!err) {
 		struct wait_rule *all =

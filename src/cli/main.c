@@ -15,6 +15,7 @@
  * (environment) or 2 (usage), or the status of -- COMMAND.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/types.h>
 #include <signal.h>
@@ -69,11 +70,19 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static void install_signal_handlers(void)
+/* offcpu report has nothing to finish on a signal: it leaves, and leaves no file. */
+static void on_report_signal(int sig)
+{
+	if (temp_output_path[0])
+		unlink(temp_output_path);
+	_exit(128 + sig);
+}
+
+static void install_signal_handlers(void (*handler)(int))
 {
 	struct sigaction sa = { 0 };
 
-	sa.sa_handler = on_signal;
+	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: a signal must wake the ring buffer poll. */
 	sigaction(SIGINT, &sa, NULL);
@@ -158,11 +167,15 @@ static int start_tracer(struct session *s)
 
 static int record(struct session *s)
 {
-	uint64_t started_ns = clock__monotonic_ns();
-	uint64_t deadline = s->opts->duration_ns ? started_ns + s->opts->duration_ns : 0;
+	uint64_t started_ns = clock__monotonic_ns(), duration_ns = s->opts->duration_ns;
+	uint64_t deadline = 0;
 	struct timespec now;
 	int err = 0;
 
+	/* -d 307445734m is a valid DUR: past the clock's range it means never, not at once. */
+	if (duration_ns)
+		deadline =
+		    duration_ns > UINT64_MAX - started_ns ? UINT64_MAX : started_ns + duration_ns;
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->profile->start_time_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 
@@ -192,15 +205,27 @@ static int record(struct session *s)
 
 /*
  * "cannot write output file": a bad -o is a usage error, before anything is
- * read or traced; out of memory is not the path's fault. The exit status.
+ * read or traced; out of memory is not the path's fault. Opened with SIGINT
+ * and SIGTERM held, so that a handler knows of any temporary file there is.
+ * The exit status.
  */
 static int open_output(const char *path, struct output_file *out)
 {
-	int err = output_file__open(path, out);
+	sigset_t stop, saved;
+	int err;
 
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &saved);
+	err = output_file__open(path, out);
+	if (!err && out->temp_path)
+		snprintf(temp_output_path, sizeof(temp_output_path), "%s", out->temp_path);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (!err)
 		return 0;
-	log__error("cannot write output file '%s': %s", path ?: "-", strerror(-err));
+	log__error("cannot write output file '%s': %s", path ?: "-",
+		   out->refused ?: strerror(-err));
 	return err == -ENOMEM ? EXIT_ENVIRONMENT : EXIT_USAGE;
 }
 
@@ -214,8 +239,9 @@ static int write_profile(struct output_file *output, const struct profile *p,
 	int err = o->format->write(output->stream, p, &o->report);
 
 	err = err ?: output_file__commit(output);
+	temp_output_path[0] = '\0';
 	if (err && err != -EPIPE)
-		log__error("cannot write the output: %s", strerror(-err));
+		log__error("cannot write the output: %s", output->refused ?: strerror(-err));
 	if (o->stats) {
 		fprintf(stderr, "%s\n", stats_heading);
 		counters__print(stderr, p->counters, "  ");
@@ -229,7 +255,7 @@ static int write_profile(struct output_file *output, const struct profile *p,
 static int write_output(struct session *s)
 {
 	uint64_t bpf_counters[OFFCPU_CNT_BPF_MAX];
-	int err = tracer__counters(s->tracer, bpf_counters), status;
+	int err = tracer__counters(s->tracer, bpf_counters);
 	unsigned int i;
 
 	if (err) {
@@ -238,9 +264,7 @@ static int write_output(struct session *s)
 	}
 	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
 		s->profile->counters[i] += bpf_counters[i];
-	status = write_profile(&s->output, s->profile, s->opts, "offcpu health counters:");
-	temp_output_path[0] = '\0';
-	return status;
+	return write_profile(&s->output, s->profile, s->opts, "offcpu health counters:");
 }
 
 /* Before tracing, whatever failed (memory, mostly) is named by what it was for. */
@@ -276,8 +300,6 @@ static int setup(struct session *s)
 	status = open_output(o->output_path, &s->output);
 	if (status)
 		return status;
-	if (s->output.temp_path)
-		snprintf(temp_output_path, sizeof(temp_output_path), "%s", s->output.temp_path);
 	err = check_environment();
 	if (err)
 		return EXIT_ENVIRONMENT;
@@ -345,6 +367,7 @@ static int report(struct options *o)
 	FILE *in;
 	int err, status;
 
+	install_signal_handlers(on_report_signal);
 	in = fopen(o->recording_path, "re");
 	if (!in) {
 		log__error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
@@ -364,12 +387,17 @@ static int report(struct options *o)
 	err = recording__read(in, o->recording_path, &filter, profile);
 	fclose(in);
 	if (err) {
-		if (err != -EINVAL)
+		if (err == -EOVERFLOW)
+			log__error("cannot read recording '%s': its waits add up to more than 2^64 "
+				   "ns (584 years): a duration_ns in it is wrong",
+				   o->recording_path);
+		else if (err != -EINVAL)
 			log__error("cannot read recording '%s': %s", o->recording_path,
 				   strerror(-err));
 		output_file__abort(&output);
+		temp_output_path[0] = '\0';
 		profile__free(profile);
-		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
+		return err == -EINVAL || err == -EOVERFLOW ? EXIT_USAGE : EXIT_ENVIRONMENT;
 	}
 	status = write_profile(&output, profile, o, "offcpu health counters (of the recording):");
 	/* Removes the temporary file if the writing failed; nothing once committed. */
@@ -384,7 +412,7 @@ static int trace(struct options *o)
 	struct session s = { .opts = o };
 	int status;
 
-	install_signal_handlers();
+	install_signal_handlers(on_signal);
 	status = setup(&s);
 	if (!status) {
 		if (s.has_command)
@@ -426,22 +454,55 @@ static const struct subcommand *find_subcommand(int argc, char **argv)
 	return &tracing;
 }
 
+/*
+ * Started with 0, 1 or 2 closed (2>&-), the next file opened takes its
+ * number: the output file became stderr, and -v's messages went into the
+ * JSON. Each closed one is /dev/null instead, before any other open.
+ */
+static int open_standard_descriptors(void)
+{
+	int fd, null;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+		if (null < 0)
+			return -errno;
+		/* The lowest free number: fd itself, the ones below being open. */
+		if (null != fd) {
+			dup2(null, fd);
+			close(null);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct subcommand *sub = find_subcommand(argc, argv);
 	struct options opts;
-	int status;
+	int status, err;
 
+	err = open_standard_descriptors();
+	if (err) {
+		log__error("cannot open /dev/null for a closed stdin, stdout or stderr: %s",
+			   strerror(-err));
+		return EXIT_ENVIRONMENT;
+	}
 	/* Before any signal is touched: the command gets them as offcpu got them. */
 	command_signals__save(&inherited_signals);
 	if (sub != &tracing) {
 		argc--;
 		argv++;
 	}
-	if (options__parse(argc, argv, sub->mode, &opts)) {
-		fputs("Try 'offcpu --help'.\n", stderr);
+	err = options__parse(argc, argv, sub->mode, &opts);
+	if (err) {
+		/* Said already; only a bad value is helped by the usage. */
+		if (err == -EINVAL)
+			fputs("Try 'offcpu --help'.\n", stderr);
 		options__free(&opts);
-		return EXIT_USAGE;
+		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
 	}
 	if (opts.action == OPTIONS_HELP) {
 		options__usage(stdout);

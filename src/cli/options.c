@@ -193,8 +193,10 @@ static int add_comm(struct options *o, const char *value)
 	if (!value[0] || strlen(value) >= OFFCPU_COMM_LEN)
 		return bad_value("--comm", value, "a command name is 1 to 15 characters");
 	grown = realloc(o->comms, (o->nr_comms + 1) * sizeof(*grown));
-	if (!grown)
+	if (!grown) {
+		log__error("cannot hold --comm '%s': %s", value, strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	o->comms = grown;
 	o->comms[o->nr_comms++] = (char *)value;
 	return 0;
@@ -212,6 +214,15 @@ static int load_rules(const char *value, struct options *o)
 		return bad_value("--rules", value, "no such file or rule pack");
 	err = rules__parse(file, &o->rules, &line, &why);
 	fclose(file);
+	if (err && err != -EINVAL) {
+		/* The system's error, not a line's; naming a directory is a usage error. */
+		if (strcmp(path, value))
+			log__error("cannot read --rules '%s' (%s): %s", value, path,
+				   strerror(-err));
+		else
+			log__error("cannot read --rules '%s': %s", value, strerror(-err));
+		return err == -EISDIR ? -EINVAL : err;
+	}
 	if (err) {
 		/* Name the file read when a pack name stood for it. */
 		if (strcmp(path, value))

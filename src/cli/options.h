@@ -61,7 +61,8 @@ struct options {
 
 /*
  * argv[0] is the program's or the subcommand's name, the options follow.
- * 0, or -EINVAL after reporting the one bad value. OPTIONS_REPORT takes
+ * 0, or -EINVAL after reporting the one bad value, or another -errno (out of
+ * memory, a rules file that cannot be read) after saying so. OPTIONS_REPORT takes
  * one RECORDING.json argument, into recording_path.
  */
 int options__parse(int argc, char **argv, enum options_mode mode, struct options *o);

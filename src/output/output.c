@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/array.h"
+#include "lib/clock.h"
+#include "lib/parse.h"
 #include "output/output.h"
 
 static const struct output_format formats[] = {
@@ -75,12 +79,18 @@ const struct output_format *output_format__by_path(const char *path)
 /*
  * Under the output's stream: stdio keeps an error flag but not its cause,
  * and errno has moved on by the time the output is committed, so the
- * first failed write (or close) keeps its errno here.
+ * first failed write (or close) keeps its errno here. With it, where a
+ * file goes: the directory, held open from the start so that the file is
+ * put where its path led when it was checked, and the name in it.
  */
 struct output_sink {
 	int fd;
-	bool owned; /* closed with the stream; stdout is not */
+	bool owned; /* closed with the stream; stdout and named descriptors are not */
 	int error;  /* errno of the first failure, 0 if none */
+	int dir_fd; /* -1: written in place */
+	char *name;
+	bool anonymous;		      /* O_TMPFILE: no name until committed */
+	char temp_name[NAME_MAX + 1]; /* the named temporary file, "" if none */
 };
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t size)
@@ -116,119 +126,401 @@ static int sink_close(void *cookie)
 	return 0;
 }
 
-/* Takes fd (closed on failure unless it is stdout's). */
-static int open_stream(struct output_file *out, int fd)
+/* The stream over out->sink->fd, which it closes if owned (also when it fails). */
+static int open_stream(struct output_file *out, int fd, bool owned)
 {
 	static const cookie_io_functions_t sink_io = { .write = sink_write, .close = sink_close };
 
-	out->sink = calloc(1, sizeof(*out->sink));
-	if (out->sink) {
-		out->sink->fd = fd;
-		out->sink->owned = fd != STDOUT_FILENO;
-		out->stream = fopencookie(out->sink, "w", sink_io);
+	out->sink->fd = fd;
+	out->sink->owned = owned;
+	out->stream = fopencookie(out->sink, "w", sink_io);
+	if (!out->stream) {
+		if (owned)
+			close(fd);
+		return -ENOMEM;
 	}
 	/*
 	 * glibc locks a cookie stream on every call (fopen's only once threads
 	 * exist): fputc, which the back-ends call per byte, ran 5x slower (50M
 	 * calls: 0.69 s, 0.14 s unlocked). One thread writes an output.
 	 */
-	if (out->stream)
-		__fsetlocking(out->stream, FSETLOCKING_BYCALLER);
-	if (!out->stream) {
-		if (fd != STDOUT_FILENO)
-			close(fd);
-		free(out->sink);
-		out->sink = NULL;
+	__fsetlocking(out->stream, FSETLOCKING_BYCALLER);
+	return 0;
+}
+
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the descriptor named, else -1. */
+static int named_descriptor(const char *path)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/" };
+	uint64_t fd;
+	size_t i;
+
+	if (!strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		size_t len = strlen(dirs[i]);
+
+		if (!strncmp(path, dirs[i], len) && !parse__uint(path + len, 0, INT_MAX, &fd))
+			return (int)fd;
+	}
+	return -1;
+}
+
+/*
+ * Written through the descriptor, as stdout is: renaming over its link
+ * would replace /dev/stdout itself with a regular file. Refused now if it
+ * cannot take the output, not at the first write.
+ */
+static int open_descriptor(struct output_file *out, int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+	struct stat st;
+
+	if (flags < 0)
+		return -errno;
+	if ((flags & O_ACCMODE) == O_RDONLY || (flags & O_PATH))
+		return -EBADF;
+	if (fstat(fd, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return open_stream(out, fd, false);
+}
+
+/*
+ * In a sticky directory (/tmp) only the owner of a name, or of the
+ * directory, may replace it: root by CAP_FOWNER, which tracing drops
+ * before the output is committed. Said now, not after the recording.
+ */
+static bool sticky_for_us(int dir_fd, const struct stat *st)
+{
+	struct stat dir;
+
+	return !fstat(dir_fd, &dir) && (dir.st_mode & S_ISVTX) && st->st_uid != geteuid() &&
+	       dir.st_uid != geteuid();
+}
+
+/*
+ * What may be replaced by a rename: a regular file, a link to one, a link
+ * to nothing. Anything else is not ours to remove (a link to a device may
+ * be the system's: /dev/disk/..., /dev/cdrom), and a directory is no file.
+ */
+static int check_replaceable(int dir_fd, const char *name, const struct stat *st,
+			     const char **refused)
+{
+	struct stat target;
+
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	if ((S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) && sticky_for_us(dir_fd, st)) {
+		*refused = "another user's file in a sticky directory: offcpu does not replace it "
+			   "(remove it, or write elsewhere)";
+		return -EINVAL;
+	}
+	if (S_ISREG(st->st_mode))
+		return 0;
+	if (S_ISLNK(st->st_mode)) {
+		if (fstatat(dir_fd, name, &target, 0))
+			return errno == ENOENT ? 0 : -errno;
+		if (S_ISREG(target.st_mode))
+			return 0;
+		if (S_ISDIR(target.st_mode))
+			return -EISDIR;
+		*refused = "a symbolic link to a device, FIFO or socket: offcpu writes neither "
+			   "through it nor over it";
+		return -EINVAL;
+	}
+	*refused = "a block device or a socket: offcpu writes regular files, character devices "
+		   "and FIFOs";
+	return -EINVAL;
+}
+
+/* The destination as it is now: 0 if absent or replaceable. */
+static int check_destination(struct output_sink *s, const char **refused)
+{
+	struct stat st;
+
+	if (fstatat(s->dir_fd, s->name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	return check_replaceable(s->dir_fd, s->name, &st, refused);
+}
+
+/* A character device or a FIFO named directly (/dev/null, a tty, mkfifo's): in place. */
+static int open_in_place(struct output_file *out, const struct stat *seen)
+{
+	struct output_sink *s = out->sink;
+	struct stat st;
+	int fd;
+
+	/* A link put there since it was looked at is not followed. */
+	fd = openat(s->dir_fd, s->name, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_dev != seen->st_dev || st.st_ino != seen->st_ino) {
+		close(fd);
+		out->refused = "replaced while offcpu opened it";
+		return -EINVAL;
+	}
+	close(s->dir_fd);
+	s->dir_fd = -1;
+	return open_stream(out, fd, true);
+}
+
+/*
+ * ".NAME.XXXXXX" beside the destination, NAME cut so that the whole fits
+ * NAME_MAX: a 250-byte file name is valid, its temporary name must be too.
+ */
+static void make_temp_name(const char *name, char *buf)
+{
+	static const char chars[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static uint64_t counter;
+	char suffix[7];
+	uint64_t r;
+	size_t i;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = clock__monotonic_ns() ^ ((uint64_t)getpid() << 32);
+	r += counter++;
+	for (i = 0; i < sizeof(suffix) - 1; i++) {
+		suffix[i] = chars[r % (sizeof(chars) - 1)];
+		r /= sizeof(chars) - 1;
+	}
+	suffix[i] = '\0';
+	snprintf(buf, NAME_MAX + 1, ".%.*s.%s", NAME_MAX - 8, name, suffix);
+}
+
+#define TEMP_NAME_TRIES 100
+
+/* Where the filesystem has no O_TMPFILE: a named temporary file, removed on abort. */
+static int create_named(struct output_file *out, const char *dir)
+{
+	struct output_sink *s = out->sink;
+	int fd = -1, tries;
+
+	for (tries = 0; tries < TEMP_NAME_TRIES; tries++) {
+		make_temp_name(s->name, s->temp_name);
+		fd = openat(s->dir_fd, s->temp_name,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		s->temp_name[0] = '\0';
+		return -errno;
+	}
+	if (asprintf(&out->temp_path, "%s/%s", dir, s->temp_name) < 0) {
+		out->temp_path = NULL;
+		close(fd);
 		return -ENOMEM;
 	}
-	return 0;
+	return open_stream(out, fd, true);
+}
+
+/*
+ * With O_TMPFILE the file has no name until it is complete: a SIGKILL or
+ * the OOM killer during a recording leaves nothing behind.
+ */
+static int create(struct output_file *out, const char *dir)
+{
+	struct output_sink *s = out->sink;
+	int fd = openat(s->dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+
+	/* EOPNOTSUPP: this filesystem has none; EISDIR: this kernel (before 3.11). */
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR))
+		return create_named(out, dir);
+	if (fd < 0)
+		return -errno;
+	s->anonymous = true;
+	return open_stream(out, fd, true);
+}
+
+/* "dir/name" into its directory ("." when none) and its last component. */
+static int split_path(const char *path, char **dir, char **name)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+
+	/* "out/", ".", "..": a directory, whatever is there. */
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return -EISDIR;
+	if (!slash)
+		*dir = strdup(".");
+	else if (slash == path)
+		*dir = strdup("/");
+	else
+		*dir = strndup(path, (size_t)(slash - path));
+	*name = strdup(base);
+	return *dir && *name ? 0 : -ENOMEM;
+}
+
+static int open_path(struct output_file *out, const char *path)
+{
+	struct output_sink *s = out->sink;
+	char *dir = NULL;
+	struct stat st;
+	int err;
+
+	err = split_path(path, &dir, &s->name);
+	if (err)
+		goto out;
+	s->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->dir_fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (fstatat(s->dir_fd, s->name, &st, AT_SYMLINK_NOFOLLOW)) {
+		err = errno == ENOENT ? 0 : -errno;
+	} else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+		err = open_in_place(out, &st);
+		goto out;
+	} else {
+		err = check_replaceable(s->dir_fd, s->name, &st, &out->refused);
+	}
+	if (!err)
+		err = create(out, dir);
+out:
+	free(dir);
+	return err;
 }
 
 int output_file__open(const char *path, struct output_file *out)
 {
-	char *dir_copy, *base_copy;
-	struct stat st;
+	const char *refused;
 	int fd, err;
 
 	memset(out, 0, sizeof(*out));
+	out->sink = calloc(1, sizeof(*out->sink));
+	if (!out->sink)
+		return -ENOMEM;
+	out->sink->fd = -1;
+	out->sink->dir_fd = -1;
 	if (!path || !strcmp(path, "-"))
-		return open_stream(out, STDOUT_FILENO);
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return -EISDIR;
-	/* A device or a FIFO (/dev/null, a pipe) cannot be renamed over: write to it. */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		return fd < 0 ? -errno : open_stream(out, fd);
+		return open_stream(out, STDOUT_FILENO, false);
+	fd = named_descriptor(path);
+	err = fd >= 0 ? open_descriptor(out, fd) : open_path(out, path);
+	if (err) {
+		refused = out->refused;
+		output_file__abort(out);
+		out->refused = refused;
 	}
-	out->path = strdup(path);
-	dir_copy = strdup(path);
-	base_copy = strdup(path);
-	if (!out->path || !dir_copy || !base_copy) {
-		err = -ENOMEM;
-		goto fail;
+	return err;
+}
+
+/* fd's file under name in dir_fd: a new link to the anonymous file. */
+static int link_descriptor(int fd, int dir_fd, const char *name)
+{
+	char proc_path[64];
+
+	/* Anyone may link an O_TMPFILE file by its /proc path, ... */
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, proc_path, dir_fd, name, AT_SYMLINK_FOLLOW))
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	/* ... without /proc, AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH (kept after the drop). */
+	return linkat(fd, "", dir_fd, name, AT_EMPTY_PATH) ? -errno : 0;
+}
+
+/* The finished file under a temporary name, renamed over the destination. */
+static int replace(struct output_sink *s, int keep)
+{
+	int err = -EEXIST, tries;
+
+	for (tries = 0; err == -EEXIST && tries < TEMP_NAME_TRIES; tries++) {
+		make_temp_name(s->name, s->temp_name);
+		err = link_descriptor(keep, s->dir_fd, s->temp_name);
 	}
-	if (asprintf(&out->temp_path, "%s/.%s.XXXXXX", dirname(dir_copy), basename(base_copy)) <
-	    0) {
-		out->temp_path = NULL;
-		err = -ENOMEM;
-		goto fail;
+	if (err) {
+		s->temp_name[0] = '\0';
+		return err;
 	}
-	fd = mkostemp(out->temp_path, O_CLOEXEC);
-	if (fd < 0) {
+	if (renameat(s->dir_fd, s->temp_name, s->dir_fd, s->name)) {
 		err = -errno;
-		free(out->temp_path);
-		out->temp_path = NULL;
-		goto fail;
+		unlinkat(s->dir_fd, s->temp_name, 0);
 	}
-	/* mkstemp makes it 0600; an output file is as readable as any other. */
-	fchmod(fd, 0644 & ~umask(umask(0)));
-	err = open_stream(out, fd);
-	if (err)
-		goto fail;
-	free(dir_copy);
-	free(base_copy);
-	return 0;
-fail:
-	free(dir_copy);
-	free(base_copy);
-	output_file__abort(out);
+	s->temp_name[0] = '\0';
+	return err;
+}
+
+/*
+ * The complete file under its name. What is there was checked at open and
+ * is again (it may have changed since); that leaves a race with whoever can
+ * write the directory, but a rename only ever replaces a name: it writes
+ * through nothing.
+ */
+static int publish(struct output_file *f, int keep)
+{
+	struct output_sink *s = f->sink;
+	sigset_t stop, saved;
+	int err;
+
+	/* A handler that exits (a second Ctrl-C) must not strand a temporary name. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &saved);
+	if (s->anonymous) {
+		err = link_descriptor(keep, s->dir_fd, s->name);
+		if (err == -EEXIST)
+			err = check_destination(s, &f->refused) ?: replace(s, keep);
+	} else {
+		err = check_destination(s, &f->refused);
+		if (!err && renameat(s->dir_fd, s->temp_name, s->dir_fd, s->name))
+			err = -errno;
+		if (!err)
+			s->temp_name[0] = '\0';
+	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	return err;
 }
 
 int output_file__commit(struct output_file *f)
 {
+	struct output_sink *s = f->sink;
 	bool failed = fflush(f->stream) || ferror(f->stream);
-	int err;
+	int keep = -1, err;
 
+	/*
+	 * The anonymous file lives while a descriptor to it does: one is kept
+	 * past the stream's close, so that the close's own errors (a flush on
+	 * close) are known before the file gets its name.
+	 */
+	if (!failed && s->anonymous) {
+		keep = fcntl(s->fd, F_DUPFD_CLOEXEC, 3);
+		if (keep < 0 && !s->error)
+			s->error = errno;
+		failed = keep < 0;
+	}
 	failed |= fclose(f->stream) != 0;
 	f->stream = NULL;
-	err = failed ? -(f->sink->error ?: EIO) : 0;
-	if (!err && f->path && rename(f->temp_path, f->path))
-		err = -errno;
-	if (err) {
-		output_file__abort(f);
-		return err;
-	}
-	free(f->sink);
-	free(f->temp_path);
-	free(f->path);
-	f->sink = NULL;
-	f->temp_path = NULL;
-	f->path = NULL;
-	return 0;
+	err = failed ? -(s->error ?: EIO) : 0;
+	if (!err && s->dir_fd >= 0)
+		err = publish(f, keep);
+	if (keep >= 0)
+		close(keep);
+	/* Committed or failed, what is left to free is what an abort frees. */
+	output_file__abort(f);
+	return err;
 }
 
 void output_file__abort(struct output_file *f)
 {
+	struct output_sink *s = f->sink;
+
 	if (f->stream)
 		fclose(f->stream);
 	f->stream = NULL;
-	if (f->temp_path)
-		unlink(f->temp_path);
-	free(f->sink);
+	if (s && s->temp_name[0])
+		unlinkat(s->dir_fd, s->temp_name, 0);
+	if (s && s->dir_fd >= 0)
+		close(s->dir_fd);
+	if (s)
+		free(s->name);
+	free(s);
 	free(f->temp_path);
-	free(f->path);
 	f->sink = NULL;
 	f->temp_path = NULL;
-	f->path = NULL;
 }

@@ -61,14 +61,29 @@ struct output_sink;
 
 struct output_file {
 	FILE *stream;
-	char *path; /* NULL: written in place (stdout, a device, a FIFO) */
+	/*
+	 * A named temporary file beside the destination, only where the
+	 * filesystem has no O_TMPFILE: for a signal handler to remove. NULL
+	 * otherwise (the file has no name until it is committed).
+	 */
 	char *temp_path;
-	struct output_sink *sink; /* the descriptor under stream, and its first error */
+	/* Why open or commit refused the destination for what it is (their -EINVAL). */
+	const char *refused;
+	struct output_sink *sink; /* the descriptor under stream, where it goes, its first error */
 };
 
-/* "-" or NULL is stdout. Fails early on an unwritable destination. */
+/*
+ * "-" or NULL is stdout; /dev/stdout, /dev/stderr, /dev/fd/N and
+ * /proc/self/fd/N are that descriptor, written in place too. Any other path
+ * is decided without following a symbolic link in its last component: a
+ * character device or a FIFO named directly is written in place; a regular
+ * file, a link to one or nothing yet is replaced whole at commit, never
+ * written through; the rest is refused (-EINVAL and refused set). Fails
+ * early on an unwritable destination.
+ */
 int output_file__open(const char *path, struct output_file *out);
-/* Flushes, checks for write errors (ENOSPC...), renames into place: the first error's -errno. */
+/* Flushes, checks for write errors (ENOSPC...), puts the file in place: the first error's -errno.
+ */
 int output_file__commit(struct output_file *f);
 /* Removes the temporary file; the destination is untouched. */
 void output_file__abort(struct output_file *f);

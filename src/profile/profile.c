@@ -194,6 +194,13 @@ int profile__add(struct profile *p, const struct wait *w)
 {
 	struct profile_entry *e = hash_table__find(p->entries, w);
 
+	/*
+	 * Every sum a report shows is part of the total: if it cannot wrap,
+	 * none can. Past 2^64 ns (584 years, so only a forged recording) the
+	 * wait is refused, before anything is added: a wrong total is worse.
+	 */
+	if (w->duration_ns > UINT64_MAX - p->total_ns)
+		return -EOVERFLOW;
 	if (p->keep_waits) {
 		if (p->nr_waits == p->waits_cap) {
 			size_t cap = p->waits_cap ? p->waits_cap * 2 : 1024;

@@ -1149,6 +1149,267 @@ def test_output_symlink_is_replaced_not_followed():
     read_json_lines(link)
 
 
+def only_line(r):
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("offcpu: "), r.stderr
+    return lines[0]
+
+
+def test_output_link_to_a_device_or_fifo_is_refused():
+    # A user plants the name root writes its report to as a link to a block
+    # device (here a loop device over a file), a FIFO or /dev/null: one line,
+    # exit 2, nothing written through the link, the link left as it was.
+    d = os.path.join(TMP, "planted")
+    os.makedirs(d, exist_ok=True)
+    image = os.path.join(TMP, "disk.img")
+    with open(image, "wb") as f:
+        f.truncate(1 << 20)
+    r = run(["losetup", "--find", "--show", image])
+    assert r.returncode == 0, r.stderr
+    loop = r.stdout.strip()
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        st = os.stat(loop)
+        disk = os.path.join(d, "disk")
+        os.mknod(disk, 0o600 | 0o060000, st.st_rdev)  # S_IFBLK
+        for name, target in (("profile.txt", disk), ("profile.json", fifo),
+                             ("profile.svg", "/dev/null")):
+            link = os.path.join(d, name)
+            os.symlink(target, link)
+            r = run([OFFCPU, "-d", "200ms", "-o", link])
+            assert r.returncode == 2, (name, r.returncode, r.stderr)
+            assert "symbolic link to a device" in only_line(r), r.stderr
+            assert os.readlink(link) == target, name
+        with open(disk, "rb") as f:
+            assert f.read(1 << 20) == bytes(1 << 20), "the report went to the block device"
+        try:
+            assert os.read(reader, 100) == b"", "the report went into the FIFO"
+        except BlockingIOError:
+            pass
+        # Named directly, a block device is refused too; a character device is written.
+        r = run([OFFCPU, "-d", "200ms", "-o", disk])
+        assert r.returncode == 2 and "a block device" in only_line(r), r.stderr
+        r = run([OFFCPU, "-d", "200ms", "-o", "/dev/null"])
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        assert sorted(os.listdir(d)) == ["disk", "fifo", "profile.json", "profile.svg",
+                                         "profile.txt"], os.listdir(d)
+    finally:
+        os.close(reader)
+        run(["losetup", "--detach", loop])
+        shutil.rmtree(d)
+        os.unlink(image)
+
+
+def test_output_of_another_user_in_a_sticky_directory_is_refused_early():
+    # Replacing it needs CAP_FOWNER, dropped after attaching: the commit
+    # failed after the whole recording. Now refused before tracing.
+    d = os.path.join(TMP, "sticky")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o1777)
+    os.chown(d, 65534, 65534)
+    theirs = os.path.join(d, "theirs.json")
+    with open(theirs, "w") as f:
+        f.write("theirs\n")
+    os.chown(theirs, 65534, 65534)
+    started = time.monotonic()
+    r = run([OFFCPU, "-d", "2s", "-o", theirs])
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "sticky directory" in only_line(r), r.stderr
+    assert time.monotonic() - started < 1.5, "refused only after tracing"
+    assert open(theirs).read() == "theirs\n" and os.listdir(d) == ["theirs.json"]
+    shutil.rmtree(d)
+
+
+def test_output_dev_stdout_written_by_descriptor():
+    # -o /dev/stdout > cap.txt once renamed a new file over the /dev/stdout
+    # link. In a mount namespace of its own, over a /dev of three entries.
+    cap = os.path.join(TMP, "cap.json")
+    listing = os.path.join(TMP, "dev-after.txt")
+    script = ('mount --make-rprivate / && mount -t tmpfs offcpu-dev /dev && '
+              'ln -s /proc/self/fd/1 /dev/stdout && ln -s /proc/self/fd/2 /dev/stderr && '
+              'mknod -m 666 /dev/null c 1 3 && '
+              '"$0" -d 200ms -f json -o /dev/stdout > "$1"; status=$?; '
+              'ls -A /dev > "$2"; test -L /dev/stdout || exit 99; exit $status')
+    r = run(["unshare", "--mount", "sh", "-c", script, OFFCPU, cap, listing])
+    entries = sorted(open(listing).read().split())
+    assert r.returncode == 0, (r.returncode, r.stderr, entries)
+    assert entries == ["null", "stderr", "stdout"], entries
+    read_json_lines(cap)
+
+
+def test_output_of_a_killed_recording_leaves_no_file():
+    # SIGKILL (or the OOM killer) while recording: no temporary file left.
+    d = os.path.join(TMP, "killed")
+    os.makedirs(d, exist_ok=True)
+    p = start_tracer(["-f", "svg", "-o", os.path.join(d, "out.svg")])
+    time.sleep(0.3)
+    p.kill()
+    p.wait()
+    assert os.listdir(d) == [], os.listdir(d)
+
+
+def test_output_name_of_255_bytes():
+    # The temporary name, ".NAME.XXXXXX", went past NAME_MAX and was refused.
+    d = os.path.join(TMP, "long-name")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(d, "n" * 250 + ".json")
+    for _ in range(2):  # new, then replacing it
+        r = run([OFFCPU, "-d", "100ms", "-o", out])
+        assert r.returncode == 0, r.stderr
+        read_json_lines(out)
+        assert os.listdir(d) == [os.path.basename(out)], os.listdir(d)
+    shutil.rmtree(d)
+
+
+NO_TMPFILE_SOURCE = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+
+/* A filesystem without O_TMPFILE (NFS, vfat...): offcpu falls back to a named file. */
+static int refuse(int flags)
+{
+    if ((flags & O_TMPFILE) == O_TMPFILE) {
+        errno = EOPNOTSUPP;
+        return 1;
+    }
+    return 0;
+}
+
+#define WRAP(name)                                                                  \
+int name(int dir, const char *path, int flags, ...)                                \
+{                                                                                   \
+    static int (*next)(int, const char *, int, ...);                               \
+    va_list ap;                                                                     \
+    int mode;                                                                       \
+                                                                                    \
+    va_start(ap, flags);                                                            \
+    mode = va_arg(ap, int);                                                         \
+    va_end(ap);                                                                     \
+    if (refuse(flags))                                                              \
+        return -1;                                                                  \
+    if (!next)                                                                      \
+        next = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, #name);      \
+    return next(dir, path, flags, mode);                                            \
+}
+WRAP(openat)
+WRAP(openat64)
+"""
+
+
+def no_tmpfile_library():
+    path = os.path.join(TMP, "no-tmpfile.so")
+    if not os.path.exists(path):
+        source = os.path.join(TMP, "no-tmpfile.c")
+        with open(source, "w") as f:
+            f.write(NO_TMPFILE_SOURCE)
+        r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", source, "-o", path, "-ldl"])
+        assert r.returncode == 0, r.stderr
+    return path
+
+
+def big_recording():
+    """200,000 waits: a report of it takes long enough to be interrupted."""
+    path = os.path.join(TMP, "big.json")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            for i in range(200000):
+                f.write('{"type":"offcpu","ts_ns":%d,"pid":%d,"tid":%d,"comm":"c%d",'
+                        '"state":"interruptible","wait":"sleep","duration_ns":1000,"cpu":0,'
+                        '"kernel_stack":[{"addr":"0x%x","sym":"f%d","off":0}],'
+                        '"user_stack":[]}\n' % (i + 1000, i % 5000 + 1, i + 1, i % 97,
+                                                 i, i % 1000))
+            f.write('{"type":"stats"}\n')
+    return path
+
+
+def test_interrupted_report_leaves_no_file():
+    # Ctrl-C or SIGTERM during offcpu report: exit 128 + signal, nothing left
+    # beside the destination, with O_TMPFILE and with the named fallback.
+    recording = big_recording()
+    d = os.path.join(TMP, "interrupted")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(d, "out.svg")
+    for sig, env in ((signal.SIGINT, None),
+                     (signal.SIGTERM, dict(os.environ, LD_PRELOAD=no_tmpfile_library()))):
+        p = subprocess.Popen([OFFCPU, "report", "-o", out, recording], env=env,
+                             stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 5
+        # The fallback's file has a name from the start: it must be seen, then go.
+        while env and not os.listdir(d) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not env:
+            time.sleep(0.2)
+        assert p.poll() is None, "the report was over before the signal: %s" % p.stderr.read()
+        named = os.listdir(d)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=30)
+        assert p.returncode == 128 + sig, (sig, p.returncode, err)
+        assert os.listdir(d) == [], (sig, os.listdir(d))
+        assert bool(named) == bool(env), (sig, named)
+
+
+def test_closed_standard_descriptors_stay_out_of_the_output():
+    # Started with stderr closed (2>&-), the output file took descriptor 2
+    # and -v's messages went into the JSON.
+    for closing in ("2>&-", "0<&- 1>&- 2>&-"):
+        out = os.path.join(TMP, "closed-fds.json")
+        r = run(["sh", "-c", 'exec "$@" ' + closing, "sh", OFFCPU, "-v", "-d", "300ms",
+                 "-f", "json", "-o", out])
+        assert r.returncode == 0, (closing, r.returncode)
+        read_json_lines(out)
+        os.unlink(out)
+
+
+def test_duration_past_the_clock_does_not_stop_at_once():
+    # start + duration wrapped: -d 307445734m stopped at once.
+    out = os.path.join(TMP, "forever.json")
+    for duration in ("18446744073709551615ns", "307445734m"):
+        p = start_tracer(["-d", duration, "-f", "json", "-o", out])
+        time.sleep(1)
+        assert p.poll() is None, "-d %s stopped at once" % duration
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=30) == 0, p.stderr.read()
+        read_json_lines(out)
+
+
+def test_report_total_past_2_64_ns_is_refused():
+    # Two waits of 2^63 ns sum past 2^64: a wrapped total would be reported
+    # as exact. One wait of 2^64 - 1 ns is exact, and is reported whole.
+    wait = ('{"type":"offcpu","ts_ns":%d,"pid":7,"tid":7,"comm":"x","state":"interruptible",'
+            '"wait":"sleep","duration_ns":%d,"cpu":0,"kernel_stack":[],"user_stack":[]}\n')
+    huge = os.path.join(TMP, "huge.json")
+    with open(huge, "w") as f:
+        f.write(wait % (1 << 63, 1 << 63) + wait % (1 << 63, 1 << 63) + '{"type":"stats"}\n')
+    out = os.path.join(TMP, "huge.folded")
+    r = run([OFFCPU, "report", "-o", out, huge])
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "huge.json" in only_line(r) and "2^64" in r.stderr, r.stderr
+    assert not os.path.exists(out)
+    with open(huge, "w") as f:
+        f.write(wait % ((1 << 64) - 1, (1 << 64) - 1) + '{"type":"stats"}\n')
+    r = run([OFFCPU, "report", "-o", out, huge])
+    assert r.returncode == 0, r.stderr
+    assert folded_total(out) == (1 << 64) - 1
+
+
+def test_rules_file_read_errors_are_said():
+    # A read error was taken for the end of the rules: a directory, or a
+    # line getline had no memory for (an endless line under prlimit --as).
+    r = run([OFFCPU, "-d", "1s", "--rules", TMP])
+    assert r.returncode == 2, r.stderr
+    first = r.stderr.splitlines()[0]
+    assert TMP in first and "Is a directory" in first, r.stderr
+    r = run(["prlimit", "--as=%d" % (256 << 20), OFFCPU, "-d", "1s", "--rules", "/dev/zero"])
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    line = only_line(r)
+    assert "/dev/zero" in line and "Cannot allocate memory" in line, r.stderr
+
+
 def test_missing_privileges_are_an_environment_error():
     # Root without capabilities, an ordinary user, and root of a user namespace
     # (its capabilities pass our check; the kernel refuses the BPF load):

@@ -130,6 +130,47 @@ static const char *classify_recorded(const struct rule_set *rules, unsigned int 
 	return classify__wait(rules, state, frames[0], nr_kernel, frames[1], nr_user);
 }
 
+/* One good line, then the read fails as a disk would. */
+static ssize_t failing_read(void *cookie, char *buf, size_t size)
+{
+	static const char line[] = "kernel do_nanosleep sleep\n";
+	int *calls = cookie;
+
+	if ((*calls)++ == 0 && size >= sizeof(line) - 1) {
+		memcpy(buf, line, sizeof(line) - 1);
+		return (ssize_t)(sizeof(line) - 1);
+	}
+	errno = EIO;
+	return -1;
+}
+
+/* A file that cannot be read to its end is an error with its cause, not a shorter file. */
+static void read_errors_are_not_end_of_file(void **state)
+{
+	static const cookie_io_functions_t failing = { .read = failing_read };
+	struct rule_set set = { 0 };
+	unsigned int line = 0;
+	const char *why = NULL;
+	int calls = 0;
+	FILE *f = fopen("/", "r");
+
+	(void)state;
+	/* A directory opens; its first read fails. */
+	assert_non_null(f);
+	assert_int_equal(rules__parse(f, &set, &line, &why), -EISDIR);
+	assert_non_null(why);
+	fclose(f);
+	assert_int_equal(set.nr, 0);
+
+	f = fopencookie(&calls, "r", failing);
+	assert_non_null(f);
+	assert_int_equal(rules__parse(f, &set, &line, &why), -EIO);
+	fclose(f);
+	/* The line read before the failure is not kept either. */
+	assert_int_equal(set.nr, 0);
+	rules__free(&set);
+}
+
 /* Stacks recorded from PostgreSQL 15 under pgbench on this kernel (6.18). */
 static void postgres_pack(void **state)
 {
@@ -323,6 +364,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_good_file),
 		cmocka_unit_test(parse_errors_name_their_line),
+		cmocka_unit_test(read_errors_are_not_end_of_file),
 		cmocka_unit_test(classes_and_globs),
 		cmocka_unit_test(postgres_pack),
 		cmocka_unit_test(user_rules_before_builtin),
