@@ -34,8 +34,9 @@ struct rule_set {
 
 /*
  * Appends the rules of one file: "kernel|user GLOB [GLOB...] CLASS[:DETAIL]"
- * per line, '#' comments. On error nothing is appended, *bad_line is the
- * line and why says what is wrong.
+ * per line, '#' comments. On error nothing is appended: -EINVAL is a bad
+ * line (*bad_line is the line, why says what is wrong); any other negative
+ * errno, that the file could not be read to its end or held in memory.
  */
 int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const char **why);
 /*

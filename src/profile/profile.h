@@ -76,6 +76,10 @@ void profile__free(struct profile *p);
  * stacks that differ only in their addresses are one stack.
  */
 const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames, size_t nr);
+/*
+ * Adds one wait to the sums. -EOVERFLOW, adding nothing, when the total
+ * would pass 2^64 ns: an exact total or none. -ENOMEM.
+ */
 int profile__add(struct profile *p, const struct wait *w);
 /* Calls fn on every frame of every stack, which it may complete. */
 void profile__for_each_frame(struct profile *p, void (*fn)(void *ctx, struct frame *f), void *ctx);
