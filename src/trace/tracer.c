@@ -279,7 +279,7 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	int err;
 
 	if (!t) {
-		log__error("out of memory");
+		log__error("cannot set up the tracer: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	t->fn = fn;

@@ -1451,7 +1451,12 @@ def test_soak_short_lived_processes_no_leak():
         churn.kill()
         churn.wait()
     tracer.send_signal(signal.SIGINT)
-    _, err = tracer.communicate(timeout=120)
+    try:
+        _, err = tracer.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        tracer.kill()
+        tracer.communicate()
+        raise AssertionError("still running 120 s after SIGINT")
     assert tracer.returncode == 0, (tracer.returncode, err[-3000:])
     assert "Sanitizer" not in err, err[-3000:]
     processes = sum(int(l.rsplit(" ", 1)[1]) > 0 for l in open(out) if l.startswith("wl_soak;"))
