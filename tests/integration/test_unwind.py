@@ -162,12 +162,16 @@ def by_comm(threads):
 
 
 WAITERS_CHAINS = {
-    "waiters": ["nap", "sleep_c", "sleep_b", "sleep_a", "main"],
-    "mutex": ["take_lock", "lock_c", "lock_b", "lock_a", "run", "start_thread"],
-    "pipe": ["drain", "read_c", "read_b", "read_a", "run", "start_thread"],
-    "nocfi": ["nocfi_inner", "nocfi_sleep", "nocfi_c", "nocfi_b", "nocfi_a", "run"],
-    "debugframe": ["debugframe_inner", "debugframe_sleep", "debugframe_c", "debugframe_b",
-                   "debugframe_a", "run"],
+    "waiters": [["nap", "sleep_c", "sleep_b", "sleep_a", "main"]],
+    "mutex": [["take_lock", "lock_c", "lock_b", "lock_a", "run", "start_thread"]],
+    "pipe": [["drain", "read_c", "read_b", "read_a", "run", "start_thread"]],
+    "nocfi": [["nocfi_inner", "nocfi_sleep", "nocfi_c", "nocfi_b", "nocfi_a", "run"]],
+    "debugframe": [["debugframe_inner", "debugframe_sleep", "debugframe_c", "debugframe_b",
+                    "debugframe_a", "run"]],
+    # The handler, then through the signal frame to the interrupted code.
+    "signal": [["nap", "on_signal_c"],
+               ["__pthread_kill_implementation", "raise_it", "raise_c", "raise_b", "raise_a",
+                "run", "start_thread"]],
 }
 WAITERS_LEAVES = {
     "waiters": "clock_nanosleep",
@@ -175,26 +179,29 @@ WAITERS_LEAVES = {
     "pipe": "__read",
     "nocfi": "clock_nanosleep",
     "debugframe": "clock_nanosleep",
+    "signal": "clock_nanosleep",
 }
 
 
 def test_c_chains_whole_and_as_gdb_prints_them():
     """nanosleep, pthread_mutex_lock, a pipe read: whole to _start or
     clone3, every frame gdb's; .debug_frame from the separate debug file
-    (no frame pointer step); a library without CFI by frame pointers,
-    where gdb itself goes astray after its first frame."""
-    with Program([os.path.join(UNWIND, "waiters")], 6) as proc:
+    (no frame pointer step); a signal handler's stack through the signal
+    frame (CFI expressions over the saved context); a library without CFI
+    by frame pointers, where gdb itself goes astray after its first frame."""
+    with Program([os.path.join(UNWIND, "waiters")], 7) as proc:
         ours = by_comm(probe(proc.pid, 65536))
         gdb = gdb_stacks(proc.pid)
-    for comm, chain in WAITERS_CHAINS.items():
+    for comm, chains in WAITERS_CHAINS.items():
         t = ours[comm]
         assert t["names"][0] == WAITERS_LEAVES[comm], "%s leaf %s" % (comm, t["names"][0])
-        assert_chain(t, chain)
+        for chain in chains:
+            assert_chain(t, chain)
         assert_root(t)
         compare(t, gdb[t["tid"]], whole=comm != "nocfi")
     assert ours["debugframe"]["fp_frames"] == 0, ours["debugframe"]
     assert ours["nocfi"]["fp_frames"] == 2, ours["nocfi"]
-    for comm in ("waiters", "mutex", "pipe", "debugframe"):
+    for comm in ("waiters", "mutex", "pipe", "debugframe", "signal"):
         assert ours[comm]["fp_frames"] == 0, ours[comm]
     # gdb's prologue analysis fails on the library without CFI: the frames
     # it gets right are ours, and ours go on to the root.
@@ -250,7 +257,7 @@ def test_stack_deeper_than_the_copy_is_cut_short_nothing_invented():
     """48 frames of 1 KiB under nanosleep: with 8 and 16 KiB copies the
     stack stops at the copy's end, flagged, every frame it has gdb's; with
     64 KiB it is whole."""
-    with Program([os.path.join(UNWIND, "waiters")], 6) as proc:
+    with Program([os.path.join(UNWIND, "waiters")], 7) as proc:
         gdb = gdb_stacks(proc.pid)
         cut = {size: by_comm(probe(proc.pid, size))["deep"] for size in (8192, 16384)}
         whole = by_comm(probe(proc.pid, 65536))["deep"]

@@ -5,13 +5,16 @@
  * and compare with gdb: the main thread in nanosleep; threads in
  * pthread_mutex_lock, a read of an empty pipe, a library without any
  * unwind tables (frame pointers only), a library whose CFI is only in
- * .debug_frame of its separate debug file, and a recursion deeper than
- * a stack copy (DEEP_LEVELS frames of DEEP_FRAME_BYTES each). Prints
+ * .debug_frame of its separate debug file, a signal handler (the stack
+ * goes on through the signal frame into the interrupted pthread_kill),
+ * and a recursion deeper than a stack copy (DEEP_LEVELS frames of
+ * DEEP_FRAME_BYTES each). Prints
  * "ready" once every thread is started; a test waits until each one is
  * blocked (/proc/PID/task/TID/syscall).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -72,6 +75,21 @@ CHAIN(debugframe_c, debugframe_sleep)
 CHAIN(debugframe_b, debugframe_c)
 CHAIN(debugframe_a, debugframe_b)
 
+CHAIN(on_signal_c, nap)
+
+static void on_signal(int sig)
+{
+	on_signal_c(sig + FOREVER_MS);
+}
+
+__attribute__((noipa)) static int raise_it(int x)
+{
+	return pthread_kill(pthread_self(), SIGUSR1) + x;
+}
+CHAIN(raise_c, raise_it)
+CHAIN(raise_b, raise_c)
+CHAIN(raise_a, raise_b)
+
 /* volatile: the frame stays DEEP_FRAME_BYTES deep at -O2. */
 __attribute__((noipa)) static int recurse(int depth)
 {
@@ -92,7 +110,7 @@ struct waiter {
 static const struct waiter waiters[] = {
 	{ "mutex", lock_a, 0 },		  { "pipe", read_a, 0 },
 	{ "nocfi", nocfi_a, FOREVER_MS }, { "debugframe", debugframe_a, FOREVER_MS },
-	{ "deep", recurse, DEEP_LEVELS },
+	{ "signal", raise_a, 0 },	  { "deep", recurse, DEEP_LEVELS },
 };
 
 static void *run(void *arg)
@@ -108,7 +126,7 @@ int main(void)
 	pthread_t threads[sizeof(waiters) / sizeof(waiters[0])];
 	size_t i;
 
-	if (pipe(pipe_fds))
+	if (pipe(pipe_fds) || signal(SIGUSR1, on_signal) == SIG_ERR)
 		return 1;
 	pthread_mutex_lock(&held);
 	for (i = 0; i < sizeof(waiters) / sizeof(waiters[0]); i++)
