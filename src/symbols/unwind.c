@@ -59,6 +59,7 @@ struct module {
 	Dwarf *debug_dwarf;
 	Dwarf_CFI *debug_cfi;
 	void *vdso_image;
+	bool unreadable; /* could not be opened or read: no frame is guessed in it */
 	size_t bytes;
 	struct module *lru_prev, *lru_next;
 };
@@ -251,12 +252,20 @@ static void evict(struct unwinder *u, const struct module *keep)
 	}
 }
 
-static int read_segments(Elf *elf, struct module *m)
+/*
+ * Its loaded segments, by which addresses map to what CFI speaks of. A
+ * file shorter than they say was truncated under its mapping: -EIO.
+ */
+static int read_segments(Elf *elf, uint64_t file_size, struct module *m)
 {
 	size_t nr, i;
+	GElf_Ehdr ehdr;
 
-	if (elf_getphdrnum(elf, &nr))
+	if (elf_getphdrnum(elf, &nr) || !gelf_getehdr(elf, &ehdr))
 		return -EINVAL;
+	if (ehdr.e_shoff > file_size ||
+	    (uint64_t)ehdr.e_shnum * ehdr.e_shentsize > file_size - ehdr.e_shoff)
+		return -EIO;
 	m->segments = calloc(nr ? nr : 1, sizeof(*m->segments));
 	if (!m->segments)
 		return -ENOMEM;
@@ -265,6 +274,8 @@ static int read_segments(Elf *elf, struct module *m)
 
 		if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_LOAD)
 			continue;
+		if (phdr.p_offset > file_size || phdr.p_filesz > file_size - phdr.p_offset)
+			return -EIO;
 		m->segments[m->nr_segments++] = (struct segment){
 			.file_offset = phdr.p_offset,
 			.vaddr = phdr.p_vaddr,
@@ -393,13 +404,13 @@ static size_t section_bytes(Elf *elf, const char *name)
 }
 
 /* elf takes the fd's content it needs now; the fd may be closed afterwards. */
-static int load_elf(struct module *m, Elf *elf, uint32_t pid, const char *path)
+static int load_elf(struct module *m, Elf *elf, uint64_t size, uint32_t pid, const char *path)
 {
 	int err;
 
 	if (!is_x86_64(elf))
 		return -EINVAL;
-	err = read_segments(elf, m);
+	err = read_segments(elf, size, m);
 	if (err)
 		return err;
 	m->eh_cfi = dwarf_getcfi_elf(elf);
@@ -413,7 +424,7 @@ static int load_elf(struct module *m, Elf *elf, uint32_t pid, const char *path)
  * map_files is the very file the process mapped (in its mount namespace,
  * or deleted since); by name, only if it is still that file.
  */
-static int open_mapped_file(uint32_t pid, const struct proc_map *map)
+static int open_mapped_file(uint32_t pid, const struct proc_map *map, uint64_t *size)
 {
 	char path[128];
 	struct stat st;
@@ -431,12 +442,14 @@ static int open_mapped_file(uint32_t pid, const struct proc_map *map)
 		close(fd);
 		return -EINVAL;
 	}
+	*size = (uint64_t)st.st_size;
 	return fd;
 }
 
 static int open_file_module(struct module *m, uint32_t pid, const struct proc_map *map)
 {
-	int fd = open_mapped_file(pid, map);
+	uint64_t size;
+	int fd = open_mapped_file(pid, map, &size);
 	Elf *elf;
 	int err;
 
@@ -444,7 +457,7 @@ static int open_file_module(struct module *m, uint32_t pid, const struct proc_ma
 		return fd;
 	/* pread, not mmap: truncating a mapped file would SIGBUS us. */
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	err = load_elf(m, elf, pid, map->path);
+	err = load_elf(m, elf, size, pid, map->path);
 	if (elf)
 		elf_cntl(elf, ELF_C_FDDONE);
 	close(fd);
@@ -478,7 +491,7 @@ static int open_vdso_module(struct module *m, const struct proc_map *map)
 		return -ENOMEM;
 	memcpy(m->vdso_image, image, size);
 	elf = elf_memory(m->vdso_image, size);
-	err = load_elf(m, elf, 0, NULL);
+	err = load_elf(m, elf, size, 0, NULL);
 	if (err) {
 		elf_end(elf);
 		return err;
@@ -502,9 +515,9 @@ static struct module *new_module(struct unwinder *u, const uint64_t key[2])
 
 /*
  * The file mapped at map, its CFI read at its first use; NULL in *out for
- * anonymous memory (JIT code). A file that cannot be read is kept too,
- * without CFI, so it is not tried again for every frame: frame pointers
- * are all there is for it.
+ * anonymous memory (JIT code). A file that cannot be read (gone, not the
+ * mapped file any more, truncated under its mapping) is kept too, marked,
+ * so it is not tried again for every frame.
  */
 static int get_module(struct unwinder *u, uint32_t pid, const struct proc_map *map,
 		      struct module **out)
@@ -534,6 +547,7 @@ static int get_module(struct unwinder *u, uint32_t pid, const struct proc_map *m
 		m = new_module(u, key);
 		if (!m)
 			return -ENOMEM;
+		m->unreadable = true;
 	}
 	if (hash_table__insert(u->modules, m->key, m)) {
 		module_free(m);
@@ -1010,6 +1024,10 @@ static bool step(struct unwinder *u, uint32_t pid, const struct proc_maps *maps,
 	 * A return address may be just past a call that ends its function
 	 * (a noreturn callee): the call's rules are those of the address before.
 	 */
+	if (m && m->unreadable) {
+		res->stop = UNWIND_STOP_UNREADABLE;
+		return false;
+	}
 	if (m && to_vaddr(m, map, ip - *after_call, &vaddr))
 		found = find_rules(u, m, vaddr, &fr);
 	if (!found) {

@@ -63,7 +63,8 @@ enum unwind_stop {
 				   address */
 	UNWIND_STOP_MAX_FRAMES, /* the caller's array filled up first */
 	UNWIND_STOP_STACK_END,	/* a caller's frame lies past the end of the copy */
-	UNWIND_STOP_UNREADABLE, /* a read below the copy, or a register the frame lost */
+	UNWIND_STOP_UNREADABLE, /* a read below the copy, a register the frame lost, a file unread
+				 */
 	UNWIND_STOP_NO_CFI,	/* no CFI covers the code, and no frame pointer leads on */
 	UNWIND_STOP_BAD_CFI,	/* CFI that cannot be evaluated here (an unsupported expression) */
 	UNWIND_STOP_NOT_CODE,	/* a return address in no executable mapping */
