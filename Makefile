@@ -49,7 +49,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all test bench deps clean
+.PHONY: all test bench bench-unwind deps clean
 .DELETE_ON_ERROR:
 
 all: offcpu
@@ -214,6 +214,27 @@ $(OUTPUT)/bench/symbolize: bench/symbolize.c $(LIB_OBJS) | $(OUTPUT)/bench
 bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o $(OUTPUT)/bench/symbolize
 	$(Q)bench/run
 	$(Q)$(OUTPUT)/bench/symbolize
+
+# The two halves of unwinding without frame pointers (bench/unwinding): the
+# BPF cost of copying user stacks, and the user-space CPU of unwinding them.
+$(OUTPUT)/bench/stack_copy.bpf.o: bench/stack_copy.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/stack_copy.skel.h: $(OUTPUT)/bench/stack_copy.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name stack_copy_bpf > $@
+
+$(OUTPUT)/bench/stack_copy: bench/stack_copy.c $(OUTPUT)/bench/stack_copy.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench $< $(LDLIBS) -lpthread -o $@
+
+$(OUTPUT)/bench/unwind: bench/unwind.c $(LIB_OBJS) | $(OUTPUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
+
+bench-unwind: $(OUTPUT)/bench/stack_copy $(OUTPUT)/bench/unwind $(UNWIND_PROGRAMS)
+	$(Q)bench/unwinding
 
 # go tool pprof reads the pprof output; Chromium, driven by playwright-core
 # from the npm registry (pinned in tests/browser/package-lock.json), opens the SVG.
