@@ -34,7 +34,8 @@ SYMBOLS_DIR := $(OUTPUT)/tests/symbols
 SYMBOL_PROGRAMS := $(addprefix $(SYMBOLS_DIR)/,libsymlib.so symprog-pie symprog-nopie \
 	symprog-debuglink symprog-stripped)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
-WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS)
+WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
+	$(UNWIND_PROGRAMS)
 
 DEB_PACKAGES := clang make gcc g++ libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
 	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg \
@@ -48,7 +49,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all test bench deps clean
+.PHONY: all test bench bench-unwind deps clean
 .DELETE_ON_ERROR:
 
 all: offcpu
@@ -143,6 +144,40 @@ $(SYMBOLS_DIR)/symprog-stripped: $(SYMBOLS_DIR)/symprog-pie
 	$(call msg,STRIP,$@)
 	$(Q)strip --strip-all -o $@ $<
 
+# The unwinder's tests (tests/integration/unwind/): programs built with plain
+# -O2, no frame pointers; a library with frame pointers and no unwind
+# tables; one whose CFI is only in .debug_frame, moved to a separate debug
+# file found by .gnu_debuglink; the probe that copies and unwinds stacks.
+UNWIND_DIR := $(OUTPUT)/tests/unwind
+UNWIND_CFLAGS := -O2 -g -pthread $(WARNINGS)
+UNWIND_PROGRAMS := $(addprefix $(UNWIND_DIR)/,waiters cv_waiter unwind_probe)
+$(UNWIND_DIR):
+	$(Q)mkdir -p $@
+
+$(UNWIND_DIR)/libnocfi.so: tests/integration/unwind/nocfi_lib.c | $(UNWIND_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(UNWIND_CFLAGS) -fPIC -shared -fno-omit-frame-pointer \
+		-fno-asynchronous-unwind-tables -fno-unwind-tables -g0 $< -o $@
+
+$(UNWIND_DIR)/libdebugframe.so: tests/integration/unwind/debugframe_lib.c | $(UNWIND_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(UNWIND_CFLAGS) -fPIC -shared -fno-asynchronous-unwind-tables $< -o $@.full
+	$(Q)objcopy --only-keep-debug $@.full $@.debug
+	$(Q)strip --strip-debug -o $@ $@.full
+	$(Q)cd $(UNWIND_DIR) && objcopy --add-gnu-debuglink=libdebugframe.so.debug libdebugframe.so
+
+$(UNWIND_DIR)/waiters: tests/integration/unwind/waiters.c $(UNWIND_DIR)/libnocfi.so $(UNWIND_DIR)/libdebugframe.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(UNWIND_CFLAGS) $< -L$(UNWIND_DIR) -lnocfi -ldebugframe '-Wl,-rpath,$$ORIGIN' -o $@
+
+$(UNWIND_DIR)/cv_waiter: tests/integration/unwind/cv_waiter.cpp | $(UNWIND_DIR)
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -std=c++17 $(UNWIND_CFLAGS) $< -o $@
+
+$(UNWIND_DIR)/unwind_probe: tests/integration/unwind/unwind_probe.c $(LIB_OBJS) | $(UNWIND_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
+
 # offcpu itself under ASan/UBSan and LeakSanitizer, for the soak test.
 $(OUTPUT)/offcpu-asan: src/cli/main.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc
 	$(call msg,CC-ASAN,$@)
@@ -179,6 +214,27 @@ $(OUTPUT)/bench/symbolize: bench/symbolize.c $(LIB_OBJS) | $(OUTPUT)/bench
 bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o $(OUTPUT)/bench/symbolize
 	$(Q)bench/run
 	$(Q)$(OUTPUT)/bench/symbolize
+
+# The two halves of unwinding without frame pointers (bench/unwinding): the
+# BPF cost of copying user stacks, and the user-space CPU of unwinding them.
+$(OUTPUT)/bench/stack_copy.bpf.o: bench/stack_copy.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/stack_copy.skel.h: $(OUTPUT)/bench/stack_copy.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name stack_copy_bpf > $@
+
+$(OUTPUT)/bench/stack_copy: bench/stack_copy.c $(OUTPUT)/bench/stack_copy.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench $< $(LDLIBS) -lpthread -o $@
+
+$(OUTPUT)/bench/unwind: bench/unwind.c $(LIB_OBJS) | $(OUTPUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
+
+bench-unwind: $(OUTPUT)/bench/stack_copy $(OUTPUT)/bench/unwind $(UNWIND_PROGRAMS)
+	$(Q)bench/unwinding
 
 # go tool pprof reads the pprof output; Chromium, driven by playwright-core
 # from the npm registry (pinned in tests/browser/package-lock.json), opens the SVG.

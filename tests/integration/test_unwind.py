@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The user-space unwinder (src/symbols/unwind.c) on real blocked threads.
+
+Programs built with plain -O2 (no frame pointers) block forever under known
+chains of static functions (tests/integration/unwind/). build/tests/unwind/
+unwind_probe stops each thread for a moment with ptrace, copies its
+registers and the top of its stack as offcpu's BPF side would, and unwinds
+the copy; then `gdb -batch -ex 'thread apply all bt'` prints the same
+blocked process, and the two are compared frame by frame (return addresses).
+
+Run as root from the repository root after
+`make build/tests/unwind/waiters build/tests/unwind/cv_waiter build/tests/unwind/unwind_probe`.
+Prints one line per check and ends with "N passed, N failed".
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+UNWIND = os.path.join(ROOT, "build", "tests", "unwind")
+PROBE = os.path.join(UNWIND, "unwind_probe")
+PYTHON = "/usr/bin/python3"
+GDB_FRAMES = os.path.join(ROOT, "tests", "integration", "unwind", "gdb_frames.py")
+
+# x86-64 system calls the test programs block in.
+BLOCKING_SYSCALLS = {0: "read", 35: "nanosleep", 202: "futex", 230: "clock_nanosleep"}
+# The outermost frames of a process's main thread and of its other threads.
+ROOTS = re.compile(r"^(_start|(__GI___)?clone3?)$")
+
+
+def run(args, **kw):
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("timeout", 120)
+    return subprocess.run(args, **kw)
+
+
+class Program:
+    """A test program started, and stopped (killed) on exit from the with block."""
+
+    def __init__(self, args, threads):
+        self.args = args
+        self.threads = threads
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        assert line.strip() == "ready", "%s did not start: %r" % (self.args[0], line)
+        wait_blocked(self.proc.pid, self.threads)
+        return self.proc
+
+    def __exit__(self, *exc):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def blocked_syscall(pid, tid):
+    try:
+        with open("/proc/%d/task/%d/syscall" % (pid, tid)) as f:
+            fields = f.read().split()
+    except OSError:
+        return None
+    if not fields or not fields[0].isdigit():
+        return None  # "running"
+    return BLOCKING_SYSCALLS.get(int(fields[0]))
+
+
+def wait_blocked(pid, nr_threads, timeout=20.0):
+    """Until the process has nr_threads threads, each in a blocking system call."""
+    deadline = time.time() + timeout
+    while True:
+        tids = [int(t) for t in os.listdir("/proc/%d/task" % pid)]
+        if len(tids) == nr_threads and all(blocked_syscall(pid, t) for t in tids):
+            return
+        assert time.time() < deadline, "threads of %d not all blocked: %s" % (
+            pid, {t: blocked_syscall(pid, t) for t in tids})
+        time.sleep(0.05)
+
+
+def probe(pid, size=None):
+    """tid -> what unwind_probe reports of it."""
+    args = [PROBE] + (["-s", str(size)] if size else []) + [str(pid)]
+    r = run(args)
+    assert r.returncode == 0, "unwind_probe failed: %s" % r.stderr.strip()
+    threads = {}
+    for line in r.stdout.splitlines():
+        t = json.loads(line)
+        t["addrs"] = [int(f["addr"], 16) for f in t["frames"]]
+        t["names"] = [f["sym"] for f in t["frames"]]
+        threads[t["tid"]] = t
+    return threads
+
+
+def gdb_stacks(pid):
+    """tid -> gdb's physical frames, leaf first: (pc, name). gdb also lists
+    frames it makes up from DWARF rather than finds on the stack: inlined
+    calls, and tail calls it infers from call-site information (a function
+    that ends in a jump to another has no frame of its own, and no unwinder
+    working from the stack can show one): gdb_frames.py says which, and
+    they are left out."""
+    r = run(["gdb", "-nx", "-batch", "-ex", "set pagination off", "-ex", "thread apply all bt",
+             "-x", GDB_FRAMES, "-p", str(pid)])
+    line = [l for l in r.stdout.splitlines() if l.startswith("GDB_FRAMES ")]
+    assert line, "gdb printed no frames: %s" % r.stderr.strip()[-500:]
+    stacks = {}
+    for tid, frames in json.loads(line[0].split(" ", 1)[1]).items():
+        stacks[int(tid)] = [(f["pc"], f["name"] or "??") for f in frames
+                            if f["type"] in ("NORMAL", "SIGTRAMP")]
+    return stacks
+
+
+def trusted(gdb_frames):
+    """gdb's frames up to where its own unwinding went astray (a zero PC)."""
+    out = []
+    for pc, name in gdb_frames:
+        if pc == 0:
+            break
+        out.append((pc, name))
+    return out
+
+
+def compare(ours, gdb_frames, whole=True):
+    """Frame by frame, ours are gdb's; whole: the same number of frames too."""
+    good = trusted(gdb_frames)
+    for i, (pc, name) in enumerate(good):
+        assert i < len(ours["addrs"]), "%s (%d) ends at frame %d, gdb goes on with %s" % (
+            ours["comm"], ours["tid"], i, name)
+        assert ours["addrs"][i] == pc, "%s (%d) frame %d: ours 0x%x (%s), gdb's 0x%x (%s)" % (
+            ours["comm"], ours["tid"], i, ours["addrs"][i], ours["names"][i], pc, name)
+    if whole:
+        assert len(good) == len(gdb_frames), "gdb went astray on %s: %s" % (ours["comm"],
+                                                                          gdb_frames)
+        assert len(ours["addrs"]) == len(good), "%s (%d): %d frames, gdb's %d: %s against %s" % (
+            ours["comm"], ours["tid"], len(ours["addrs"]), len(good), ours["names"],
+            [n for _, n in good])
+    return len(good)
+
+
+def assert_chain(ours, chain):
+    """chain (leaf first) appears in order, one frame after the other."""
+    names = ours["names"]
+    for i in range(len(names) - len(chain) + 1):
+        if names[i:i + len(chain)] == chain:
+            return
+    raise AssertionError("%s (%d): %s not in %s" % (ours["comm"], ours["tid"], chain, names))
+
+
+def assert_root(ours):
+    assert ours["stop"] == "root", "%s (%d) stopped at %s: %s" % (
+        ours["comm"], ours["tid"], ours["stop"], ours["names"])
+    assert ROOTS.match(ours["names"][-1] or ""), "%s (%d) ends in %s" % (
+        ours["comm"], ours["tid"], ours["names"][-1])
+
+
+def by_comm(threads):
+    return {t["comm"]: t for t in threads.values()}
+
+
+WAITERS_CHAINS = {
+    "waiters": [["nap", "sleep_c", "sleep_b", "sleep_a", "main"]],
+    "mutex": [["take_lock", "lock_c", "lock_b", "lock_a", "run", "start_thread"]],
+    "pipe": [["drain", "read_c", "read_b", "read_a", "run", "start_thread"]],
+    "nocfi": [["nocfi_inner", "nocfi_sleep", "nocfi_c", "nocfi_b", "nocfi_a", "run"]],
+    "debugframe": [["debugframe_inner", "debugframe_sleep", "debugframe_c", "debugframe_b",
+                    "debugframe_a", "run"]],
+    # The handler, then through the signal frame to the interrupted code.
+    "signal": [["nap", "on_signal_c"],
+               ["__pthread_kill_implementation", "raise_it", "raise_c", "raise_b", "raise_a",
+                "run", "start_thread"]],
+}
+WAITERS_LEAVES = {
+    "waiters": "clock_nanosleep",
+    "mutex": "__lll_lock_wait",
+    "pipe": "__read",
+    "nocfi": "clock_nanosleep",
+    "debugframe": "clock_nanosleep",
+    "signal": "clock_nanosleep",
+}
+
+
+def test_c_chains_whole_and_as_gdb_prints_them():
+    """nanosleep, pthread_mutex_lock, a pipe read: whole to _start or
+    clone3, every frame gdb's; .debug_frame from the separate debug file
+    (no frame pointer step); a signal handler's stack through the signal
+    frame (CFI expressions over the saved context); a library without CFI
+    by frame pointers, where gdb itself goes astray after its first frame."""
+    with Program([os.path.join(UNWIND, "waiters")], 7) as proc:
+        ours = by_comm(probe(proc.pid, 65536))
+        gdb = gdb_stacks(proc.pid)
+    for comm, chains in WAITERS_CHAINS.items():
+        t = ours[comm]
+        assert t["names"][0] == WAITERS_LEAVES[comm], "%s leaf %s" % (comm, t["names"][0])
+        for chain in chains:
+            assert_chain(t, chain)
+        assert_root(t)
+        compare(t, gdb[t["tid"]], whole=comm != "nocfi")
+    assert ours["debugframe"]["fp_frames"] == 0, ours["debugframe"]
+    assert ours["nocfi"]["fp_frames"] == 2, ours["nocfi"]
+    for comm in ("waiters", "mutex", "pipe", "debugframe", "signal"):
+        assert ours[comm]["fp_frames"] == 0, ours[comm]
+    # gdb's prologue analysis fails on the library without CFI: the frames
+    # it gets right are ours, and ours go on to the root.
+    assert len(trusted(gdb[ours["nocfi"]["tid"]])) < len(ours["nocfi"]["addrs"])
+
+
+def test_cxx_condition_variable_wait_as_gdb_prints_it():
+    """std::condition_variable::wait is a jump to pthread_cond_wait in
+    libstdc++ (no frame of its own): the wait is pthread_cond_wait called by
+    wait_ready. The main thread waits in std::thread::join."""
+    with Program([os.path.join(UNWIND, "cv_waiter")], 2) as proc:
+        ours = by_comm(probe(proc.pid))
+        gdb = gdb_stacks(proc.pid)
+    t = ours["condvar"]
+    assert_chain(t, ["pthread_cond_wait", "wait_ready(int)", "cv_c(int)", "cv_b(int)",
+                     "cv_a(int)"])
+    assert_root(t)
+    compare(t, gdb[t["tid"]])
+    main = ours["cv_waiter"]
+    assert_chain(main, ["join_waiter(std::thread&)", "main"])
+    assert "std::thread::join()" in main["names"], main["names"]
+    assert_root(main)
+    compare(main, gdb[main["tid"]])
+
+
+PY_SCRIPT = """
+import threading, time
+lock = threading.Lock()
+lock.acquire()
+threading.Thread(target=lock.acquire).start()
+print("ready", flush=True)
+time.sleep(100000)
+"""
+
+
+def test_python_sleep_and_lock_reach_the_interpreter_and_main():
+    """Debian's own python3 (no frame pointers, no debug symbols): time.sleep
+    and a threading.Lock wait reach _PyEval_EvalFrameDefault and, for the
+    main thread, Py_BytesMain; every frame gdb's."""
+    with Program([PYTHON, "-c", PY_SCRIPT], 2) as proc:
+        ours = probe(proc.pid)
+        gdb = gdb_stacks(proc.pid)
+    main, waiter = ours[proc.pid], [t for tid, t in ours.items() if tid != proc.pid][0]
+    for t in (main, waiter):
+        assert "_PyEval_EvalFrameDefault" in t["names"], t["names"]
+        assert_root(t)
+        compare(t, gdb[t["tid"]])
+    assert "Py_BytesMain" in main["names"], main["names"]
+    assert main["names"][0] == "clock_nanosleep", main["names"]
+
+
+def test_stack_deeper_than_the_copy_is_cut_short_nothing_invented():
+    """48 frames of 1 KiB under nanosleep: with 8 and 16 KiB copies the
+    stack stops at the copy's end, flagged, every frame it has gdb's; with
+    64 KiB it is whole."""
+    with Program([os.path.join(UNWIND, "waiters")], 7) as proc:
+        gdb = gdb_stacks(proc.pid)
+        cut = {size: by_comm(probe(proc.pid, size))["deep"] for size in (8192, 16384)}
+        whole = by_comm(probe(proc.pid, 65536))["deep"]
+    deep_gdb = gdb[whole["tid"]]
+    for size, t in cut.items():
+        assert t["stop"] == "stack-end", "%d bytes: stopped at %s" % (size, t["stop"])
+        assert t["stack_bytes"] == size, t["stack_bytes"]
+        assert 4 < len(t["addrs"]) < len(deep_gdb), "%d bytes: %d frames" % (size, len(t["addrs"]))
+        compare(t, deep_gdb[:len(t["addrs"])])
+    assert len(cut[8192]["addrs"]) < len(cut[16384]["addrs"])
+    assert_root(whole)
+    compare(whole, deep_gdb)
+
+
+def main():
+    if os.geteuid() != 0:
+        print("the unwinder's tests need root (ptrace, map_files)")
+        print("0 passed, 1 failed")
+        return 1
+    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
+    if len(sys.argv) > 1:
+        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print("ok - %s" % name)
+            passed += 1
+        except Exception as e:
+            print("FAIL - %s: %s" % (name, e))
+            if not isinstance(e, AssertionError):
+                traceback.print_exc()
+            failed += 1
+        sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
