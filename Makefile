@@ -39,7 +39,7 @@ WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/
 
 DEB_PACKAGES := clang make gcc g++ libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
 	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg \
-	golang-go chromium nodejs libclang-rt-14-dev util-linux
+	golang-go chromium nodejs libclang-rt-14-dev util-linux gdb
 
 ifeq ($(V),1)
 Q :=
