@@ -20,6 +20,7 @@
 #include "lib/array.h"
 #include "lib/hash_table.h"
 #include "lib/strpool.h"
+#include "lib/utf8.h"
 #include "output/frame_names.h"
 #include "output/output.h"
 
@@ -177,25 +178,31 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 	return n;
 }
 
+/*
+ * Every name as the other formats show it (frame_names.h), so frames sort
+ * and merge the same however a name's bytes came, live or from a recording.
+ */
 static void add_entry(struct flame *fl, const struct profile_entry *e)
 {
 	const struct wait *w = &e->key;
-	const char *colon = strchr(w->wait_class, ':');
-	char name[600];
+	char name[600], wait_class[600], *colon;
 	struct node *n;
 	uint32_t i;
 
+	frame_names__printable(w->wait_class, wait_class, sizeof(wait_class));
+	colon = strchr(wait_class, ':');
 	snprintf(name, sizeof(name), "%.*s",
-		 colon ? (int)(colon - w->wait_class) : (int)strlen(w->wait_class), w->wait_class);
+		 colon ? (int)(colon - wait_class) : (int)strlen(wait_class), wait_class);
 	n = child(fl, &fl->root, name, NODE_CLASS, e);
 	if (!n)
 		return;
 	n->base_class = n->name;
-	if (colon && !(n = child(fl, n, w->wait_class, NODE_CLASS, e)))
+	if (colon && !(n = child(fl, n, wait_class, NODE_CLASS, e)))
 		return;
 	snprintf(name, sizeof(name), "[%s]", states__name(w->state));
 	n = child(fl, n, name, NODE_STATE, e);
-	n = n ? child(fl, n, w->comm, NODE_COMM, e) : NULL;
+	frame_names__printable(w->comm, name, sizeof(name));
+	n = n ? child(fl, n, name, NODE_COMM, e) : NULL;
 	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
 		const struct frame *f = &w->user_stack->frames[i - 1];
 		const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES];
@@ -271,26 +278,37 @@ static void sort_tree(struct node *n)
 		sort_tree(n->children[i]);
 }
 
+/*
+ * Text and attribute values as XML 1.0 takes them, whatever a string
+ * holds: markup characters as references; bytes that are no character,
+ * and U+FFFE and U+FFFF, which XML forbids, as U+FFFD; controls, which XML
+ * forbids (C0) or only tolerates (DEL, C1), as "\xNN", as the text report
+ * shows them. Names come here printable already; this keeps the file
+ * valid whatever else is written.
+ */
 static void write_escaped(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
+	uint32_t cp;
+	size_t len;
+
+	for (; *s; s += len) {
+		len = utf8__next(s, &cp);
+		if (cp == '<')
 			fputs("&lt;", out);
-			break;
-		case '>':
+		else if (cp == '>')
 			fputs("&gt;", out);
-			break;
-		case '&':
+		else if (cp == '&')
 			fputs("&amp;", out);
-			break;
-		case '"':
+		else if (cp == '"')
 			fputs("&quot;", out);
-			break;
-		default:
-			/* XML 1.0 forbids most control characters, even escaped. */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
-		}
+		else if (cp == '\'')
+			fputs("&apos;", out);
+		else if (cp == UTF8_INVALID || cp == 0xfffe || cp == 0xffff)
+			fputs(UTF8_REPLACEMENT_TEXT, out);
+		else if (utf8__is_control(cp))
+			fprintf(out, "\\x%02x", (unsigned int)cp);
+		else
+			fwrite(s, 1, len, out);
 	}
 }
 
