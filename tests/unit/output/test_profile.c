@@ -715,6 +715,55 @@ static void recording_errors(void **state)
 	}
 }
 
+/* A stream that gives its text, then fails as a disk does: EIO. */
+static ssize_t read_then_fail(void *cookie, char *buf, size_t size)
+{
+	const char **text = cookie;
+	size_t n = strlen(*text);
+
+	if (!n) {
+		errno = EIO;
+		return -1;
+	}
+	n = n < size ? n : size;
+	memcpy(buf, *text, n);
+	*text += n;
+	return (ssize_t)n;
+}
+
+/*
+ * A read that fails is no end of file: its errno comes back (the caller
+ * says it, exit 1), not "no stats record". A directory is the wrong
+ * argument: said here, -EINVAL (exit 2).
+ */
+static void recording_read_errors(void **state)
+{
+	const char *text = "{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\","
+			   "\"state\":\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0}\n";
+	cookie_io_functions_t io = { .read = read_then_fail };
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	struct profile *p;
+	FILE *in;
+
+	(void)state;
+	in = fopencookie(&text, "r", io);
+	assert_non_null(in);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(recording__read(in, "disk", &all, p), -EIO);
+	fclose(in);
+	profile__free(p);
+
+	in = fopen("/", "r");
+	assert_non_null(in);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(recording__read(in, "/", &all, p), -EINVAL);
+	fclose(in);
+	profile__free(p);
+}
+
 /*
  * Beside the fixture, what else a frame can carry: a kernel module, a
  * demangled symbol, a build ID, source lines and inlined functions, and
@@ -1207,6 +1256,7 @@ int main(void)
 		cmocka_unit_test(svg_many_stacks_stay_readable),
 		cmocka_unit_test(recording_round_trip),
 		cmocka_unit_test(recording_errors),
+		cmocka_unit_test(recording_read_errors),
 		cmocka_unit_test(json_frames_place_the_code),
 		cmocka_unit_test(pprof_of_recording_is_the_live_one),
 		cmocka_unit_test(hostile_names_in_text_and_folded),
