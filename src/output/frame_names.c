@@ -27,6 +27,10 @@ static size_t printable(const char *s, char *buf, size_t size, bool folded)
 		} else if (utf8__is_control(cp)) {
 			piece_len =
 			    (size_t)snprintf(piece, sizeof(piece), "\\x%02x", (unsigned int)cp);
+		} else if (cp == 0x2028 || cp == 0x2029) {
+			/* Line and paragraph separators: line ends to Python's splitlines(). */
+			piece_len =
+			    (size_t)snprintf(piece, sizeof(piece), "\\u%04x", (unsigned int)cp);
 		} else {
 			from = s;
 			piece_len = len;

@@ -27,7 +27,9 @@ size_t frame_names__inline_chain(const struct frame *f, const struct frame_inlin
 				 size_t max);
 /*
  * s as printable UTF-8: C0 and C1 controls and DEL as "\xNN" (ESC is
- * "\x1b"), bytes that are no character as U+FFFD (lib/utf8.h). Like
+ * "\x1b"), the line and paragraph separators U+2028 and U+2029 as
+ * "\u2028" and "\u2029", bytes that are no character as U+FFFD
+ * (lib/utf8.h). Like
  * snprintf, writes at most size - 1 bytes and a NUL (whole characters and
  * escapes only) and returns the length of the whole result.
  */
