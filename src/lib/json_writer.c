@@ -75,6 +75,13 @@ static void write_escaped(FILE *out, const char *s)
 
 	fputc('"', out);
 	for (; *s; s += len) {
+		unsigned char c = (unsigned char)*s;
+
+		/* Printable ASCII, nearly every byte of a recording, without decoding. */
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			len = 1;
+			continue;
+		}
 		len = utf8__next(s, &cp);
 		if (cp != '"' && cp != '\\' && cp != UTF8_INVALID && !utf8__is_control(cp) &&
 		    cp != 0x2028 && cp != 0x2029)
