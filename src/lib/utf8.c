@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "lib/utf8.h"
 
-static int continuation(unsigned char c)
+static bool continuation(unsigned char c)
 {
 	return c >= 0x80 && c <= 0xbf;
 }

@@ -14,12 +14,12 @@
 #ifndef OFFCPU_UTF8_H
 #define OFFCPU_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* What utf8__next gives for bytes that are no character. */
+/* What utf8__next gives for bytes that are no character, and U+FFFD, which shows them. */
 #define UTF8_INVALID 0xffffffffu
-#define UTF8_REPLACEMENT 0xfffdu
 #define UTF8_REPLACEMENT_TEXT "\xef\xbf\xbd"
 
 /*
@@ -31,7 +31,7 @@ size_t utf8__next(const char *s, uint32_t *cp);
 /* Encodes cp (at most U+10FFFF) into out, which has room for 4: its length. */
 size_t utf8__put(uint32_t cp, char *out);
 /* C0 and C1 controls and DEL: what a terminal may take for a command. */
-static inline int utf8__is_control(uint32_t cp)
+static inline bool utf8__is_control(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
 }
