@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lib/json_reader.h"
+#include "lib/utf8.h"
 
 /* Deeper nesting than offcpu ever writes is an error, not a stack overflow. */
 #define JSON_MAX_NESTING 32
@@ -73,30 +74,6 @@ static int hex4(struct parser *p, unsigned int *out)
 	return 0;
 }
 
-static size_t put_utf8(char *out, unsigned int cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | cp >> 12);
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | cp >> 18);
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 static int escape(struct parser *p, char *out, size_t *n)
 {
 	unsigned int cp, low;
@@ -136,7 +113,7 @@ static int escape(struct parser *p, char *out, size_t *n)
 		} else if (cp >= 0xdc00 && cp < 0xe000) {
 			return fail(p, "unpaired surrogate in \\u escape");
 		}
-		*n += put_utf8(out + *n, cp);
+		*n += utf8__put(cp, out + *n);
 		return 0;
 	default:
 		return fail(p, "bad escape in string");

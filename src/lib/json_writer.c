@@ -2,6 +2,7 @@
 #include <inttypes.h>
 
 #include "lib/json_writer.h"
+#include "lib/utf8.h"
 
 void json_writer__init(struct json_writer *w, FILE *out)
 {
@@ -59,35 +60,48 @@ void json_writer__end_array(struct json_writer *w)
 	close_scope(w, ']');
 }
 
+/*
+ * Every string comes out valid UTF-8 and readable by a strict decoder:
+ * bytes that are no character become U+FFFD (lib/utf8.h); controls (C0, DEL
+ * and C1) and U+2028/U+2029, which JavaScript and Python's splitlines()
+ * take for line ends, are \u escapes, so the line reads back to the same
+ * characters and shows none of them raw on a terminal.
+ */
 static void write_escaped(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const char *plain = s; /* the characters not yet written, that need no escape */
+	uint32_t cp;
+	size_t len;
 
 	fputc('"', out);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		case '\r':
-			fputs("\\r", out);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
+	for (; *s; s += len) {
+		unsigned char c = (unsigned char)*s;
+
+		/* Printable ASCII, nearly every byte of a recording, without decoding. */
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			len = 1;
+			continue;
 		}
+		len = utf8__next(s, &cp);
+		if (cp != '"' && cp != '\\' && cp != UTF8_INVALID && !utf8__is_control(cp) &&
+		    cp != 0x2028 && cp != 0x2029)
+			continue;
+		fwrite(plain, 1, (size_t)(s - plain), out);
+		plain = s + len;
+		if (cp == '"' || cp == '\\')
+			fprintf(out, "\\%c", (char)cp);
+		else if (cp == '\n')
+			fputs("\\n", out);
+		else if (cp == '\t')
+			fputs("\\t", out);
+		else if (cp == '\r')
+			fputs("\\r", out);
+		else if (cp == UTF8_INVALID)
+			fputs(UTF8_REPLACEMENT_TEXT, out);
+		else
+			fprintf(out, "\\u%04x", (unsigned int)cp);
 	}
+	fwrite(plain, 1, (size_t)(s - plain), out);
 	fputc('"', out);
 }
 

@@ -40,11 +40,12 @@ static void append_source(char *name, size_t size, const char *file, uint32_t li
 {
 	const char *slash = file ? strrchr(file, '/') : NULL;
 	size_t len = strlen(name);
-	char *p;
+	char base[256], *p;
 
 	if (!file || len + 1 >= size)
 		return;
-	snprintf(name + len, size - len, " (%s:%u)", slash ? slash + 1 : file, line);
+	frame_names__printable(slash ? slash + 1 : file, base, sizeof(base));
+	snprintf(name + len, size - len, " (%s:%u)", base, line);
 	for (p = name + len; *p; p++) {
 		if (*p == ';')
 			*p = '_';
@@ -83,12 +84,14 @@ static int render(const struct profile_entry *e, bool with_lines, struct line_bu
 	uint32_t i;
 
 	b->len = 0;
-	snprintf(name, sizeof(name), "%s", e->key.comm);
-	frame_names__sanitize(name);
+	frame_names__folded(e->key.comm, name, sizeof(name));
 	err = append(b, name, true);
 	snprintf(name, sizeof(name), "[%s]", states__name(e->key.state));
 	err = err ?: append(b, name, true);
-	snprintf(name, sizeof(name), "[%s]", e->key.wait_class);
+	/* A recording read back may name any class. */
+	name[0] = '[';
+	frame_names__folded(e->key.wait_class, name + 1, sizeof(name) - 2);
+	strcat(name, "]");
 	err = err ?: append(b, name, true);
 	if (e->key.user_stack) {
 		for (i = e->key.user_stack->nr; i > 0 && !err; i--)

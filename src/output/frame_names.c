@@ -1,38 +1,85 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/utf8.h"
 #include "output/frame_names.h"
 
-void frame_names__sanitize(char *s)
+static size_t printable(const char *s, char *buf, size_t size, bool folded)
 {
-	for (; *s; s++) {
-		if (*s == ';' || *s == ' ' || *s == '\t' || *s == '\n')
-			*s = '_';
+	size_t n = 0, written = 0, len, piece_len;
+	bool fits = size > 0;
+	char piece[8];
+	uint32_t cp;
+
+	for (; *s; s += len) {
+		const char *from = piece;
+
+		len = utf8__next(s, &cp);
+		if (cp == UTF8_INVALID) {
+			from = UTF8_REPLACEMENT_TEXT;
+			piece_len = sizeof(UTF8_REPLACEMENT_TEXT) - 1;
+		} else if (folded && (cp == ';' || cp == ' ')) {
+			from = "_";
+			piece_len = 1;
+		} else if (utf8__is_control(cp)) {
+			piece_len =
+			    (size_t)snprintf(piece, sizeof(piece), "\\x%02x", (unsigned int)cp);
+		} else if (cp == 0x2028 || cp == 0x2029) {
+			/* Line and paragraph separators: line ends to Python's splitlines(). */
+			piece_len =
+			    (size_t)snprintf(piece, sizeof(piece), "\\u%04x", (unsigned int)cp);
+		} else {
+			from = s;
+			piece_len = len;
+		}
+		/* A piece that does not fit ends the text: a cut never splits one. */
+		if (fits && written + piece_len < size) {
+			memcpy(buf + written, from, piece_len);
+			written += piece_len;
+		} else {
+			fits = false;
+		}
+		n += piece_len;
 	}
+	if (size)
+		buf[written] = '\0';
+	return n;
+}
+
+size_t frame_names__printable(const char *s, char *buf, size_t size)
+{
+	return printable(s, buf, size, false);
+}
+
+size_t frame_names__folded(const char *s, char *buf, size_t size)
+{
+	return printable(s, buf, size, true);
 }
 
 void frame_names__frame(const struct frame *f, char *buf, size_t size)
 {
 	const char *module, *slash;
+	size_t n;
 
 	if (f->sym) {
-		snprintf(buf, size, "%s", f->sym);
+		frame_names__folded(f->sym, buf, size);
 	} else if (f->kernel || !f->module) {
 		snprintf(buf, size, "0x%" PRIx64, f->addr);
 	} else {
 		slash = strrchr(f->module, '/');
 		module = slash ? slash + 1 : f->module;
-		snprintf(buf, size, "%s+0x%" PRIx64, module, f->module_off);
+		n = frame_names__folded(module, buf, size);
+		if (n < size)
+			snprintf(buf + n, size - n, "+0x%" PRIx64, f->module_off);
 	}
-	frame_names__sanitize(buf);
 }
 
 void frame_names__inline(const struct frame_inline *in, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s", in->function);
-	frame_names__sanitize(buf);
+	frame_names__folded(in->function, buf, size);
 }
 
 size_t frame_names__inline_chain(const struct frame *f, const struct frame_inline **chain,

@@ -70,7 +70,8 @@ enum {
 };
 
 struct string_entry {
-	const char *text; /* pprof's own copy */
+	const char *key;  /* the string as given, a copy */
+	const char *text; /* as the profile holds it */
 	uint64_t index;
 };
 
@@ -177,7 +178,8 @@ static bool equal_function(const void *a, const void *b)
 static uint64_t string_index(struct pprof *pp, const char *text)
 {
 	struct string_entry *e;
-	char *copy;
+	char *key, *copy;
+	size_t len;
 
 	if (!text)
 		return 0;
@@ -193,13 +195,23 @@ static uint64_t string_index(struct pprof *pp, const char *text)
 		pp->string_table = grown;
 		pp->strings_cap = cap;
 	}
+	/*
+	 * profile.proto's strings must be UTF-8, and pprof prints labels and
+	 * names to a terminal as they are: shown as the text report shows them.
+	 */
+	len = frame_names__printable(text, NULL, 0) + 1;
 	e = malloc(sizeof(*e));
-	copy = strdup(text);
-	if (!e || !copy || hash_table__insert(pp->strings, copy, e)) {
+	key = strdup(text);
+	copy = malloc(len);
+	if (copy)
+		frame_names__printable(text, copy, len);
+	if (!e || !key || !copy || hash_table__insert(pp->strings, key, e)) {
 		free(e);
+		free(key);
 		free(copy);
 		goto nomem;
 	}
+	e->key = key;
 	e->text = copy;
 	e->index = pp->nr_strings;
 	pp->string_table[pp->nr_strings++] = copy;
@@ -552,6 +564,7 @@ static void free_string_entry(void *value)
 {
 	struct string_entry *e = value;
 
+	free((char *)e->key);
 	free((char *)e->text);
 	free(e);
 }

@@ -20,6 +20,7 @@
 #include "lib/array.h"
 #include "lib/hash_table.h"
 #include "lib/strpool.h"
+#include "lib/utf8.h"
 #include "output/frame_names.h"
 #include "output/output.h"
 
@@ -76,7 +77,8 @@ struct node {
 	const char *base_class; /* interned: colors the node */
 	uint64_t total_ns;
 	uint64_t count;
-	uint32_t depth; /* the root is 0 */
+	uint64_t start_ns; /* where it begins at full width, once laid out */
+	uint32_t depth;	   /* the root is 0 */
 	struct node *parent;
 	struct node **children;
 	size_t nr_children;
@@ -177,25 +179,31 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 	return n;
 }
 
+/*
+ * Every name as the other formats show it (frame_names.h), so frames sort
+ * and merge the same however a name's bytes came, live or from a recording.
+ */
 static void add_entry(struct flame *fl, const struct profile_entry *e)
 {
 	const struct wait *w = &e->key;
-	const char *colon = strchr(w->wait_class, ':');
-	char name[600];
+	char name[600], wait_class[600], *colon;
 	struct node *n;
 	uint32_t i;
 
+	frame_names__printable(w->wait_class, wait_class, sizeof(wait_class));
+	colon = strchr(wait_class, ':');
 	snprintf(name, sizeof(name), "%.*s",
-		 colon ? (int)(colon - w->wait_class) : (int)strlen(w->wait_class), w->wait_class);
+		 colon ? (int)(colon - wait_class) : (int)strlen(wait_class), wait_class);
 	n = child(fl, &fl->root, name, NODE_CLASS, e);
 	if (!n)
 		return;
 	n->base_class = n->name;
-	if (colon && !(n = child(fl, n, w->wait_class, NODE_CLASS, e)))
+	if (colon && !(n = child(fl, n, wait_class, NODE_CLASS, e)))
 		return;
 	snprintf(name, sizeof(name), "[%s]", states__name(w->state));
 	n = child(fl, n, name, NODE_STATE, e);
-	n = n ? child(fl, n, w->comm, NODE_COMM, e) : NULL;
+	frame_names__printable(w->comm, name, sizeof(name));
+	n = n ? child(fl, n, name, NODE_COMM, e) : NULL;
 	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
 		const struct frame *f = &w->user_stack->frames[i - 1];
 		const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES];
@@ -222,8 +230,34 @@ static int compare_nodes(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The narrow children of n become one frame that holds their time. */
-static void merge_narrow(struct flame *fl, struct node *n, uint64_t min_ns)
+/*
+ * The nodes still to visit, for walks that keep no recursion: a stack is
+ * as deep as a recording says (100,000 frames are one line of JSON), and
+ * the C stack is not.
+ */
+struct node_stack {
+	struct node **items;
+	size_t nr;
+	size_t cap;
+};
+
+static int push(struct node_stack *s, struct node *n)
+{
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct node **grown = realloc(s->items, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		s->items = grown;
+		s->cap = cap;
+	}
+	s->items[s->nr++] = n;
+	return 0;
+}
+
+/* The narrow children of n become one frame that holds their time; the rest is kept. */
+static void merge_children(struct flame *fl, struct node *n, uint64_t min_ns)
 {
 	struct node *merged = NULL;
 	size_t kept = 0, nr_merged = 0, i;
@@ -234,7 +268,6 @@ static void merge_narrow(struct flame *fl, struct node *n, uint64_t min_ns)
 
 		if (c->total_ns >= min_ns) {
 			n->children[kept++] = c;
-			merge_narrow(fl, c, min_ns);
 			continue;
 		}
 		if (!merged)
@@ -261,36 +294,58 @@ static void merge_narrow(struct flame *fl, struct node *n, uint64_t min_ns)
 	n->nr_children = kept;
 }
 
-static void sort_tree(struct node *n)
+/* Every node's narrow children merged, from the root down; then siblings sorted by name. */
+static int merge_narrow_and_sort(struct flame *fl, uint64_t min_ns)
 {
+	struct node_stack todo = { 0 };
+	struct node *n;
 	size_t i;
+	int err = push(&todo, &fl->root);
 
-	if (n->nr_children > 1)
-		qsort(n->children, n->nr_children, sizeof(*n->children), compare_nodes);
-	for (i = 0; i < n->nr_children; i++)
-		sort_tree(n->children[i]);
+	while (!err && todo.nr) {
+		n = todo.items[--todo.nr];
+		merge_children(fl, n, min_ns);
+		if (n->nr_children > 1)
+			qsort(n->children, n->nr_children, sizeof(*n->children), compare_nodes);
+		/* The merged frame has no children left to visit. */
+		for (i = 0; i < n->nr_children && !err; i++)
+			err = push(&todo, n->children[i]);
+	}
+	free(todo.items);
+	return err;
 }
 
+/*
+ * Text and attribute values as XML 1.0 takes them, whatever a string
+ * holds: markup characters as references; bytes that are no character,
+ * and U+FFFE and U+FFFF, which XML forbids, as U+FFFD; controls, which XML
+ * forbids (C0) or only tolerates (DEL, C1), as "\xNN", as the text report
+ * shows them. Names come here printable already; this keeps the file
+ * valid whatever else is written.
+ */
 static void write_escaped(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
+	uint32_t cp;
+	size_t len;
+
+	for (; *s; s += len) {
+		len = utf8__next(s, &cp);
+		if (cp == '<')
 			fputs("&lt;", out);
-			break;
-		case '>':
+		else if (cp == '>')
 			fputs("&gt;", out);
-			break;
-		case '&':
+		else if (cp == '&')
 			fputs("&amp;", out);
-			break;
-		case '"':
+		else if (cp == '"')
 			fputs("&quot;", out);
-			break;
-		default:
-			/* XML 1.0 forbids most control characters, even escaped. */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
-		}
+		else if (cp == '\'')
+			fputs("&apos;", out);
+		else if (cp == UTF8_INVALID || cp == 0xfffe || cp == 0xffff)
+			fputs(UTF8_REPLACEMENT_TEXT, out);
+		else if (utf8__is_control(cp))
+			fprintf(out, "\\x%02x", (unsigned int)cp);
+		else
+			fwrite(s, 1, len, out);
 	}
 }
 
@@ -369,20 +424,19 @@ struct layout {
  * One frame: start and value in nanoseconds and its depth as data for the
  * script, and its place and color at full width for a reader without scripts.
  */
-static void write_node(const struct layout *l, const struct node *n, uint64_t start_ns)
+static void write_node(const struct layout *l, const struct node *n)
 {
 	double scale = PLOT_WIDTH / (double)(l->total_ns ?: 1);
-	double x = SIDE_MARGIN + (double)start_ns * scale, width = (double)n->total_ns * scale;
+	double x = SIDE_MARGIN + (double)n->start_ns * scale, width = (double)n->total_ns * scale;
 	uint32_t y = l->height - BOTTOM_MARGIN - (n->depth + 1) * FRAME_HEIGHT;
 	char duration[32], fill[8];
-	size_t i;
 
 	output__format_duration(n->total_ns, duration, sizeof(duration));
 	node_color(n, fill, sizeof(fill));
 	fprintf(l->out,
 		"<g class=\"f\" data-s=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-n=\"%" PRIu64
 		"\" data-d=\"%u\" data-k=\"%s\" data-c=\"",
-		start_ns, n->total_ns, n->count, n->depth, kind_names[n->kind]);
+		n->start_ns, n->total_ns, n->count, n->depth, kind_names[n->kind]);
 	/* A recording read back may name any class, quotes and all. */
 	write_escaped(l->out, n->base_class ? n->base_class : "");
 	fputs("\"><title>", l->out);
@@ -394,10 +448,32 @@ static void write_node(const struct layout *l, const struct node *n, uint64_t st
 		"<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>"
 		"<text x=\"%.2f\" y=\"%u\"></text></g>\n",
 		x, y, width, FRAME_HEIGHT - FRAME_GAP, fill, x + LABEL_DX, y + LABEL_DY);
-	for (i = 0; i < n->nr_children; i++) {
-		write_node(l, n->children[i], start_ns);
-		start_ns += n->children[i]->total_ns;
+}
+
+/* Every frame, each parent before its children, children side by side from its start. */
+static int write_frames(const struct layout *l, struct node *root)
+{
+	struct node_stack todo = { 0 };
+	struct node *n;
+	uint64_t start_ns;
+	size_t i;
+	int err = push(&todo, root);
+
+	root->start_ns = 0;
+	while (!err && todo.nr) {
+		n = todo.items[--todo.nr];
+		write_node(l, n);
+		start_ns = n->start_ns;
+		for (i = 0; i < n->nr_children; i++) {
+			n->children[i]->start_ns = start_ns;
+			start_ns += n->children[i]->total_ns;
+		}
+		/* Pushed last first, so the first child is written next. */
+		for (i = n->nr_children; i > 0 && !err; i--)
+			err = push(&todo, n->children[i - 1]);
 	}
+	free(todo.items);
+	return err;
 }
 
 /* A swatch and share per base wait class, in the header; a click zooms to it (script). */
@@ -506,14 +582,17 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 	}
 	if (err)
 		goto out;
-	merge_narrow(&fl, &fl.root,
-		     (uint64_t)((double)fl.root.total_ns * MIN_FRAME_PIXELS / PLOT_WIDTH));
-	sort_tree(&fl.root);
+	err = merge_narrow_and_sort(
+	    &fl, (uint64_t)((double)fl.root.total_ns * MIN_FRAME_PIXELS / PLOT_WIDTH));
+	if (err)
+		goto out;
 	l.total_ns = fl.root.total_ns;
 	l.height = TOP_MARGIN + (fl.max_depth + 1) * FRAME_HEIGHT + BOTTOM_MARGIN;
 	write_header(&l, &fl.root);
 	fputs("<g id=\"frames\">\n", out);
-	write_node(&l, &fl.root, 0);
+	err = write_frames(&l, &fl.root);
+	if (err)
+		goto out;
 	fprintf(out, "</g>\n<script><![CDATA[\n%s]]></script>\n</svg>\n", script);
 out:
 	free(entries);

@@ -8,6 +8,7 @@
 #include "classify/states.h"
 #include "lib/hash_table.h"
 #include "output/folded_lines.h"
+#include "output/frame_names.h"
 #include "output/output.h"
 #include "trace/counters.h"
 
@@ -84,35 +85,43 @@ static const struct group_by_section sections[] = {
 	[GROUP_BY_WAIT] = { "By wait class", "wait class", false },
 };
 
+/*
+ * Names as frame_names__printable shows them: a thread or process may name
+ * itself with terminal commands, and this report goes to root's terminal.
+ */
 static void label_of(const struct profile_entry *e, enum report_group_by by, char *buf, size_t size)
 {
 	const char *name = e->key.title ? e->key.title : e->key.comm;
 	bool exited = e->key.pid == PROFILE_EXITED_ID;
+	/* A traced comm is 16 bytes at most, each "\xNN" at most; titles are cut to the column. */
+	char comm[4 * OFFCPU_COMM_LEN + 1], column[26];
 
 	switch (by) {
 	case GROUP_BY_TID:
+		frame_names__printable(e->key.comm, comm, sizeof(comm));
 		if (exited)
-			snprintf(buf, size, "%-16s %17s", e->key.comm, "(exited)");
+			snprintf(buf, size, "%-16s %17s", comm, "(exited)");
 		else
-			snprintf(buf, size, "%-16s %8u %8u", e->key.comm, e->key.pid, e->key.tid);
+			snprintf(buf, size, "%-16s %8u %8u", comm, e->key.pid, e->key.tid);
 		break;
 	case GROUP_BY_PID:
+		frame_names__printable(name, column, sizeof(column));
 		if (exited)
-			snprintf(buf, size, "%-25.25s %8s", name, "(exited)");
+			snprintf(buf, size, "%-25s %8s", column, "(exited)");
 		else
-			snprintf(buf, size, "%-25.25s %8u", name, e->key.pid);
+			snprintf(buf, size, "%-25s %8u", column, e->key.pid);
 		break;
 	case GROUP_BY_COMM:
-		snprintf(buf, size, "%s", e->key.comm);
+		frame_names__printable(e->key.comm, buf, size);
 		break;
 	case GROUP_BY_TITLE:
-		snprintf(buf, size, "%s", name);
+		frame_names__printable(name, buf, size);
 		break;
 	case GROUP_BY_STATE:
 		snprintf(buf, size, "%s", states__name(e->key.state));
 		break;
 	case GROUP_BY_WAIT:
-		snprintf(buf, size, "%s", e->key.wait_class);
+		frame_names__printable(e->key.wait_class, buf, size);
 		break;
 	}
 }
@@ -190,16 +199,14 @@ static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines,
 	fprintf(out, "\nTop stacks (leaf first)\n");
 	for (i = 0; i < lines.nr && i < limit; i++) {
 		const struct folded_line *line = &lines.lines[i];
-		char head[128];
 		size_t len = strcspn(line->text, ";");
 
-		/* "comm;[state];[wait]" */
+		/* "comm;[state];[wait]", whole: a cut could split a character. */
 		len += strcspn(line->text + len + 1, ";") + 1;
 		len += strcspn(line->text + len + 1, ";") + 1;
-		snprintf(head, sizeof(head), "%.*s", (int)len, line->text);
 		output__format_duration(line->total_ns, time, sizeof(time));
-		fprintf(out, "  #%zu %s  %s, %.1f%%, %" PRIu64 " waits\n", i + 1, head, time,
-			share(line->total_ns, p->total_ns), line->count);
+		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " waits\n", i + 1, (int)len,
+			line->text, time, share(line->total_ns, p->total_ns), line->count);
 		print_frames_leaf_first(out, line->text + len);
 	}
 	if (lines.nr == 0)

@@ -262,7 +262,11 @@ static int read_line(struct reader *r, const char *text, size_t len)
 	size_t at;
 	int err;
 
-	if (json_reader__parse(text, len, &v, &why, &at)) {
+	err = json_reader__parse(text, len, &v, &why, &at);
+	/* Out of memory says nothing about the recording: not a bad line. */
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
 		log__error("%s:%zu: not JSON (%s at column %zu)", r->name, r->line, why, at + 1);
 		return -EINVAL;
 	}
@@ -281,6 +285,27 @@ static int read_line(struct reader *r, const char *text, size_t len)
 	return err;
 }
 
+/*
+ * Why getline() returned no line, errno as it left it: the end, or a
+ * failure that must not pass for the end (the stats record would then be
+ * "missing" from a recording that has one). A directory is the wrong
+ * argument, like a missing file: -EINVAL, said here. Anything else (EIO,
+ * ENOMEM for a line larger than memory) is the machine's: its errno, for
+ * the caller to say.
+ */
+static int end_of_lines(struct reader *r, FILE *in)
+{
+	int err = errno ?: EIO;
+
+	if (feof(in) && !ferror(in))
+		return 0;
+	if (err == EISDIR) {
+		log__error("%s: is a directory, not a recording", r->name);
+		return -EINVAL;
+	}
+	return -err;
+}
+
 int recording__read(FILE *in, const char *name, const struct recording_filter *filter,
 		    struct profile *p)
 {
@@ -290,15 +315,19 @@ int recording__read(FILE *in, const char *name, const struct recording_filter *f
 	ssize_t len;
 	int err = 0;
 
-	while (!err && (len = getline(&line, &cap, in)) >= 0) {
+	while (!err) {
+		errno = 0;
+		len = getline(&line, &cap, in);
+		if (len < 0) {
+			err = end_of_lines(&r, in);
+			break;
+		}
 		r.line++;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			len--;
 		if (len)
 			err = read_line(&r, line, (size_t)len);
 	}
-	if (!err && ferror(in))
-		err = bad(&r, "read error");
 	if (!err && !r.saw_stats) {
 		/* offcpu writes the stats record last: without it the file was cut short. */
 		log__error("%s: no stats record at the end: not a complete offcpu recording", name);

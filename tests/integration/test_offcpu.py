@@ -1967,6 +1967,221 @@ def test_report_bad_input():
         assert not [f for f in os.listdir(TMP) if f.startswith(".bad-report")], args
 
 
+# Thread names as hostile as prctl(PR_SET_NAME) allows (15 bytes): terminal
+# commands (retitle, clear), CR and the folded separators, markup and
+# quotes, DEL, bytes that are not UTF-8 (a surrogate, a cut sequence),
+# U+FFFE, U+FFFF, U+2028, C1 as a character and as a lone byte.
+HOSTILE_COMMS = [b"\x1b]0;PWN\x07\x1b[2J", b"\r;\"'<>& x\x7f\x01\t\n",
+                 b"\xff\xfe\xed\xa0\x80\xef\xbf\xbf\xc2\x9b\x9b",
+                 b"\xef\xbf\xbe\xe2\x80\xa8\xe2\x82"]
+# And a process title (argv) of the same.
+HOSTILE_ARGS = [b"\x1b]0;TITLE\x07\x1b[2J", b"\xff\xfe\xed\xa0\x80\xc2\x9b<&>\"'\xef\xbf\xbf"]
+HOSTILE_SOURCE = r"""
+import ctypes, sys, threading, time
+libc = ctypes.CDLL(None)
+def worker(name):
+    libc.prctl(15, ctypes.c_char_p(name), 0, 0, 0)  # PR_SET_NAME
+    for _ in range(10):
+        time.sleep(0.02)
+threads = [threading.Thread(target=worker, args=(n,)) for n in %r]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+""" % (HOSTILE_COMMS,)
+
+
+def hostile_command():
+    script = os.path.join(TMP, "hostile.py")
+    with open(script, "w") as f:
+        f.write(HOSTILE_SOURCE)
+    return [sys.executable.encode(), script.encode()] + HOSTILE_ARGS
+
+
+def shown(name, folded=False):
+    """A name as text, folded, SVG and pprof show it: not-UTF-8 as U+FFFD,
+    controls as \\xNN, U+2028 and U+2029 as \\u2028 and \\u2029, and in
+    folded output ';' and ' ' as '_'."""
+    out = ""
+    for ch in name.decode("utf-8", "replace"):
+        if ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f:
+            out += "\\x%02x" % ord(ch)
+        elif ch in "\u2028\u2029":
+            out += "\\u%04x" % ord(ch)
+        elif folded and ch in "; ":
+            out += "_"
+        else:
+            out += ch
+    return out
+
+
+def check_no_terminal_controls(data, what):
+    """Strict UTF-8 with no C0 but newline, no DEL, no C1: nothing a terminal obeys."""
+    text = data.decode("utf-8", errors="strict")
+    bad = [ch for ch in text if (ord(ch) < 0x20 and ch != "\n") or 0x7f <= ord(ch) <= 0x9f]
+    assert not bad, "%s: raw controls %r" % (what, sorted(set(bad)))
+    return text
+
+
+def check_hostile_json(path):
+    waits = []
+    for raw in open(path, "rb"):
+        waits.append(json.loads(raw.decode("utf-8", errors="strict")))
+    assert waits[-1]["type"] == "stats", waits[-1]
+    comms = {w["comm"] for w in waits if w["type"] == "offcpu"}
+    for name in HOSTILE_COMMS:
+        # JSON keeps every character (controls escaped); what is not UTF-8 is U+FFFD.
+        assert name.decode("utf-8", "replace") in comms, (name, comms)
+    titles = {w.get("title", "") for w in waits if w["type"] == "offcpu"}
+    assert any(HOSTILE_ARGS[1].decode("utf-8", "replace") in t for t in titles), titles
+
+
+def check_hostile_text(data, what):
+    text = check_no_terminal_controls(data, what)
+    for name in HOSTILE_COMMS:
+        assert "\n  %s " % shown(name) in text, "%s: %s not shown: %s" % (what, name, text)
+
+
+def check_hostile_folded(data, what):
+    text = check_no_terminal_controls(data, what)
+    firsts = set()
+    lines = text.rstrip("\n").split("\n")
+    # Not even Python's splitlines() (U+2028, U+0085, ...) finds another line end.
+    assert text.splitlines() == lines, what
+    for line in lines:
+        # A name cannot add a value, a line or a pseudo-frame.
+        assert re.match(r"^[^ ]+ \d+$", line), "%s: %r" % (what, line)
+        frames = line.rsplit(" ", 1)[0].split(";")
+        assert re.match(r"^\[[a-z]+\]$", frames[1]) and frames[2].startswith("["), line
+        firsts.add(frames[0])
+    for name in HOSTILE_COMMS:
+        assert shown(name, folded=True) in firsts, (what, name, firsts)
+
+
+def check_hostile_svg(path):
+    import xml.etree.ElementTree as ET
+    ET.parse(path)  # raises on any character XML 1.0 refuses
+    r = run(["node", os.path.join(ROOT, "tests", "browser", "flamegraph_static_check.js"),
+             path], timeout=180)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    for look in (seen["noScript"], seen["script"]):
+        assert look["errors"] == [], look["errors"]
+        names = {f["name"] for f in look["frames"]}
+        assert len(look["frames"]) > 10, look["frames"]
+        for name in HOSTILE_COMMS:
+            # XML has no U+FFFE or U+FFFF: U+FFFD there.
+            xml = re.sub("[\ufffe\uffff]", "\ufffd", shown(name))
+            assert xml in names, (name, names)
+
+
+def check_hostile_pprof(path):
+    env = dict(os.environ, HOME=TMP, GOCACHE=os.path.join(TMP, "gocache"))
+    r = subprocess.run(["go", "tool", "pprof", "-traces", path], env=env,
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    text = check_no_terminal_controls(r.stdout, "go tool pprof -traces")
+    for name in HOSTILE_COMMS:
+        assert "thread.name:  %s\n" % shown(name) in text, (name, text[:2000])
+    assert "process.title:  " in text and shown(HOSTILE_ARGS[1]) in text, text[:2000]
+
+
+def test_hostile_names_in_every_format():
+    """Thread names and a title any user can set: every format stays valid
+    (strict UTF-8 JSON, XML the browser draws, a profile go tool pprof
+    reads) and no terminal control reaches root's terminal, traced live and
+    from offcpu report of the recording."""
+    command = hostile_command()
+    outputs = {}
+    for ext in (".json", ".txt", ".folded", ".svg", ".pb.gz"):
+        out = os.path.join(TMP, "hostile%s" % ext)
+        r = subprocess.run([OFFCPU.encode(), b"-m", b"5ms", b"-o", out.encode(), b"--"] +
+                           command, capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        outputs[ext] = out
+    recording = outputs[".json"]
+    check_hostile_json(recording)
+    # The text report on stdout, as root's terminal would get it, live and from the recording.
+    for args in ([OFFCPU, "-m", "5ms", "--"], [OFFCPU, "report", recording]):
+        args = [a.encode() for a in args] + (command if "--" in args else [])
+        r = subprocess.run(args, capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        check_hostile_text(r.stdout, " ".join(a.decode() for a in args[:2]))
+    check_hostile_text(open(outputs[".txt"], "rb").read(), "text")
+    check_hostile_folded(open(outputs[".folded"], "rb").read(), "folded")
+    check_hostile_svg(outputs[".svg"])
+    check_hostile_pprof(outputs[".pb.gz"])
+    # The recording in every format: the same.
+    check_hostile_json(report_of(recording, ".json"))
+    check_hostile_text(open(report_of(recording, ".txt"), "rb").read(), "report text")
+    check_hostile_folded(open(report_of(recording, ".folded"), "rb").read(), "report folded")
+    check_hostile_svg(report_of(recording, ".svg"))
+    check_hostile_pprof(report_of(recording, ".pb.gz"))
+
+
+def deep_recording(frames):
+    path = os.path.join(TMP, "deep-%d.json" % frames)
+    user = [{"addr": "0x%x" % (0x401000 + i), "sym": "f%d" % i, "off": 0,
+             "module": "/usr/bin/deep", "module_off": 0x1000 + i} for i in range(frames)]
+    wait = {"type": "offcpu", "ts_ns": 2_000_000, "pid": 10, "tid": 10, "comm": "deep",
+            "state": "interruptible", "wait": "sleep", "duration_ns": 1_000_000, "cpu": 0,
+            "kernel_stack": [{"addr": "0xffffffff81000000", "sym": "do_nanosleep", "off": 0,
+                              "module": "[kernel.kallsyms]"}],
+            "user_stack": user}
+    with open(path, "w") as f:
+        f.write(json.dumps(wait) + "\n" + json.dumps({"type": "stats", "switches": 1}) + "\n")
+    return path
+
+
+def test_report_deep_stack_every_format():
+    """A recording's stack is as deep as its line says: 100,000 frames are
+    written in every format (the SVG's recursion overflowed the stack)."""
+    import xml.etree.ElementTree as ET
+    frames = 100_000
+    recording = deep_recording(frames)
+    leaf_first = ["f%d" % i for i in range(frames)]
+    folded = open(report_of(recording, ".folded")).read().split(" ")
+    assert folded[0].split(";") == ["deep", "[interruptible]", "[sleep]"] + \
+        leaf_first[::-1] + ["do_nanosleep_[k]"], folded[0][:200]
+    assert folded[1] == "1000000\n"
+    waits, _ = read_json_lines(report_of(recording, ".json"))
+    assert [f["sym"] for f in waits[0]["user_stack"]] == leaf_first
+    text = open(report_of(recording, ".txt")).read()
+    assert "\n      f0\n" in text and "\n      f99999\n" in text
+    svg = ET.parse(report_of(recording, ".svg")).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    assert len(svg.findall(".//%sg[@class='f']" % ns)) == frames + 5  # all, class, state, comm, kernel
+    raw = go_pprof(["-raw", report_of(recording, ".pb.gz")])
+    samples, locations, _ = parse_pprof_raw(raw)
+    assert len(samples) == 1 and len(samples[0]["locations"]) == frames + 1, samples[:1]
+    assert not [f for f in os.listdir(TMP) if f.startswith(".report-")]
+
+
+def test_report_read_errors():
+    """A read that fails is not the end of the recording: a directory is
+    the wrong argument (exit 2), memory running out the machine's (exit 1);
+    one line each, no file written."""
+    directory = os.path.join(TMP, "dir.json")
+    os.makedirs(directory, exist_ok=True)
+    # One line of a gigabyte (a hole in a sparse file) in 256 MiB of address space.
+    huge = os.path.join(TMP, "huge.json")
+    with open(huge, "wb") as f:
+        f.truncate(1 << 30)
+    cases = [
+        ([OFFCPU, "report"], directory, 2, "%s: is a directory, not a recording" % directory),
+        (["prlimit", "--as=%d" % (256 << 20), OFFCPU, "report"], huge, 1,
+         "cannot read recording '%s': Cannot allocate memory" % huge),
+    ]
+    for prefix, recording, status, message in cases:
+        out = os.path.join(TMP, "read-error.svg")
+        r = run(prefix + ["-o", out, recording])
+        assert r.returncode == status, "%s: exit %d %s" % (recording, r.returncode, r.stderr)
+        assert r.stderr == "offcpu: %s\n" % message, r.stderr
+        assert not os.path.exists(out), out
+        assert not [f for f in os.listdir(TMP) if f.startswith(".read-error")]
+    os.unlink(huge)
+
+
 def test_svg_flame_graph_in_browser():
     recording = os.path.join(TMP, "workload.json")
     svg = report_of(recording, ".svg")

@@ -447,6 +447,7 @@ static uint8_t *gunzip(const char *gz, size_t gz_len, size_t *out_len)
 	size_t cap = 1 << 20;
 	uint8_t *out = malloc(cap);
 	z_stream z = { 0 };
+	int ret;
 
 	assert_non_null(out);
 	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
@@ -454,7 +455,14 @@ static uint8_t *gunzip(const char *gz, size_t gz_len, size_t *out_len)
 	z.avail_in = (uInt)gz_len;
 	z.next_out = out;
 	z.avail_out = (uInt)cap;
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	while ((ret = inflate(&z, Z_FINISH)) == Z_BUF_ERROR && !z.avail_out) {
+		out = realloc(out, cap * 2);
+		assert_non_null(out);
+		z.next_out = out + cap;
+		z.avail_out = (uInt)cap;
+		cap *= 2;
+	}
+	assert_int_equal(ret, Z_STREAM_END);
 	*out_len = z.total_out;
 	inflateEnd(&z);
 	return out;
@@ -707,6 +715,55 @@ static void recording_errors(void **state)
 	}
 }
 
+/* A stream that gives its text, then fails as a disk does: EIO. */
+static ssize_t read_then_fail(void *cookie, char *buf, size_t size)
+{
+	const char **text = cookie;
+	size_t n = strlen(*text);
+
+	if (!n) {
+		errno = EIO;
+		return -1;
+	}
+	n = n < size ? n : size;
+	memcpy(buf, *text, n);
+	*text += n;
+	return (ssize_t)n;
+}
+
+/*
+ * A read that fails is no end of file: its errno comes back (the caller
+ * says it, exit 1), not "no stats record". A directory is the wrong
+ * argument: said here, -EINVAL (exit 2).
+ */
+static void recording_read_errors(void **state)
+{
+	const char *text = "{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\","
+			   "\"state\":\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0}\n";
+	cookie_io_functions_t io = { .read = read_then_fail };
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	struct profile *p;
+	FILE *in;
+
+	(void)state;
+	in = fopencookie(&text, "r", io);
+	assert_non_null(in);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(recording__read(in, "disk", &all, p), -EIO);
+	fclose(in);
+	profile__free(p);
+
+	in = fopen("/", "r");
+	assert_non_null(in);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(recording__read(in, "/", &all, p), -EINVAL);
+	fclose(in);
+	profile__free(p);
+}
+
 /*
  * Beside the fixture, what else a frame can carry: a kernel module, a
  * demangled symbol, a build ID, source lines and inlined functions, and
@@ -838,6 +895,350 @@ static void pprof_of_recording_is_the_live_one(void **state)
 	profile__free(live);
 }
 
+/*
+ * Names as hostile as any user can make them: a thread's name
+ * (prctl(PR_SET_NAME)), a process title (argv), a binary's symbols, paths
+ * and source files, and a recording's wait classes. Terminal commands
+ * (retitle, clear), CR, the folded separators, markup, bytes that are not
+ * UTF-8 (a surrogate, a cut sequence), U+FFFE, U+FFFF, U+2028, C1 and DEL.
+ */
+#define HOSTILE_COMM "\x1b]0;PWN\x07\x1b[2J"
+#define HOSTILE_TITLE "t\r;\"'<>& \x7f\xc2\x9b\xff\xfe\xed\xa0\x80\xef\xbf\xbf\xe2\x80\xa8"
+#define HOSTILE_CLASS "lock:x\x1b[31m;y z\n1 2\xe2\x80\xa9"
+#define HOSTILE_SYM "f\x1b[2J<&>;\x9b"
+#define HOSTILE_MODULE "/tmp/d\xff/l\xfe b\x07.so"
+#define HOSTILE_COMM2 "\xef\xbf\xbe\xe2\x82"
+#define REPLACEMENT "\xef\xbf\xbd"
+
+static struct profile *hostile_profile(bool keep_waits)
+{
+	struct profile *p;
+	struct frame k, u;
+	struct wait w = { 0 };
+
+	assert_int_equal(profile__new(keep_waits, &p), 0);
+	k = kframe(p, 0xffffffff81000010ULL, "do_nanosleep");
+	u = uframe(p, 0x1100, HOSTILE_SYM);
+	u.file = strpool__intern(p->strings, "/src/\x1b[2Jx.c");
+	u.line = 3;
+	w.pid = w.tid = 66;
+	w.comm = strpool__intern(p->strings, HOSTILE_COMM);
+	w.title = strpool__intern(p->strings, HOSTILE_TITLE);
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, HOSTILE_CLASS);
+	w.kernel_stack = profile__intern_stack(p, &k, 1);
+	w.user_stack = profile__intern_stack(p, &u, 1);
+	w.duration_ns = 20000000;
+	w.end_ts_ns = 30000000;
+	assert_int_equal(profile__add(p, &w), 0);
+
+	u = uframe(p, 0x2200, NULL);
+	u.module = strpool__intern(p->strings, HOSTILE_MODULE);
+	u.inlined = inline_pool__intern(p->inlines, strpool__intern(p->strings, "in\xc2\x9b\x01 x"),
+					NULL, 0, NULL);
+	w.tid = 67;
+	w.comm = strpool__intern(p->strings, HOSTILE_COMM2);
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.user_stack = profile__intern_stack(p, &u, 1);
+	w.duration_ns = 10000000;
+	assert_int_equal(profile__add(p, &w), 0);
+	p->start_time_ns = 1700000000000000000ULL;
+	p->duration_ns = 1000000000ULL;
+	return p;
+}
+
+/* Unicode's table of well-formed UTF-8 (3-7), written apart from lib/utf8.c. */
+static bool well_formed_utf8(const char *text, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0, n, k;
+
+	while (i < len) {
+		unsigned char b = s[i], lo = 0x80, hi = 0xbf;
+
+		if (b < 0x80) {
+			i++;
+			continue;
+		}
+		if (b >= 0xc2 && b <= 0xdf)
+			n = 1;
+		else if (b >= 0xe0 && b <= 0xef)
+			n = 2, lo = b == 0xe0 ? 0xa0 : 0x80, hi = b == 0xed ? 0x9f : 0xbf;
+		else if (b >= 0xf0 && b <= 0xf4)
+			n = 3, lo = b == 0xf0 ? 0x90 : 0x80, hi = b == 0xf4 ? 0x8f : 0xbf;
+		else
+			return false;
+		if (i + n >= len || s[i + 1] < lo || s[i + 1] > hi)
+			return false;
+		for (k = 2; k <= n; k++) {
+			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+				return false;
+		}
+		i += n + 1;
+	}
+	return true;
+}
+
+/* Nothing a terminal takes for a command: C0 but newline, DEL, C1 (UTF-8 C2 80..9F). */
+static void assert_no_terminal_controls(const char *text, size_t len)
+{
+	size_t i;
+
+	assert_true(well_formed_utf8(text, len));
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if ((c < 0x20 && c != '\n') || c == 0x7f ||
+		    (c == 0xc2 && i + 1 < len && (unsigned char)text[i + 1] < 0xa0))
+			fail_msg("control byte 0x%02x at offset %zu", c, i);
+	}
+}
+
+static void hostile_names_in_text_and_folded(void **state)
+{
+	struct profile *p = hostile_profile(false);
+	char *text = render(output_text__write, p), *line, *end;
+	size_t lines = 0, semicolons, spaces;
+
+	(void)state;
+	assert_no_terminal_controls(text, strlen(text));
+	assert_non_null(strstr(text, "  \\x1b]0;PWN\\x07\\x1b[2J       66       66  "));
+	assert_non_null(strstr(text, "  lock:x\\x1b[31m;y z\\x0a1 2\\u2029  "));
+	assert_non_null(
+	    strstr(text, "  \xef\xbf\xbe" REPLACEMENT "                 66       67  "));
+	assert_non_null(strstr(text, "      f\\x1b[2J<&>_" REPLACEMENT "\n"));
+	free(text);
+	text = render_by(output_text__write, p, GROUP_BY_TITLE);
+	assert_no_terminal_controls(text, strlen(text));
+	assert_non_null(strstr(
+	    text,
+	    "  t\\x0d;\"'<>& \\x7f\\x9b" REPLACEMENT REPLACEMENT REPLACEMENT REPLACEMENT REPLACEMENT
+	    "\xef\xbf\xbf\\u2028"));
+	free(text);
+
+	/* Folded: a name cannot add a frame, a line or a value. */
+	text = render(output_folded__write, p);
+	assert_no_terminal_controls(text, strlen(text));
+	for (line = text; *line; line = end + 1, lines++) {
+		end = strchr(line, '\n');
+		assert_non_null(end);
+		semicolons = spaces = 0;
+		for (const char *c = line; c < end; c++) {
+			semicolons += *c == ';';
+			spaces += *c == ' ';
+		}
+		assert_int_equal(spaces, 1);
+		/* comm, state, class, one user frame (and its inlined one), one kernel frame */
+		assert_int_equal(semicolons,
+				 memmem(line, (size_t)(end - line), "in\\x9b", 6) ? 5 : 4);
+	}
+	assert_int_equal(lines, 2);
+	assert_non_null(strstr(text,
+			       "\\x1b]0_PWN\\x07\\x1b[2J;[interruptible];"
+			       "[lock:x\\x1b[31m_y_z\\x0a1_2\\u2029];f\\x1b[2J<&>_" REPLACEMENT
+			       ";do_nanosleep_[k] 20000000\n"));
+	assert_non_null(strstr(text,
+			       "\xef\xbf\xbe" REPLACEMENT ";[interruptible];[sleep];l" REPLACEMENT
+			       "_b\\x07.so+0x1200;in\\x9b\\x01_x;do_nanosleep_[k] 10000000\n"));
+	free(text);
+
+	/* --lines: the source file's name too. */
+	{
+		struct output_opts opts = { .group_by = GROUP_BY_TID, .lines = true };
+		char *buf = NULL;
+		size_t size = 0;
+		FILE *out = open_memstream(&buf, &size);
+
+		assert_int_equal(output_text__write(out, p, &opts), 0);
+		fclose(out);
+		assert_no_terminal_controls(buf, size);
+		assert_non_null(strstr(buf, " (\\x1b[2Jx.c:3)\n"));
+		free(buf);
+	}
+	profile__free(p);
+}
+
+static void hostile_names_in_json(void **state)
+{
+	struct profile *p = hostile_profile(true);
+	char *text = render(output_json__write, p);
+
+	(void)state;
+	assert_true(well_formed_utf8(text, strlen(text)));
+	assert_non_null(strstr(text, "\"comm\":\"\\u001b]0;PWN\\u0007\\u001b[2J\","));
+	assert_non_null(strstr(text,
+			       "\"title\":\"t\\r;\\\"'<>& \\u007f\\u009b" REPLACEMENT REPLACEMENT
+				   REPLACEMENT REPLACEMENT REPLACEMENT "\xef\xbf\xbf\\u2028\","));
+	assert_non_null(strstr(text, "\"wait\":\"lock:x\\u001b[31m;y z\\n1 2\\u2029\","));
+	assert_non_null(strstr(text, "\"sym\":\"f\\u001b[2J<&>;" REPLACEMENT "\","));
+	assert_non_null(strstr(text, "\"comm\":\"\xef\xbf\xbe" REPLACEMENT "\","));
+	assert_non_null(
+	    strstr(text, "\"module\":\"/tmp/d" REPLACEMENT "/l" REPLACEMENT " b\\u0007.so\","));
+	free(text);
+	profile__free(p);
+}
+
+static void hostile_names_in_svg(void **state)
+{
+	struct profile *p = hostile_profile(false);
+	char *text = render(output_svg__write, p);
+	size_t len = strlen(text), i;
+
+	(void)state;
+	/* XML 1.0's Char: no C0 but tab, LF and CR, no U+FFFE or U+FFFF. */
+	assert_true(well_formed_utf8(text, len));
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			fail_msg("C0 byte 0x%02x at %zu", c, i);
+	}
+	assert_null(strstr(text, "\xef\xbf\xbe"));
+	assert_null(strstr(text, "\xef\xbf\xbf"));
+	assert_non_null(strstr(text, "<title>\\x1b]0;PWN\\x07\\x1b[2J\n"));
+	assert_non_null(strstr(text, "<title>f\\x1b[2J&lt;&amp;&gt;_" REPLACEMENT "\n"));
+	assert_non_null(strstr(text, "<title>lock:x\\x1b[31m;y z\\x0a1 2\\u2029\n"));
+	assert_non_null(strstr(text, "<title>" REPLACEMENT REPLACEMENT "\n"));
+	assert_non_null(strstr(text, "<title>in\\x9b\\x01_x\n"));
+	free(text);
+	profile__free(p);
+}
+
+/* Every string of the profile: UTF-8 (profile.proto's string type) with no terminal control. */
+static void hostile_names_in_pprof(void **state)
+{
+	struct profile *p = hostile_profile(false);
+	size_t len, at = 0;
+	uint8_t *pb = pprof_of(p, &len);
+	struct pb_field f;
+	bool comm = false, title = false, function = false;
+
+	(void)state;
+	while (next_field(pb, len, &at, &f)) {
+		if (f.number != 6)
+			continue;
+		assert_no_terminal_controls((const char *)f.data, f.len);
+		comm |= f.len == strlen("\\x1b]0;PWN\\x07\\x1b[2J") &&
+			!memcmp(f.data, "\\x1b]0;PWN\\x07\\x1b[2J", f.len);
+		title |= f.len == strlen("t\\x0d;\"'<>& \\x7f\\x9b") + 5 * 3 + 3 + 6 &&
+			 !memcmp(f.data, "t\\x0d;\"'<>& \\x7f\\x9b" REPLACEMENT, 21);
+		function |= f.len == strlen("f\\x1b[2J<&>;" REPLACEMENT) &&
+			    !memcmp(f.data, "f\\x1b[2J<&>;" REPLACEMENT, f.len);
+	}
+	assert_true(comm && title && function);
+	free(pb);
+	profile__free(p);
+}
+
+/*
+ * offcpu report of a recording of such names shows what tracing showed:
+ * the JSON keeps every character (escaped), and what no format can hold,
+ * bytes that are no character, is U+FFFD in the recording as in every
+ * format written live.
+ */
+static void hostile_names_read_back_the_same(void **state)
+{
+	int (*const writers[])(FILE *, const struct profile *, const struct output_opts *) = {
+		output_text__write,
+		output_folded__write,
+		output_svg__write,
+		output_json__write,
+	};
+	struct profile *live = hostile_profile(true), *back;
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	char *recording = render(output_json__write, live), *a, *b;
+	size_t live_len, back_len, i;
+	uint8_t *live_pb, *back_pb;
+	FILE *in = fmemopen(recording, strlen(recording), "r");
+
+	(void)state;
+	assert_int_equal(profile__new(true, &back), 0);
+	assert_int_equal(recording__read(in, "hostile", &all, back), 0);
+	fclose(in);
+	for (i = 0; i < ARRAY_SIZE(writers); i++) {
+		a = render(writers[i], live);
+		b = render(writers[i], back);
+		assert_string_equal(b, a);
+		free(a);
+		free(b);
+	}
+	a = render_by(output_text__write, live, GROUP_BY_TITLE);
+	b = render_by(output_text__write, back, GROUP_BY_TITLE);
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
+	live_pb = pprof_of(live, &live_len);
+	back_pb = pprof_of(back, &back_len);
+	assert_int_equal(back_len, live_len);
+	assert_memory_equal(back_pb, live_pb, live_len);
+	free(live_pb);
+	free(back_pb);
+	free(recording);
+	profile__free(back);
+	profile__free(live);
+}
+
+/*
+ * A stack as deep as a recording may say: 100,000 frames. No format walks
+ * it by recursion (the SVG's tree did, and overflowed the stack); each
+ * writes it whole.
+ */
+#define DEEP_FRAMES 100000
+
+static void deep_stack_in_every_format(void **state)
+{
+	int (*const writers[])(FILE *, const struct profile *, const struct output_opts *) = {
+		output_text__write, output_folded__write, output_svg__write,
+		output_json__write, output_pprof__write,
+	};
+	struct frame *frames = calloc(DEEP_FRAMES, sizeof(*frames));
+	struct profile *p;
+	struct wait w = { 0 };
+	char name[32], *text;
+	size_t i, len;
+
+	(void)state;
+	assert_non_null(frames);
+	assert_int_equal(profile__new(true, &p), 0);
+	for (i = 0; i < DEEP_FRAMES; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		frames[i] = uframe(p, 0x1000 + i, name);
+	}
+	w.pid = w.tid = 5;
+	w.comm = strpool__intern(p->strings, "deep");
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.user_stack = profile__intern_stack(p, frames, DEEP_FRAMES);
+	w.duration_ns = 1000000;
+	assert_int_equal(profile__add(p, &w), 0);
+	for (i = 0; i < ARRAY_SIZE(writers); i++) {
+		if (writers[i] == output_pprof__write) {
+			uint8_t *pb = pprof_of(p, &len);
+
+			/* A location and a function for every frame. */
+			assert_true(len > 2 * DEEP_FRAMES);
+			free(pb);
+			continue;
+		}
+		text = render(writers[i], p);
+		assert_true(strlen(text) > DEEP_FRAMES);
+		if (writers[i] == output_svg__write) {
+			/* all, sleep, [interruptible], deep and every frame */
+			assert_int_equal(count_of(text, "<g class=\"f\" data-"), DEEP_FRAMES + 4);
+			assert_non_null(strstr(text, "data-d=\"100003\""));
+		}
+		if (writers[i] == output_folded__write)
+			assert_non_null(
+			    strstr(text, "deep;[interruptible];[sleep];f99999;f99998;"));
+		free(text);
+	}
+	free(frames);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -856,8 +1257,15 @@ int main(void)
 		cmocka_unit_test(svg_many_stacks_stay_readable),
 		cmocka_unit_test(recording_round_trip),
 		cmocka_unit_test(recording_errors),
+		cmocka_unit_test(recording_read_errors),
 		cmocka_unit_test(json_frames_place_the_code),
 		cmocka_unit_test(pprof_of_recording_is_the_live_one),
+		cmocka_unit_test(hostile_names_in_text_and_folded),
+		cmocka_unit_test(hostile_names_in_json),
+		cmocka_unit_test(hostile_names_in_svg),
+		cmocka_unit_test(hostile_names_in_pprof),
+		cmocka_unit_test(hostile_names_read_back_the_same),
+		cmocka_unit_test(deep_stack_in_every_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
