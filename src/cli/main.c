@@ -387,17 +387,13 @@ static int report(struct options *o)
 	err = recording__read(in, o->recording_path, &filter, profile);
 	fclose(in);
 	if (err) {
-		if (err == -EOVERFLOW)
-			log__error("cannot read recording '%s': its waits add up to more than 2^64 "
-				   "ns (584 years): a duration_ns in it is wrong",
-				   o->recording_path);
-		else if (err != -EINVAL)
+		if (err != -EINVAL)
 			log__error("cannot read recording '%s': %s", o->recording_path,
 				   strerror(-err));
 		output_file__abort(&output);
 		temp_output_path[0] = '\0';
 		profile__free(profile);
-		return err == -EINVAL || err == -EOVERFLOW ? EXIT_USAGE : EXIT_ENVIRONMENT;
+		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
 	}
 	status = write_profile(&output, profile, o, "offcpu health counters (of the recording):");
 	/* Removes the temporary file if the writing failed; nothing once committed. */

@@ -236,7 +236,11 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	if (w.end_ts_ns > r->last_end_ns)
 		r->last_end_ns = w.end_ts_ns;
 	r->saw_wait = true;
-	return profile__add(r->profile, &w);
+	err = profile__add(r->profile, &w);
+	if (err == -EOVERFLOW)
+		return bad(r, "its waits' duration_ns add up to more than 2^64 ns (584 years): "
+			      "one of them is wrong");
+	return err;
 }
 
 static int read_stats(struct reader *r, const struct json_value *v)

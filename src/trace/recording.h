@@ -29,7 +29,9 @@ struct recording_filter {
 /*
  * Adds every wait of the recording that passes filter to p, and takes its
  * health counters. A malformed line is reported once, naming name and the
- * line: -EINVAL.
+ * line: -EINVAL; so are waits whose total would pass 2^64 ns. A directory is
+ * said the same way (-EINVAL); any other read failure (EIO, ENOMEM) returns
+ * its negative errno, unsaid, for the caller to report.
  */
 int recording__read(FILE *in, const char *name, const struct recording_filter *filter,
 		    struct profile *p);

@@ -1388,7 +1388,7 @@ def test_report_total_past_2_64_ns_is_refused():
     out = os.path.join(TMP, "huge.folded")
     r = run([OFFCPU, "report", "-o", out, huge])
     assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "huge.json" in only_line(r) and "2^64" in r.stderr, r.stderr
+    assert "huge.json:2:" in only_line(r) and "2^64" in r.stderr, r.stderr
     assert not os.path.exists(out)
     with open(huge, "w") as f:
         f.write(wait % ((1 << 64) - 1, (1 << 64) - 1) + '{"type":"stats"}\n')
