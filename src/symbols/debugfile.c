@@ -16,12 +16,17 @@
 /* Where Debian's -dbg and -dbgsym packages put separate debug files. */
 #define DEBUG_ROOT "/usr/lib/debug"
 
-static bool is_debug_file_of(Elf *debug, const unsigned char *id, size_t id_len)
+static bool is_debug_file_of(int fd, struct elf_file *f, const unsigned char *id, size_t id_len)
 {
 	unsigned char debug_id[ELF_BUILD_ID_MAX];
+	struct elf_file debug;
+	bool same;
 
-	return debug && elf_kind(debug) == ELF_K_ELF &&
-	       elf_section__build_id(debug, debug_id) == id_len && !memcmp(id, debug_id, id_len);
+	if (elf_file__open(&debug, fd, f->limits, f->budget))
+		return false;
+	same = elf_section__build_id(&debug, debug_id) == id_len && !memcmp(id, debug_id, id_len);
+	elf_file__close(&debug);
+	return same;
 }
 
 /* The CRC32 .gnu_debuglink asks of a file without a build ID to match. */
@@ -40,16 +45,14 @@ static bool crc_matches(int fd, uint32_t expected)
  * A candidate debug file, kept only if it is the one: the same build ID, or
  * for a file without one, the CRC32 its .gnu_debuglink gives. Else closed.
  */
-static int verified(int fd, const unsigned char *id, size_t id_len, uint32_t crc)
+static int verified(int fd, struct elf_file *f, const unsigned char *id, size_t id_len,
+		    uint32_t crc)
 {
-	Elf *debug;
 	bool ok;
 
 	if (fd < 0)
 		return fd;
-	debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	ok = id_len ? is_debug_file_of(debug, id, id_len) : crc_matches(fd, crc);
-	elf_end(debug);
+	ok = id_len ? is_debug_file_of(fd, f, id, id_len) : crc_matches(fd, crc);
 	if (ok)
 		return fd;
 	close(fd);
@@ -57,7 +60,7 @@ static int verified(int fd, const unsigned char *id, size_t id_len, uint32_t crc
 }
 
 /* By build ID: /usr/lib/debug/.build-id/ab/cdef....debug. */
-static int open_by_build_id(const unsigned char *id, size_t len)
+static int open_by_build_id(struct elf_file *f, const unsigned char *id, size_t len)
 {
 	char path[sizeof(DEBUG_ROOT) + 2 * ELF_BUILD_ID_MAX + 32];
 	size_t at, i;
@@ -70,7 +73,7 @@ static int open_by_build_id(const unsigned char *id, size_t len)
 		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
 	snprintf(path + at, sizeof(path) - at, ".debug");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return verified(fd < 0 ? -errno : fd, id, len, 0);
+	return verified(fd < 0 ? -errno : fd, f, id, len, 0);
 }
 
 /* A file by name: inside the process's root when there is a process. */
@@ -88,18 +91,18 @@ static int open_named(uint32_t pid, const char *path)
  * By .gnu_debuglink, where GDB looks: beside the file, in .debug/ beside it,
  * and under /usr/lib/debug with the file's directory.
  */
-static int open_by_link(Elf *elf, uint32_t pid, const char *file_path, const unsigned char *id,
-			size_t id_len)
+static int open_by_link(struct elf_file *f, uint32_t pid, const char *file_path,
+			const unsigned char *id, size_t id_len)
 {
 	static const char *const formats[] = { "%.*s/%s", "%.*s/.debug/%s", DEBUG_ROOT "%.*s/%s" };
-	Elf_Data *link = elf_section__by_name(elf, ".gnu_debuglink", NULL);
+	Elf_Data *link = elf_section__by_name(f, ".gnu_debuglink", NULL);
 	const char *name, *slash;
 	char path[PATH_MAX];
 	uint32_t crc;
 	size_t name_len, i;
 	int dir_len, fd;
 
-	if (!link || !file_path || link->d_size < 8)
+	if (!link || !link->d_buf || !file_path || link->d_size < 8)
 		return -ENOENT;
 	name = link->d_buf;
 	name_len = strnlen(name, link->d_size);
@@ -114,18 +117,18 @@ static int open_by_link(Elf *elf, uint32_t pid, const char *file_path, const uns
 		if ((size_t)snprintf(path, sizeof(path), formats[i], dir_len, file_path, name) >=
 		    sizeof(path))
 			continue;
-		fd = verified(open_named(pid, path), id, id_len, crc);
+		fd = verified(open_named(pid, path), f, id, id_len, crc);
 		if (fd >= 0)
 			return fd;
 	}
 	return -ENOENT;
 }
 
-int debugfile__open(Elf *elf, uint32_t pid, const char *path)
+int debugfile__open(struct elf_file *f, uint32_t pid, const char *path)
 {
 	unsigned char id[ELF_BUILD_ID_MAX];
-	size_t id_len = elf_section__build_id(elf, id);
-	int fd = open_by_build_id(id, id_len);
+	size_t id_len = elf_section__build_id(f, id);
+	int fd = open_by_build_id(f, id, id_len);
 
-	return fd >= 0 ? fd : open_by_link(elf, pid, path, id, id_len);
+	return fd >= 0 ? fd : open_by_link(f, pid, path, id, id_len);
 }

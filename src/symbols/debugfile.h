@@ -5,20 +5,22 @@
  * root (/usr/lib/debug/.build-id/ab/cdef....debug, Debian's -dbg and
  * -dbgsym packages), else by its .gnu_debuglink name. A candidate counts
  * only if it is the file's own: the same build ID, or for a file without
- * one, the CRC32 that .gnu_debuglink gives.
+ * one, the CRC32 that .gnu_debuglink gives. A build ID's candidate is
+ * read within the file's limits and read budget.
  */
 #ifndef OFFCPU_DEBUGFILE_H
 #define OFFCPU_DEBUGFILE_H
 
-#include <gelf.h>
 #include <stdint.h>
 
+#include "symbols/elf_file.h"
+
 /*
- * An open fd of elf's verified debug file (the caller closes it), or a
+ * An open fd of f's verified debug file (the caller closes it), or a
  * negative errno: -ENOENT when there is none. path (NULL: no debug link
- * is followed) is elf's file name inside the root of process pid (0:
+ * is followed) is f's file name inside the root of process pid (0:
  * offcpu's own root): its debug link is looked up beside it there.
  */
-int debugfile__open(Elf *elf, uint32_t pid, const char *path);
+int debugfile__open(struct elf_file *f, uint32_t pid, const char *path);
 
 #endif

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "lib/hash_table.h"
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
+#include "symbols/elf_file.h"
 
 /* One address range of one inlined subroutine, and how deep it is nested. */
 struct inline_range {
@@ -36,26 +38,97 @@ struct debuginfo {
 	Dwarf *dwarf;
 	bool tried;		  /* dwarf_begin_elf ran */
 	struct hash_table *units; /* unit offset -> unit_inlines */
+	size_t nr_ranges;	  /* in all of them */
 };
 
 /* Deeper inline nesting than this keeps its outer part. */
 #define MAX_INLINE_CHAIN 32
 #define MAX_DIE_DEPTH 64
+/*
+ * Inlined ranges kept per unit and per file. libc's largest unit has a
+ * few thousand; many DIEs can share one long range list, so a small
+ * hostile file could otherwise ask for billions (found by fuzz_elf).
+ */
+#define MAX_UNIT_RANGES (1 << 18)
+#define MAX_FILE_RANGES (1 << 22)
 
-int debuginfo__open_fd(int fd, struct debuginfo **out)
+static bool is_dwarf_section(const char *name)
 {
-	struct debuginfo *di = calloc(1, sizeof(*di));
+	return !strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8) ||
+	       !strcmp(name, ".gnu_debugaltlink");
+}
 
-	if (!di)
-		return -ENOMEM;
-	elf_version(EV_CURRENT);
-	di->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!di->elf || elf_kind(di->elf) != ELF_K_ELF) {
-		debuginfo__free(di);
-		return -ENOENT;
+/* What libdw will allocate to decompress the section: the size its header gives. */
+static uint64_t decompressed_size(Elf_Scn *scn, const GElf_Shdr *shdr, const char *name,
+				  const Elf_Data *data)
+{
+	const unsigned char *p = data->d_buf;
+	GElf_Chdr chdr;
+	uint64_t size = 0;
+	int i;
+
+	if (shdr->sh_flags & SHF_COMPRESSED)
+		return gelf_getchdr(scn, &chdr) ? chdr.ch_size : UINT64_MAX;
+	/* The GNU way before SHF_COMPRESSED: "ZLIB", then the size in big-endian. */
+	if (!strncmp(name, ".zdebug_", 8)) {
+		if (data->d_size < 12 || memcmp(p, "ZLIB", 4))
+			return UINT64_MAX;
+		for (i = 4; i < 12; i++)
+			size = size << 8 | p[i];
+		return size;
 	}
-	/* Mapped: the caller's fd may be closed, however many files stay cached. */
-	elf_cntl(di->elf, ELF_C_FDDONE);
+	return 0;
+}
+
+/*
+ * Reads every DWARF section now, paying for it and for what decompressing
+ * it will take, so that libdw later needs nothing more from the file.
+ */
+static int read_dwarf_sections(struct elf_file *f)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	int err;
+
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_file__section_name(f, &shdr);
+		if (!name || !is_dwarf_section(name))
+			continue;
+		data = elf_file__data(f, scn);
+		if (!data)
+			return f->budget->exhausted ? -E2BIG : -EINVAL;
+		err = read_budget__charge(f->budget, decompressed_size(scn, &shdr, name, data));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int debuginfo__open_fd(int fd, const struct symbol_limits *limits, struct read_budget *budget,
+		       struct debuginfo **out)
+{
+	struct debuginfo *di;
+	struct elf_file f;
+	int err = elf_file__open(&f, fd, limits, budget);
+
+	if (err)
+		return err;
+	err = read_dwarf_sections(&f);
+	di = err ? NULL : calloc(1, sizeof(*di));
+	if (!di) {
+		elf_file__close(&f);
+		return err ?: -ENOMEM;
+	}
+	/*
+	 * Read, not mapped, and detached from the fd: the file may be closed,
+	 * truncated or replaced before the first lookup, however many stay.
+	 */
+	di->elf = elf_file__detach(&f);
 	*out = di;
 	return 0;
 }
@@ -70,12 +143,14 @@ static bool equal_offset(const void *a, const void *b)
 	return *(const Dwarf_Off *)a == *(const Dwarf_Off *)b;
 }
 
-static void add_ranges(struct unit_inlines *u, Dwarf_Die *die, uint32_t depth)
+static void add_ranges(struct debuginfo *di, struct unit_inlines *u, Dwarf_Die *die, uint32_t depth)
 {
 	Dwarf_Addr base, low, high;
 	ptrdiff_t at = 0;
 
 	while ((at = dwarf_ranges(die, at, &base, &low, &high)) > 0) {
+		if (u->nr == MAX_UNIT_RANGES || di->nr_ranges == MAX_FILE_RANGES)
+			return;
 		if (u->nr == u->cap) {
 			size_t cap = u->cap ? u->cap * 2 : 64;
 			struct inline_range *grown = realloc(u->ranges, cap * sizeof(*grown));
@@ -88,13 +163,19 @@ static void add_ranges(struct unit_inlines *u, Dwarf_Die *die, uint32_t depth)
 		}
 		u->ranges[u->nr++] =
 		    (struct inline_range){ low, high, dwarf_dieoffset(die), depth };
+		di->nr_ranges++;
 	}
 }
 
-/* Every inlined subroutine under die, iteratively: units nest deeply. */
-static void collect(struct unit_inlines *u, Dwarf_Die *unit)
+/*
+ * Every inlined subroutine under die, iteratively: units nest deeply. A
+ * walk in order meets each DIE at a higher offset than the one before; a
+ * DW_AT_sibling pointing back (a hostile file) would loop it forever.
+ */
+static void collect(struct debuginfo *di, struct unit_inlines *u, Dwarf_Die *unit)
 {
 	Dwarf_Die stack[MAX_DIE_DEPTH];
+	Dwarf_Off last;
 	int depth = 0;
 
 	if (dwarf_child(unit, &stack[0]))
@@ -102,18 +183,21 @@ static void collect(struct unit_inlines *u, Dwarf_Die *unit)
 	for (;;) {
 		Dwarf_Die *die = &stack[depth];
 
+		last = dwarf_dieoffset(die);
 		if (dwarf_tag(die) == DW_TAG_inlined_subroutine)
-			add_ranges(u, die, (uint32_t)depth);
+			add_ranges(di, u, die, (uint32_t)depth);
 		if (depth + 1 < MAX_DIE_DEPTH && dwarf_haschildren(die) &&
 		    !dwarf_child(die, &stack[depth + 1])) {
 			depth++;
-			continue;
+		} else {
+			/* No child: the next sibling here, or up until there is one. */
+			while (dwarf_siblingof(&stack[depth], &stack[depth]) != 0) {
+				if (depth-- == 0)
+					return;
+			}
 		}
-		/* No child: the next sibling here, or up until there is one. */
-		while (dwarf_siblingof(&stack[depth], &stack[depth]) != 0) {
-			if (depth-- == 0)
-				return;
-		}
+		if (dwarf_dieoffset(&stack[depth]) <= last)
+			return;
 	}
 }
 
@@ -134,7 +218,7 @@ static struct unit_inlines *unit_inlines(struct debuginfo *di, Dwarf_Die *unit)
 	if (!u)
 		return NULL;
 	u->unit = offset;
-	collect(u, unit);
+	collect(di, u, unit);
 	if (hash_table__insert(di->units, &u->unit, u)) {
 		free(u->ranges);
 		free(u);
@@ -193,6 +277,57 @@ static size_t inlined_at(const struct unit_inlines *u, uint64_t vaddr, Dwarf_Off
 	return nr;
 }
 
+static bool is_string_section(const char *name)
+{
+	static const char *const names[] = { ".debug_str", ".debug_line_str" };
+	size_t i, len;
+
+	name += name[1] == 'z' ? 2 : 1; /* .zdebug_str: the GNU compressed form */
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		len = strlen(names[i]) - 1;
+		if (!strncmp(name, names[i] + 1, len) &&
+		    (!name[len] || !strcmp(name + len, ".dwo")))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * libdw (0.188) hands out a string at an offset into .debug_str or
+ * .debug_line_str without looking for its end: in a section that does not
+ * end with a NUL, the last string runs past it (found by fuzz_elf). Such
+ * a file's DWARF is not read. Compressed string sections are decompressed
+ * here to be checked, as libdw would have done next.
+ */
+static bool strings_terminated(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!name || name[0] != '.' || !is_string_section(name))
+			continue;
+		if (shdr.sh_flags & SHF_COMPRESSED ? elf_compress(scn, 0, 0) < 0
+		    : name[1] == 'z'		   ? elf_compress_gnu(scn, 0, 0) < 0
+						   : false)
+			return false;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || !data->d_size ||
+		    ((const char *)data->d_buf)[data->d_size - 1])
+			return false;
+	}
+	return true;
+}
+
 void debuginfo__lookup(struct debuginfo *di, uint64_t vaddr, struct strpool *strings,
 		       struct inline_pool *inlines, struct source_location *out)
 {
@@ -219,7 +354,8 @@ void debuginfo__lookup(struct debuginfo *di, uint64_t vaddr, struct strpool *str
 	 */
 	if (!di->tried) {
 		di->tried = true;
-		di->dwarf = dwarf_begin_elf(di->elf, DWARF_C_READ, NULL);
+		if (strings_terminated(di->elf))
+			di->dwarf = dwarf_begin_elf(di->elf, DWARF_C_READ, NULL);
 	}
 	if (!di->dwarf || !dwarf_addrdie(di->dwarf, vaddr, &cu))
 		return;
