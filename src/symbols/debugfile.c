@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -15,6 +16,9 @@
 
 /* Where Debian's -dbg and -dbgsym packages put separate debug files. */
 #define DEBUG_ROOT "/usr/lib/debug"
+
+/* Never wait for a FIFO's writer; the type is checked once it is open. */
+#define CANDIDATE_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
 
 static bool is_debug_file_of(int fd, struct elf_file *f, const unsigned char *id, size_t id_len)
 {
@@ -29,37 +33,55 @@ static bool is_debug_file_of(int fd, struct elf_file *f, const unsigned char *id
 	return same;
 }
 
-/* The CRC32 .gnu_debuglink asks of a file without a build ID to match. */
-static bool crc_matches(int fd, uint32_t expected)
+/*
+ * The CRC32 .gnu_debuglink asks of a file without a build ID to match:
+ * of its size as opened, paid for first, and not a byte more.
+ */
+static bool crc_matches(int fd, uint64_t size, struct read_budget *budget, uint32_t expected)
 {
 	unsigned char buf[65536];
 	uLong crc = crc32(0L, Z_NULL, 0);
-	ssize_t n;
+	uint64_t done = 0;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	if (read_budget__charge(budget, size))
+		return false;
+	while (done < size) {
+		size_t want = size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
+		ssize_t n = read(fd, buf, want);
+
+		if (n <= 0)
+			return false;
 		crc = crc32(crc, buf, (uInt)n);
-	return n == 0 && (uint32_t)crc == expected;
+		done += (uint64_t)n;
+	}
+	return (uint32_t)crc == expected;
 }
 
 /*
- * A candidate debug file, kept only if it is the one: the same build ID, or
- * for a file without one, the CRC32 its .gnu_debuglink gives. Else closed.
+ * A candidate debug file, kept only if it is a regular file of sane size
+ * owned by root or by f's owner, and the one: the same build ID, or for a
+ * file without one, the CRC32 its .gnu_debuglink gives. Else closed.
  */
 static int verified(int fd, struct elf_file *f, const unsigned char *id, size_t id_len,
 		    uint32_t crc)
 {
+	struct stat st;
 	bool ok;
 
 	if (fd < 0)
 		return fd;
-	ok = id_len ? is_debug_file_of(fd, f, id, id_len) : crc_matches(fd, crc);
+	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) && (st.st_uid == 0 || st.st_uid == f->uid) &&
+	     (uint64_t)st.st_size <= f->limits->max_file_bytes;
+	if (ok)
+		ok = id_len ? is_debug_file_of(fd, f, id, id_len)
+			    : crc_matches(fd, (uint64_t)st.st_size, f->budget, crc);
 	if (ok)
 		return fd;
 	close(fd);
 	return -ENOENT;
 }
 
-/* By build ID: /usr/lib/debug/.build-id/ab/cdef....debug. */
+/* By build ID: /usr/lib/debug/.build-id/ab/cdef....debug, root's tree (symlinks are its own). */
 static int open_by_build_id(struct elf_file *f, const unsigned char *id, size_t len)
 {
 	char path[sizeof(DEBUG_ROOT) + 2 * ELF_BUILD_ID_MAX + 32];
@@ -72,18 +94,18 @@ static int open_by_build_id(struct elf_file *f, const unsigned char *id, size_t 
 	for (i = 1; i < len; i++)
 		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
 	snprintf(path + at, sizeof(path) - at, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, CANDIDATE_FLAGS);
 	return verified(fd < 0 ? -errno : fd, f, id, len, 0);
 }
 
-/* A file by name: inside the process's root when there is a process. */
+/* A file the process names: inside its root when there is a process, never through a symlink. */
 static int open_named(uint32_t pid, const char *path)
 {
 	int fd;
 
 	if (pid)
-		return proc_root__open(pid, path, O_RDONLY);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+		return proc_root__open(pid, path, CANDIDATE_FLAGS | O_NOFOLLOW);
+	fd = open(path, CANDIDATE_FLAGS | O_NOFOLLOW);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -5,8 +5,13 @@
  * root (/usr/lib/debug/.build-id/ab/cdef....debug, Debian's -dbg and
  * -dbgsym packages), else by its .gnu_debuglink name. A candidate counts
  * only if it is the file's own: the same build ID, or for a file without
- * one, the CRC32 that .gnu_debuglink gives. A build ID's candidate is
- * read within the file's limits and read budget.
+ * one, the CRC32 that .gnu_debuglink gives.
+ *
+ * The debug link is the traced process's to choose, and so is what lies
+ * beside its file: a candidate is opened without following a symlink or
+ * blocking on a FIFO, and read only if it is a regular file no larger
+ * than the limit, owned by root or by the file's owner; reading it for
+ * its CRC32 is paid from the file's read budget.
  */
 #ifndef OFFCPU_DEBUGFILE_H
 #define OFFCPU_DEBUGFILE_H

@@ -1306,6 +1306,61 @@ def test_truncated_library_cannot_kill_offcpu():
     shutil.rmtree(d)
 
 
+def test_debug_link_cannot_aim_offcpu_at_anything():
+    # A stripped library without a build ID, whose .gnu_debuglink names a
+    # file beside it. Only a regular file of sane size, owned by root or the
+    # library's owner, is read, and for its CRC only as far as the read
+    # budget goes: a FIFO blocked offcpu forever in open(), a symlink to
+    # /dev/zero spun the CRC forever, a 1 TiB sparse file was read at 400
+    # MB/s for hours; another user's file must not be taken either.
+    built = os.path.join(HOSTILE_DIR, "libhostile.so")
+
+    def real(path, owner):
+        shutil.copy(built + ".debug", path)
+        os.chown(path, owner, owner)
+
+    def sparse(size):
+        def make(path):
+            with open(path, "wb") as f:
+                f.truncate(size)
+            os.chown(path, 65534, 65534)
+        return make
+
+    cases = [
+        ("its own debug file", lambda path: real(path, 65534), True),
+        ("another user's file", lambda path: real(path, 4242), False),
+        ("a FIFO", os.mkfifo, False),
+        ("a symlink to /dev/zero", lambda path: os.symlink("/dev/zero", path), False),
+        ("a 1 TiB sparse file", sparse(1 << 40), False),  # over the size limit
+        ("a 3 GiB sparse file", sparse(3 << 30), False),  # within it, over the read budget
+    ]
+    for what, make, used in cases:
+        d = nobody_dir()
+        lib = nobody_copy(built, d)
+        make(lib + ".debug")
+        out = os.path.join(TMP, "debuglink.json")
+        tracer = start_tracer(["-c", "hst_debuglink", "-d", "2s", "-f", "json", "-o", out])
+        p = start_hostile(["dlopen", "hst_debuglink", lib, "hostile_lib_wait", "40", "20"])
+        try:
+            try:
+                tracer.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                raise AssertionError("%s: offcpu still running 28 s after -d 2s" % what)
+        finally:
+            stop(p)
+            tracer.kill()
+            tracer.wait()
+        assert tracer.returncode == 0, (what, tracer.returncode, tracer.stderr.read()[-2000:])
+        waits, _ = read_json_lines(out)
+        mine = [w for w in waits if w["comm"] == "hst_debuglink" and w["wait"] == "sleep"]
+        assert mine, (what, [(w["comm"], w["wait"]) for w in waits])
+        for w in mine:
+            syms = user_syms(w)
+            assert "hostile_lib_wait" in syms, (what, syms)  # .dynsym names it either way
+            assert ("hostile_lib_hidden" in syms) == used, (what, syms)
+        shutil.rmtree(d)
+
+
 def test_elf_memory_bombs_are_refused():
     # Files mapped executable that cost nothing on disk: 1,000,000 sections
     # in a 64 MB sparse file (libelf allocated them all: 330 MB), and 300
