@@ -30,6 +30,23 @@ struct dso {
 	struct debuginfo *debug; /* NULL: no DWARF */
 };
 
+/*
+ * How often a process may have its maps or perf map read again: a few
+ * reads at once, then one per period (the generic cell rate algorithm),
+ * the period the longer of the interval and REREAD_COST_FACTOR times what
+ * the last read took. A stack that misses them is what asks for a read,
+ * and a process whose stacks always miss (a return address in no mapping,
+ * in code its perf map does not name) would have them read at every wait:
+ * 20,000 mappings, or a 6 MB perf map, in every 2 ms.
+ */
+#define REREAD_BURST 4
+#define REREAD_COST_FACTOR 20
+
+struct rereads {
+	uint64_t due_ns;  /* when the next one is due; up to REREAD_BURST - 1 periods early */
+	uint64_t cost_ns; /* of the last read */
+};
+
 struct process {
 	uint32_t pid;
 	uint32_t parent_pid; /* from a fork record; 0 once it execs */
@@ -42,6 +59,8 @@ struct process {
 	struct perfmap perfmap;	     /* JIT symbols for its anonymous code */
 	uint64_t perfmap_read_at_ns; /* 0: not read yet */
 	const char *perfmap_module;
+	struct rereads maps_rereads;
+	struct rereads perfmap_rereads;
 	uint64_t spent_bytes; /* reading the files it brought (limits.h) */
 };
 
@@ -350,6 +369,8 @@ static int read_process(struct symbolizer *s, struct process *p)
 
 	p->read_at_ns = clock__monotonic_ns();
 	err = procmaps__read_pid((int)p->pid, &maps);
+	/* What every read costs again; the files new to it are read once. */
+	p->maps_rereads.cost_ns = clock__monotonic_ns() - p->read_at_ns;
 	if (err)
 		return err;
 	/* A zombie's maps read fine and are empty: its memory is gone. */
@@ -540,31 +561,49 @@ static void unnamed_function(struct symbolizer *s, struct frame *f, const struct
 	f->off = vaddr - fn->start + leaf_adjust;
 }
 
+/* Whether the process may have its maps or perf map read again now. */
+static bool may_reread(const struct symbolizer *s, struct rereads *r, uint64_t now)
+{
+	uint64_t period = s->limits.reread_interval_ns;
+
+	if (r->cost_ns > period / REREAD_COST_FACTOR)
+		period = r->cost_ns * REREAD_COST_FACTOR;
+	if (r->due_ns > now + (REREAD_BURST - 1) * period)
+		return false;
+	r->due_ns = (r->due_ns > now ? r->due_ns : now) + period;
+	return true;
+}
+
 /*
  * JIT code lives in anonymous memory, named in the process's perf map.
- * Read when first needed, and again when a stack newer than the last read
- * misses it: a JIT keeps adding code.
+ * Read when first needed, and on (from where the last read stopped: a JIT
+ * only appends) when a stack newer than the last read misses it, as often
+ * as may_reread allows. Its symbols are paid for from the process's share.
  */
 static const struct elf_symbol *jit_symbol(struct symbolizer *s, struct process *p, uint64_t addr,
 					   uint64_t seen_ns)
 {
-	const struct elf_symbol *sym = NULL;
+	const struct elf_symbol *sym = perfmap__find(&p->perfmap, addr);
+	uint64_t now = clock__monotonic_ns(), granted;
+	struct read_budget budget;
 	char module[64];
-	FILE *file;
 
-	if (p->perfmap_read_at_ns)
-		sym = perfmap__find(&p->perfmap, addr);
 	if (sym || p->perfmap_read_at_ns > seen_ns)
 		return sym;
-	p->perfmap_read_at_ns = clock__monotonic_ns();
-	if (perfmap__open((int)p->pid, &file))
+	if (p->perfmap_read_at_ns && !may_reread(s, &p->perfmap_rereads, now))
 		return NULL;
-	perfmap__free(&p->perfmap);
-	if (perfmap__parse(file, &p->perfmap))
-		memset(&p->perfmap, 0, sizeof(p->perfmap));
-	fclose(file);
-	snprintf(module, sizeof(module), "/tmp/perf-%u.map", p->pid);
-	p->perfmap_module = strpool__intern(s->strings, module);
+	p->perfmap_read_at_ns = now;
+	granted = s->limits.max_process_spend_bytes -
+		  min_u64(p->spent_bytes, s->limits.max_process_spend_bytes);
+	budget = (struct read_budget){ granted, false };
+	if (perfmap__update((int)p->pid, &p->perfmap, &budget) == -ENOMEM)
+		perfmap__free(&p->perfmap);
+	p->spent_bytes += granted - budget.left;
+	p->perfmap_rereads.cost_ns = clock__monotonic_ns() - now;
+	if (!p->perfmap_module) {
+		snprintf(module, sizeof(module), "/tmp/perf-%u.map", p->pid);
+		p->perfmap_module = strpool__intern(s->strings, module);
+	}
 	return perfmap__find(&p->perfmap, addr);
 }
 
@@ -591,7 +630,8 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	 * we looked): only a snapshot older than the stack can be stale. If
 	 * the process is gone by now, the old snapshot stays.
 	 */
-	if (!map && !p->gone && p->read_at_ns < seen_ns && !read_process(s, p))
+	if (!map && !p->gone && p->read_at_ns < seen_ns &&
+	    may_reread(s, &p->maps_rereads, clock__monotonic_ns()) && !read_process(s, p))
 		map = procmaps__find(&p->maps, lookup);
 	if (!map)
 		return;

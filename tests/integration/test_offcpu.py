@@ -1361,6 +1361,33 @@ def test_debug_link_cannot_aim_offcpu_at_anything():
         shutil.rmtree(d)
 
 
+def test_perf_map_missed_is_not_parsed_again_every_wait():
+    # Every wait under another address of the process's anonymous code, none
+    # of it in its perf map: a map of 100,000 valid lines (4.6 MB), then one
+    # of 8 MiB of junk, was parsed whole again for each.
+    for lines, junk in ((100000, 0), (0, 8 << 20)):
+        status, err, cpu, _, waits = traced_hostile(
+            ["perfmap", "hst_perfmap", str(lines), str(junk), "100000", "2"], seconds="3s")
+        assert status == 0, (status, err[-2000:])
+        mine = [w for w in waits if w["comm"] == "hst_perfmap"]
+        assert len(mine) > 100, len(mine)
+        print("    perf map of %d lines, %d junk bytes: %d waits, offcpu %.2f s of CPU" %
+              (lines, junk, len(mine), cpu))
+        assert cpu < 0.75, "%.2f s of CPU in a 3 s recording" % cpu
+
+
+def test_maps_missed_are_not_read_again_every_wait():
+    # 20,000 executable mappings and a return address in none of them,
+    # another one at each wait: /proc/PID/maps was read again for each.
+    status, err, cpu, _, waits = traced_hostile(["maps", "hst_maps", "20000", "100000", "2"],
+                                                seconds="3s")
+    assert status == 0, (status, err[-2000:])
+    mine = [w for w in waits if w["comm"] == "hst_maps"]
+    assert len(mine) > 100, len(mine)
+    print("    20,000 mappings: %d waits, offcpu %.2f s of CPU" % (len(mine), cpu))
+    assert cpu < 0.75, "%.2f s of CPU in a 3 s recording" % cpu
+
+
 def test_elf_memory_bombs_are_refused():
     # Files mapped executable that cost nothing on disk: 1,000,000 sections
     # in a 64 MB sparse file (libelf allocated them all: 330 MB), and 300
