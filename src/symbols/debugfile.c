@@ -14,9 +14,6 @@
 #include "symbols/elf_section.h"
 #include "symbols/proc_root.h"
 
-/* Where Debian's -dbg and -dbgsym packages put separate debug files. */
-#define DEBUG_ROOT "/usr/lib/debug"
-
 /* Never wait for a FIFO's writer; the type is checked once it is open. */
 #define CANDIDATE_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
 
@@ -81,19 +78,28 @@ static int verified(int fd, struct elf_file *f, const unsigned char *id, size_t 
 	return -ENOENT;
 }
 
-/* By build ID: /usr/lib/debug/.build-id/ab/cdef....debug, root's tree (symlinks are its own). */
+int debugfile__build_id_path(const unsigned char *id, size_t len,
+			     char path[DEBUG_BUILD_ID_PATH_MAX])
+{
+	size_t at, i;
+
+	if (len < 2 || len > ELF_BUILD_ID_MAX)
+		return -EINVAL;
+	at = (size_t)snprintf(path, DEBUG_BUILD_ID_PATH_MAX, DEBUG_ROOT "/.build-id/%02x/", id[0]);
+	for (i = 1; i < len; i++)
+		at += (size_t)snprintf(path + at, DEBUG_BUILD_ID_PATH_MAX - at, "%02x", id[i]);
+	snprintf(path + at, DEBUG_BUILD_ID_PATH_MAX - at, ".debug");
+	return 0;
+}
+
+/* By build ID, in root's tree (whose symlinks are its own). */
 static int open_by_build_id(struct elf_file *f, const unsigned char *id, size_t len)
 {
-	char path[sizeof(DEBUG_ROOT) + 2 * ELF_BUILD_ID_MAX + 32];
-	size_t at, i;
+	char path[DEBUG_BUILD_ID_PATH_MAX];
 	int fd;
 
-	if (len < 2)
+	if (debugfile__build_id_path(id, len, path))
 		return -ENOENT;
-	at = (size_t)snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", id[0]);
-	for (i = 1; i < len; i++)
-		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
-	snprintf(path + at, sizeof(path) - at, ".debug");
 	fd = open(path, CANDIDATE_FLAGS);
 	return verified(fd < 0 ? -errno : fd, f, id, len, 0);
 }

@@ -16,10 +16,23 @@
 #ifndef OFFCPU_DEBUGFILE_H
 #define OFFCPU_DEBUGFILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "symbols/elf_file.h"
+#include "symbols/elf_section.h"
 
+/* Where Debian's -dbg and -dbgsym packages put separate debug files, and dwz its alt files. */
+#define DEBUG_ROOT "/usr/lib/debug"
+/* A build ID's path under it, and room enough for the longest. */
+#define DEBUG_BUILD_ID_PATH_MAX (sizeof(DEBUG_ROOT "/.build-id/") + 2 * ELF_BUILD_ID_MAX + 16)
+
+/*
+ * path gets /usr/lib/debug/.build-id/ab/cdef....debug for the id of len
+ * bytes (2 to ELF_BUILD_ID_MAX); -EINVAL for another length.
+ */
+int debugfile__build_id_path(const unsigned char *id, size_t len,
+			     char path[DEBUG_BUILD_ID_PATH_MAX]);
 /*
  * An open fd of f's verified debug file (the caller closes it), or a
  * negative errno: -ENOENT when there is none. path (NULL: no debug link

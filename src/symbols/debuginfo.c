@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <endian.h>
 #include <errno.h>
 #include <libelf.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/array.h"
 #include "lib/hash_table.h"
+#include "symbols/debugfile.h"
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
 #include "symbols/elf_file.h"
@@ -33,9 +39,23 @@ struct unit_inlines {
 	size_t cap;
 };
 
+/*
+ * An ELF file of one 1-byte .debug_line: libdw makes a Dwarf of it, in
+ * which nothing is ever found.
+ */
+struct empty_image {
+	Elf64_Ehdr ehdr;
+	Elf64_Shdr shdr[3];
+	char names[sizeof("\0.shstrtab\0.debug_line")];
+	char line[1];
+};
+
 struct debuginfo {
 	Elf *elf;
 	Dwarf *dwarf;
+	Dwarf *no_alt; /* the alt file libdw is given instead of one by name */
+	Elf *no_alt_elf;
+	struct empty_image *no_alt_image;
 	bool tried;		  /* dwarf_begin_elf ran */
 	struct hash_table *units; /* unit offset -> unit_inlines */
 	size_t nr_ranges;	  /* in all of them */
@@ -328,6 +348,71 @@ static bool strings_terminated(Elf *elf)
 	return true;
 }
 
+static Dwarf *empty_dwarf(struct debuginfo *di)
+{
+	struct empty_image *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	memcpy(e->ehdr.e_ident, ELFMAG, SELFMAG);
+	e->ehdr.e_ident[EI_CLASS] = ELFCLASS64;
+	e->ehdr.e_ident[EI_DATA] = __BYTE_ORDER == __LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB;
+	e->ehdr.e_ident[EI_VERSION] = EV_CURRENT;
+	e->ehdr.e_type = ET_REL;
+	e->ehdr.e_version = EV_CURRENT;
+	e->ehdr.e_shoff = offsetof(struct empty_image, shdr);
+	e->ehdr.e_ehsize = sizeof(e->ehdr);
+	e->ehdr.e_shentsize = sizeof(e->shdr[0]);
+	e->ehdr.e_shnum = 3;
+	e->ehdr.e_shstrndx = 1;
+	memcpy(e->names, "\0.shstrtab\0.debug_line", sizeof(e->names));
+	e->shdr[1] = (Elf64_Shdr){ .sh_name = 1,
+				   .sh_type = SHT_STRTAB,
+				   .sh_offset = offsetof(struct empty_image, names),
+				   .sh_size = sizeof(e->names),
+				   .sh_addralign = 1 };
+	e->shdr[2] = (Elf64_Shdr){ .sh_name = 11,
+				   .sh_type = SHT_PROGBITS,
+				   .sh_offset = offsetof(struct empty_image, line),
+				   .sh_size = sizeof(e->line),
+				   .sh_addralign = 1 };
+	di->no_alt_image = e;
+	di->no_alt_elf = elf_memory((char *)e, sizeof(*e));
+	return di->no_alt_elf ? dwarf_begin_elf(di->no_alt_elf, DWARF_C_READ, NULL) : NULL;
+}
+
+/*
+ * A file compressed with dwz keeps what its units share in an alt file
+ * that its .gnu_debugaltlink names, with the alt file's build ID. libdw
+ * opens it at the first reference: by build ID under /usr/lib/debug,
+ * root's tree, and failing that by the name, which is the file's to
+ * choose: a FIFO there blocked offcpu forever, a device or a file
+ * truncated once mapped would be what it reads. So unless root's tree has
+ * it, libdw is handed an empty alt file, and the references to it find
+ * nothing. false: that could not be done, and the DWARF is not read.
+ */
+static bool guard_alt(struct debuginfo *di)
+{
+	char path[DEBUG_BUILD_ID_PATH_MAX];
+	const char *name;
+	const void *id;
+	struct stat st;
+	ssize_t len = dwelf_dwarf_gnu_debugaltlink(di->dwarf, &name, &id);
+
+	/* Without a well-formed link libdw never looks for one. */
+	if (len <= 0)
+		return true;
+	/* libdw looks up build IDs of 3 to 64 bytes. */
+	if (len >= 3 && !debugfile__build_id_path(id, (size_t)len, path) && !stat(path, &st) &&
+	    S_ISREG(st.st_mode))
+		return true;
+	di->no_alt = empty_dwarf(di);
+	if (!di->no_alt)
+		return false;
+	dwarf_setalt(di->dwarf, di->no_alt);
+	return true;
+}
+
 void debuginfo__lookup(struct debuginfo *di, uint64_t vaddr, struct strpool *strings,
 		       struct inline_pool *inlines, struct source_location *out)
 {
@@ -356,6 +441,10 @@ void debuginfo__lookup(struct debuginfo *di, uint64_t vaddr, struct strpool *str
 		di->tried = true;
 		if (strings_terminated(di->elf))
 			di->dwarf = dwarf_begin_elf(di->elf, DWARF_C_READ, NULL);
+		if (di->dwarf && !guard_alt(di)) {
+			dwarf_end(di->dwarf);
+			di->dwarf = NULL;
+		}
 	}
 	if (!di->dwarf || !dwarf_addrdie(di->dwarf, vaddr, &cu))
 		return;
@@ -413,6 +502,12 @@ void debuginfo__free(struct debuginfo *di)
 	hash_table__free_values(di->units, free_unit);
 	if (di->dwarf)
 		dwarf_end(di->dwarf);
+	/* After the file that used it: dwarf_end leaves an alt file it was given alone. */
+	if (di->no_alt)
+		dwarf_end(di->no_alt);
+	if (di->no_alt_elf)
+		elf_end(di->no_alt_elf);
+	free(di->no_alt_image);
 	if (di->elf)
 		elf_end(di->elf);
 	free(di);

@@ -1388,6 +1388,102 @@ def test_maps_missed_are_not_read_again_every_wait():
     assert cpu < 0.75, "%.2f s of CPU in a 3 s recording" % cpu
 
 
+def elf_sections(path):
+    """Section name -> (offset, size) of an ELF64 little-endian file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shnum, shstrndx = struct.unpack_from("<HH", data, 60)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + 64 * i) for i in range(shnum)]
+    names_at = headers[shstrndx][4]
+    sections = {}
+    for h in headers:
+        end = data.index(b"\0", names_at + h[0])
+        sections[data[names_at + h[0]:end].decode()] = (h[4], h[5])
+    return sections
+
+
+def uleb128(data, at):
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7f) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, at
+
+
+def write_library_with_alt_forms(source, path, alt_name):
+    """source with every DW_FORM_strp in its abbreviations made
+    DW_FORM_strp_sup (the same size: a string in the dwz alt file), and a
+    .gnu_debugaltlink naming alt_name, with a build ID no file has."""
+    shutil.copy(source, path)
+    offset, size = elf_sections(path)[".debug_abbrev"]
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        table = bytearray(f.read(size))
+        at = 0
+        while at < len(table):
+            code, at = uleb128(table, at)
+            if code == 0:
+                continue
+            _, at = uleb128(table, at)  # tag
+            at += 1  # children
+            while True:
+                attribute, at = uleb128(table, at)
+                form_at = at
+                form, at = uleb128(table, at)
+                if form == 0x21:  # DW_FORM_implicit_const: its value follows
+                    _, at = uleb128(table, at)
+                if attribute == 0 and form == 0:
+                    break
+                if form == 0x0e:  # DW_FORM_strp
+                    table[form_at] = 0x1d  # DW_FORM_strp_sup
+        f.seek(offset)
+        f.write(table)
+    link = path + ".altlink"
+    with open(link, "wb") as f:
+        f.write(alt_name.encode() + b"\0" + bytes(range(1, 21)))
+    r = run(["objcopy", "--add-section", ".gnu_debugaltlink=" + link, path])
+    assert r.returncode == 0, r.stderr
+    os.unlink(link)
+    os.chown(path, 65534, 65534)
+
+
+def test_dwarf_alt_file_is_not_opened_by_its_name():
+    # DWARF whose names are in a dwz alt file (DW_FORM_strp_sup), named by
+    # its .gnu_debugaltlink: libdw opens that by build ID under
+    # /usr/lib/debug, else by the name, where a FIFO blocked offcpu forever
+    # (the names are read after tracing stops: no output at all).
+    d = nobody_dir()
+    lib = os.path.join(d, "libsymlib.so")
+    fifo = os.path.join(d, "alt.debug")
+    os.mkfifo(fifo)
+    write_library_with_alt_forms(os.path.join(SYMBOLS, "libsymlib.so"), lib, fifo)
+    out = os.path.join(TMP, "altlink.json")
+    tracer = start_tracer(["-c", "hst_altlink", "-d", "2s", "-f", "json", "-o", out])
+    p = start_hostile(["dlopen", "hst_altlink", lib, "symlib_wait", "40", "20"])
+    try:
+        try:
+            tracer.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("offcpu still running 28 s after -d 2s")
+    finally:
+        stop(p)
+        tracer.kill()
+        tracer.wait()
+    assert tracer.returncode == 0, (tracer.returncode, tracer.stderr.read()[-2000:])
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "hst_altlink" and w["wait"] == "sleep"]
+    assert mine, [(w["comm"], w["wait"]) for w in waits]
+    for w in mine:
+        # The lines are the library's own; the names it keeps in the alt file are not there.
+        lib_frame = frame_named(w["user_stack"], "symlib_wait")
+        assert lib_frame["line"] == marker_line("symlib.c", "SYMLIB_WAIT_LINE"), lib_frame
+    shutil.rmtree(d)
+
+
 def test_elf_memory_bombs_are_refused():
     # Files mapped executable that cost nothing on disk: 1,000,000 sections
     # in a 64 MB sparse file (libelf allocated them all: 330 MB), and 300
