@@ -33,9 +33,12 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 SYMBOLS_DIR := $(OUTPUT)/tests/symbols
 SYMBOL_PROGRAMS := $(addprefix $(SYMBOLS_DIR)/,libsymlib.so symprog-pie symprog-nopie \
 	symprog-debuglink symprog-stripped)
+# Issue #12's hostile processes and the library whose debug link they aim.
+HOSTILE_DIR := $(OUTPUT)/tests/hostile
+HOSTILE_PROGRAMS := $(addprefix $(HOSTILE_DIR)/,hostile libhostile.so)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
 WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
-	$(UNWIND_PROGRAMS)
+	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS)
 
 DEB_PACKAGES := clang make gcc g++ libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
 	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg \
@@ -177,6 +180,22 @@ $(UNWIND_DIR)/cv_waiter: tests/integration/unwind/cv_waiter.cpp | $(UNWIND_DIR)
 $(UNWIND_DIR)/unwind_probe: tests/integration/unwind/unwind_probe.c $(LIB_OBJS) | $(UNWIND_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
+# A stripped library without a build ID: its debug file is found only by
+# its .gnu_debuglink name and checked by CRC32.
+$(HOSTILE_DIR):
+	$(Q)mkdir -p $@
+
+$(HOSTILE_DIR)/hostile: tests/integration/hostile/hostile.c | $(HOSTILE_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SYMBOL_CFLAGS) $< -ldl -o $@
+
+$(HOSTILE_DIR)/libhostile.so: tests/integration/hostile/hostile_lib.c | $(HOSTILE_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SYMBOL_CFLAGS) -fPIC -shared -Wl,--build-id=none $< -o $@.full
+	$(Q)objcopy --only-keep-debug $@.full $@.debug
+	$(Q)strip --strip-all -o $@ $@.full
+	$(Q)cd $(HOSTILE_DIR) && objcopy --add-gnu-debuglink=libhostile.so.debug libhostile.so
+	$(Q)rm -f $@.full
 
 # offcpu itself under ASan/UBSan and LeakSanitizer, for the soak test.
 $(OUTPUT)/offcpu-asan: src/cli/main.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc

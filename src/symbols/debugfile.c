@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -13,74 +14,104 @@
 #include "symbols/elf_section.h"
 #include "symbols/proc_root.h"
 
-/* Where Debian's -dbg and -dbgsym packages put separate debug files. */
-#define DEBUG_ROOT "/usr/lib/debug"
+/* Never wait for a FIFO's writer; the type is checked once it is open. */
+#define CANDIDATE_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
 
-static bool is_debug_file_of(Elf *debug, const unsigned char *id, size_t id_len)
+static bool is_debug_file_of(int fd, struct elf_file *f, const unsigned char *id, size_t id_len)
 {
 	unsigned char debug_id[ELF_BUILD_ID_MAX];
+	struct elf_file debug;
+	bool same;
 
-	return debug && elf_kind(debug) == ELF_K_ELF &&
-	       elf_section__build_id(debug, debug_id) == id_len && !memcmp(id, debug_id, id_len);
-}
-
-/* The CRC32 .gnu_debuglink asks of a file without a build ID to match. */
-static bool crc_matches(int fd, uint32_t expected)
-{
-	unsigned char buf[65536];
-	uLong crc = crc32(0L, Z_NULL, 0);
-	ssize_t n;
-
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		crc = crc32(crc, buf, (uInt)n);
-	return n == 0 && (uint32_t)crc == expected;
+	if (elf_file__open(&debug, fd, f->limits, f->budget))
+		return false;
+	same = elf_section__build_id(&debug, debug_id) == id_len && !memcmp(id, debug_id, id_len);
+	elf_file__close(&debug);
+	return same;
 }
 
 /*
- * A candidate debug file, kept only if it is the one: the same build ID, or
- * for a file without one, the CRC32 its .gnu_debuglink gives. Else closed.
+ * The CRC32 .gnu_debuglink asks of a file without a build ID to match:
+ * of its size as opened, paid for first, and not a byte more.
  */
-static int verified(int fd, const unsigned char *id, size_t id_len, uint32_t crc)
+static bool crc_matches(int fd, uint64_t size, struct read_budget *budget, uint32_t expected)
 {
-	Elf *debug;
+	unsigned char buf[65536];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	uint64_t done = 0;
+
+	if (read_budget__charge(budget, size))
+		return false;
+	while (done < size) {
+		size_t want = size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
+		ssize_t n = read(fd, buf, want);
+
+		if (n <= 0)
+			return false;
+		crc = crc32(crc, buf, (uInt)n);
+		done += (uint64_t)n;
+	}
+	return (uint32_t)crc == expected;
+}
+
+/*
+ * A candidate debug file, kept only if it is a regular file of sane size
+ * owned by root or by f's owner, and the one: the same build ID, or for a
+ * file without one, the CRC32 its .gnu_debuglink gives. Else closed.
+ */
+static int verified(int fd, struct elf_file *f, const unsigned char *id, size_t id_len,
+		    uint32_t crc)
+{
+	struct stat st;
 	bool ok;
 
 	if (fd < 0)
 		return fd;
-	debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	ok = id_len ? is_debug_file_of(debug, id, id_len) : crc_matches(fd, crc);
-	elf_end(debug);
+	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) && (st.st_uid == 0 || st.st_uid == f->uid) &&
+	     (uint64_t)st.st_size <= f->limits->max_file_bytes;
+	if (ok)
+		ok = id_len ? is_debug_file_of(fd, f, id, id_len)
+			    : crc_matches(fd, (uint64_t)st.st_size, f->budget, crc);
 	if (ok)
 		return fd;
 	close(fd);
 	return -ENOENT;
 }
 
-/* By build ID: /usr/lib/debug/.build-id/ab/cdef....debug. */
-static int open_by_build_id(const unsigned char *id, size_t len)
+int debugfile__build_id_path(const unsigned char *id, size_t len,
+			     char path[DEBUG_BUILD_ID_PATH_MAX])
 {
-	char path[sizeof(DEBUG_ROOT) + 2 * ELF_BUILD_ID_MAX + 32];
 	size_t at, i;
-	int fd;
 
-	if (len < 2)
-		return -ENOENT;
-	at = (size_t)snprintf(path, sizeof(path), DEBUG_ROOT "/.build-id/%02x/", id[0]);
+	if (len < 2 || len > ELF_BUILD_ID_MAX)
+		return -EINVAL;
+	at = (size_t)snprintf(path, DEBUG_BUILD_ID_PATH_MAX, DEBUG_ROOT "/.build-id/%02x/", id[0]);
 	for (i = 1; i < len; i++)
-		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x", id[i]);
-	snprintf(path + at, sizeof(path) - at, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return verified(fd < 0 ? -errno : fd, id, len, 0);
+		at += (size_t)snprintf(path + at, DEBUG_BUILD_ID_PATH_MAX - at, "%02x", id[i]);
+	snprintf(path + at, DEBUG_BUILD_ID_PATH_MAX - at, ".debug");
+	return 0;
 }
 
-/* A file by name: inside the process's root when there is a process. */
+/* By build ID, in root's tree (whose symlinks are its own). */
+static int open_by_build_id(struct elf_file *f, const unsigned char *id, size_t len)
+{
+	char path[DEBUG_BUILD_ID_PATH_MAX];
+	int fd;
+
+	if (debugfile__build_id_path(id, len, path))
+		return -ENOENT;
+	fd = open(path, CANDIDATE_FLAGS);
+	return verified(fd < 0 ? -errno : fd, f, id, len, 0);
+}
+
+/* A file the process names: inside its root when there is a process, never through a symlink. */
 static int open_named(uint32_t pid, const char *path)
 {
 	int fd;
 
 	if (pid)
-		return proc_root__open(pid, path, O_RDONLY);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+		return proc_root__open(pid, path, CANDIDATE_FLAGS | O_NOFOLLOW);
+	fd = open(path, CANDIDATE_FLAGS | O_NOFOLLOW);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -88,18 +119,18 @@ static int open_named(uint32_t pid, const char *path)
  * By .gnu_debuglink, where GDB looks: beside the file, in .debug/ beside it,
  * and under /usr/lib/debug with the file's directory.
  */
-static int open_by_link(Elf *elf, uint32_t pid, const char *file_path, const unsigned char *id,
-			size_t id_len)
+static int open_by_link(struct elf_file *f, uint32_t pid, const char *file_path,
+			const unsigned char *id, size_t id_len)
 {
 	static const char *const formats[] = { "%.*s/%s", "%.*s/.debug/%s", DEBUG_ROOT "%.*s/%s" };
-	Elf_Data *link = elf_section__by_name(elf, ".gnu_debuglink", NULL);
+	Elf_Data *link = elf_section__by_name(f, ".gnu_debuglink", NULL);
 	const char *name, *slash;
 	char path[PATH_MAX];
 	uint32_t crc;
 	size_t name_len, i;
 	int dir_len, fd;
 
-	if (!link || !file_path || link->d_size < 8)
+	if (!link || !link->d_buf || !file_path || link->d_size < 8)
 		return -ENOENT;
 	name = link->d_buf;
 	name_len = strnlen(name, link->d_size);
@@ -114,18 +145,18 @@ static int open_by_link(Elf *elf, uint32_t pid, const char *file_path, const uns
 		if ((size_t)snprintf(path, sizeof(path), formats[i], dir_len, file_path, name) >=
 		    sizeof(path))
 			continue;
-		fd = verified(open_named(pid, path), id, id_len, crc);
+		fd = verified(open_named(pid, path), f, id, id_len, crc);
 		if (fd >= 0)
 			return fd;
 	}
 	return -ENOENT;
 }
 
-int debugfile__open(Elf *elf, uint32_t pid, const char *path)
+int debugfile__open(struct elf_file *f, uint32_t pid, const char *path)
 {
 	unsigned char id[ELF_BUILD_ID_MAX];
-	size_t id_len = elf_section__build_id(elf, id);
-	int fd = open_by_build_id(id, id_len);
+	size_t id_len = elf_section__build_id(f, id);
+	int fd = open_by_build_id(f, id, id_len);
 
-	return fd >= 0 ? fd : open_by_link(elf, pid, path, id, id_len);
+	return fd >= 0 ? fd : open_by_link(f, pid, path, id, id_len);
 }

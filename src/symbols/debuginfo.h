@@ -10,6 +10,7 @@
 
 #include "lib/inline_pool.h"
 #include "lib/strpool.h"
+#include "symbols/limits.h"
 
 struct debuginfo;
 
@@ -20,10 +21,13 @@ struct source_location {
 };
 
 /*
- * The DWARF itself is read at the first lookup. -ENOENT when fd is no ELF
- * file. The fd may be closed afterwards.
+ * Reads fd's DWARF sections into memory now, within the budget (paying
+ * for their decompressed size too); they are parsed at the first lookup.
+ * The fd may be closed afterwards, the file truncated: nothing is mapped.
+ * Errors are elf_file__open's (elf_file.h), -E2BIG past the budget.
  */
-int debuginfo__open_fd(int fd, struct debuginfo **out);
+int debuginfo__open_fd(int fd, const struct symbol_limits *limits, struct read_budget *budget,
+		       struct debuginfo **out);
 /*
  * The source line of vaddr (an ELF virtual address) in the function the
  * symbol table names, and the functions inlined there, innermost first.

@@ -78,11 +78,11 @@ static int fde_encoding(const unsigned char *frame, size_t size, size_t cie)
 	return -1;
 }
 
-int ehframe__read_functions(Elf *elf, struct elf_symbol **out, size_t *nr)
+int ehframe__read_functions(struct elf_file *file, struct elf_symbol **out, size_t *nr)
 {
 	uint64_t hdr_addr = 0, frame_addr = 0;
-	Elf_Data *hdr = elf_section__by_name(elf, ".eh_frame_hdr", &hdr_addr);
-	Elf_Data *frame = elf_section__by_name(elf, ".eh_frame", &frame_addr);
+	Elf_Data *hdr = elf_section__by_name(file, ".eh_frame_hdr", &hdr_addr);
+	Elf_Data *frame = elf_section__by_name(file, ".eh_frame", &frame_addr);
 	struct elf_symbol *functions;
 	const unsigned char *h, *f;
 	uint32_t count, i;
@@ -98,7 +98,8 @@ int ehframe__read_functions(Elf *elf, struct elf_symbol **out, size_t *nr)
 	if (h[0] != 1 || h[2] != DW_EH_PE_udata4 || h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
 		return 0;
 	memcpy(&count, h + 8, 4);
-	if (12 + (uint64_t)count * 8 > hdr->d_size)
+	if (12 + (uint64_t)count * 8 > hdr->d_size ||
+	    read_budget__charge(file->budget, (uint64_t)count * sizeof(*functions)))
 		return 0;
 	functions = calloc(count ? count : 1, sizeof(*functions));
 	if (!functions)

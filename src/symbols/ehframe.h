@@ -9,16 +9,16 @@
 #ifndef OFFCPU_EHFRAME_H
 #define OFFCPU_EHFRAME_H
 
-#include <gelf.h>
 #include <stddef.h>
 
+#include "symbols/elf_file.h"
 #include "symbols/elfsyms.h"
 
 /*
  * The functions, unnamed and sorted by start: *nr of them in *out, which
- * the caller frees. A file without a table it can read has none (NULL and
- * 0), which is no error: -ENOMEM is the only one.
+ * the caller frees. A file without a table it can read (or pay for) has
+ * none (NULL and 0), which is no error: -ENOMEM is the only one.
  */
-int ehframe__read_functions(Elf *elf, struct elf_symbol **out, size_t *nr);
+int ehframe__read_functions(struct elf_file *file, struct elf_symbol **out, size_t *nr);
 
 #endif

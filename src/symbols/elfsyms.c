@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "lib/bsearch.h"
 #include "symbols/debugfile.h"
 #include "symbols/ehframe.h"
+#include "symbols/elf_file.h"
 #include "symbols/elf_section.h"
 #include "symbols/elfsyms.h"
 
@@ -30,6 +30,7 @@ struct elfsyms {
 	char build_id[2 * ELF_BUILD_ID_MAX + 1]; /* hex; empty when the file has none */
 	bool has_dwarf;				 /* .debug_info in the file itself */
 	int debug_fd;				 /* its verified separate debug file, or -1 */
+	size_t skipped;				 /* function symbols over a limit */
 };
 
 /* Aliases and nested symbols share addresses; look back this far for one that holds the address. */
@@ -48,6 +49,7 @@ static int read_segments(Elf *elf, struct elfsyms *es)
 {
 	size_t nr, i;
 
+	/* Counted and paid for when the file was opened (elf_file.c). */
 	if (elf_getphdrnum(elf, &nr))
 		return -EINVAL;
 	es->segments = calloc(nr ? nr : 1, sizeof(*es->segments));
@@ -78,25 +80,34 @@ static void drop_symbols(struct elfsyms *es)
 	es->nr = 0;
 }
 
-static int read_symbols(Elf *elf, Elf_Scn *scn, struct elfsyms *es)
+/*
+ * The function symbols of scn, each name copied without its version. Past
+ * the limits (symbols, name length) symbols are skipped; past the budget
+ * the reading stops there, with what was read so far.
+ */
+static int read_symbols(struct elf_file *f, Elf_Scn *scn, struct elfsyms *es)
 {
+	const struct symbol_limits *limits = f->limits;
 	GElf_Shdr shdr;
 	Elf_Data *data;
 	size_t count, i, cap;
 
 	if (!gelf_getshdr(scn, &shdr) || shdr.sh_entsize == 0)
 		return -EINVAL;
-	data = elf_getdata(scn, NULL);
-	if (!data)
-		return -EINVAL;
 	count = shdr.sh_size / shdr.sh_entsize;
-	cap = count ? count : 1;
-	es->syms = calloc(cap, sizeof(*es->syms));
+	cap = count < limits->max_symbols ? count : limits->max_symbols;
+	if (read_budget__charge(f->budget, (uint64_t)cap * sizeof(*es->syms)))
+		return -E2BIG;
+	data = elf_file__data(f, scn);
+	if (!data)
+		return f->budget->exhausted ? -E2BIG : -EINVAL;
+	es->syms = calloc(cap ? cap : 1, sizeof(*es->syms));
 	if (!es->syms)
 		return -ENOMEM;
 	for (i = 0; i < count; i++) {
 		GElf_Sym sym;
-		const char *name;
+		const char *name, *version;
+		size_t len;
 		int type;
 
 		if (!gelf_getsym(data, (int)i, &sym))
@@ -106,11 +117,23 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, struct elfsyms *es)
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_value == 0 ||
 		    sym.st_size == 0 || sym.st_shndx == SHN_UNDEF)
 			continue;
-		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+		name = elf_file__string(f, shdr.sh_link, sym.st_name);
+		if (!name && f->budget->exhausted)
+			break;
 		if (!name || !name[0] || name[0] == '@')
 			continue;
 		/* "clock_nanosleep@@GLIBC_2.17": the version is not part of the name. */
-		name = strndup(name, strcspn(name, "@"));
+		len = strnlen(name, limits->max_name_len + 1);
+		version = memchr(name, '@', len);
+		if (version)
+			len = (size_t)(version - name);
+		if (len > limits->max_name_len || es->nr == cap) {
+			es->skipped++;
+			continue;
+		}
+		if (read_budget__charge(f->budget, len + 1))
+			break;
+		name = strndup(name, len);
 		if (!name)
 			return -ENOMEM;
 		es->syms[es->nr++] = (struct elf_symbol){
@@ -119,24 +142,31 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, struct elfsyms *es)
 			.name = name,
 		};
 	}
+	/* What the budget left unread, counted as skipped too. */
+	if (i < count)
+		es->skipped += count - i;
 	qsort(es->syms, es->nr, sizeof(*es->syms), compare_symbols);
 	return 0;
 }
 
 /* A stripped file's full symbol table, from its debug file. */
-static int read_debug_symbols(int debug_fd, struct elfsyms *es)
+static int read_debug_symbols(int debug_fd, const struct elf_file *f, struct elfsyms *es)
 {
-	Elf *debug = elf_begin(debug_fd, ELF_C_READ_MMAP, NULL);
-	Elf_Scn *scn = debug ? elf_section__by_type(debug, SHT_SYMTAB) : NULL;
-	int err = scn ? read_symbols(debug, scn, es) : -ENOENT;
+	struct elf_file debug;
+	Elf_Scn *scn;
+	int err = elf_file__open(&debug, debug_fd, f->limits, f->budget);
 
 	if (err)
+		return err;
+	scn = elf_section__by_type(&debug, SHT_SYMTAB);
+	err = scn ? read_symbols(&debug, scn, es) : -ENOENT;
+	if (err)
 		drop_symbols(es);
-	elf_end(debug);
+	elf_file__close(&debug);
 	return err;
 }
 
-static int load(Elf *elf, uint32_t pid, const char *path, struct elfsyms **out)
+static int load(struct elf_file *f, const struct elfsyms_opts *opts, struct elfsyms **out)
 {
 	unsigned char id[ELF_BUILD_ID_MAX];
 	struct elfsyms *es;
@@ -144,33 +174,36 @@ static int load(Elf *elf, uint32_t pid, const char *path, struct elfsyms **out)
 	Elf_Scn *scn;
 	int err;
 
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		return -EINVAL;
 	es = calloc(1, sizeof(*es));
 	if (!es)
 		return -ENOMEM;
 	es->debug_fd = -1;
-	err = read_segments(elf, es);
+	err = read_segments(f->elf, es);
 	if (err)
 		goto fail;
-	id_len = elf_section__build_id(elf, id);
+	id_len = elf_section__build_id(f, id);
 	for (i = 0; i < id_len; i++)
 		snprintf(es->build_id + 2 * i, 3, "%02x", id[i]);
-	es->has_dwarf = elf_section__by_name(elf, ".debug_info", NULL) != NULL;
-	scn = elf_section__by_type(elf, SHT_SYMTAB);
+	/* Only whether there is one: it is read (and paid for) if a line is ever looked up. */
+	es->has_dwarf = elf_section__find(f, ".debug_info") != NULL;
+	scn = elf_section__by_type(f, SHT_SYMTAB);
 	if (!scn || !es->has_dwarf)
-		es->debug_fd = debugfile__open(elf, pid, path);
+		es->debug_fd = debugfile__open(f, opts->pid, opts->path);
 	if (!scn) {
-		es->from_debug_file = es->debug_fd >= 0 && !read_debug_symbols(es->debug_fd, es);
+		es->from_debug_file = es->debug_fd >= 0 && !read_debug_symbols(es->debug_fd, f, es);
 		if (!es->from_debug_file)
-			scn = elf_section__by_type(elf, SHT_DYNSYM);
+			scn = elf_section__by_type(f, SHT_DYNSYM);
 	}
 	if (scn) {
-		err = read_symbols(elf, scn, es);
+		err = read_symbols(f, scn, es);
+		if (err == -E2BIG || err == -EINVAL) {
+			drop_symbols(es);
+			err = 0;
+		}
 		if (err)
 			goto fail;
 	}
-	err = ehframe__read_functions(elf, &es->functions, &es->nr_functions);
+	err = ehframe__read_functions(f, &es->functions, &es->nr_functions);
 	if (err)
 		goto fail;
 	*out = es;
@@ -180,32 +213,34 @@ fail:
 	return err;
 }
 
-int elfsyms__open_fd(int fd, uint32_t pid, const char *path, struct elfsyms **out)
+int elfsyms__open_fd(int fd, const struct elfsyms_opts *opts, struct elfsyms **out)
 {
-	Elf *elf;
-	int err;
+	struct elf_file f;
+	int err = elf_file__open(&f, fd, opts->limits, opts->budget);
 
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	err = load(elf, pid, path, out);
-	elf_end(elf);
+	if (err)
+		return err;
+	err = load(&f, opts, out);
+	elf_file__close(&f);
 	return err;
 }
 
-int elfsyms__open_memory(const void *image, size_t size, struct elfsyms **out)
+int elfsyms__open_memory(const void *image, size_t size, const struct elfsyms_opts *opts,
+			 struct elfsyms **out)
 {
 	char *copy = malloc(size);
-	Elf *elf;
+	struct elf_file f;
 	int err;
 
 	/* libelf wants a writable buffer; the vdso is read-only. */
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, image, size);
-	elf_version(EV_CURRENT);
-	elf = elf_memory(copy, size);
-	err = load(elf, 0, NULL, out);
-	elf_end(elf);
+	err = elf_file__open_memory(&f, copy, size, opts->limits, opts->budget);
+	if (!err) {
+		err = load(&f, opts, out);
+		elf_file__close(&f);
+	}
 	free(copy);
 	return err;
 }
@@ -242,6 +277,11 @@ const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr)
 size_t elfsyms__count(const struct elfsyms *es)
 {
 	return es->nr;
+}
+
+size_t elfsyms__skipped(const struct elfsyms *es)
+{
+	return es->skipped;
 }
 
 bool elfsyms__has_dwarf(const struct elfsyms *es)

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbols/limits.h"
+
 struct elf_symbol {
 	uint64_t start; /* ELF virtual address */
 	uint64_t size;
@@ -21,20 +23,32 @@ struct elf_symbol {
 
 struct elfsyms;
 
+/* Whose file it is, and what reading it may cost. */
+struct elfsyms_opts {
+	uint32_t pid;	  /* its debug link is looked up in this process's root (0: offcpu's) */
+	const char *path; /* under the file's name there; NULL: no debug link is followed */
+	const struct symbol_limits *limits;
+	struct read_budget *budget; /* for the file and its debug file */
+};
+
 /*
  * Reads .symtab; a stripped file's from its separate debug file (see
- * debugfile.h), else its .dynsym. path (may be NULL) is the file's name
- * inside the root of process pid (0: offcpu's own root), where its debug
- * link is looked up. The fd may be closed afterwards.
+ * debugfile.h), else its .dynsym. Symbols over the limits are skipped
+ * (elfsyms__skipped), and so is the rest of the table once the budget is
+ * spent (which then says exhausted). The fd may be closed afterwards.
+ * Errors are elf_file__open's (elf_file.h), and -ENOMEM.
  */
-int elfsyms__open_fd(int fd, uint32_t pid, const char *path, struct elfsyms **out);
+int elfsyms__open_fd(int fd, const struct elfsyms_opts *opts, struct elfsyms **out);
 /* An ELF image in memory, such as the vdso. */
-int elfsyms__open_memory(const void *image, size_t size, struct elfsyms **out);
+int elfsyms__open_memory(const void *image, size_t size, const struct elfsyms_opts *opts,
+			 struct elfsyms **out);
 /* A file offset of a mapped page to the ELF virtual address; -ENOENT if unloaded. */
 int elfsyms__offset_to_vaddr(const struct elfsyms *es, uint64_t file_offset, uint64_t *vaddr);
 /* Only a symbol whose [start, start + size) holds vaddr; else NULL. */
 const struct elf_symbol *elfsyms__find(const struct elfsyms *es, uint64_t vaddr);
 size_t elfsyms__count(const struct elfsyms *es);
+/* Function symbols not kept: over the limits, or past the budget. */
+size_t elfsyms__skipped(const struct elfsyms *es);
 /*
  * In a table sorted by start whose ranges do not overlap, the entry whose
  * [start, start + size) holds addr; NULL if none does.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,6 +15,8 @@
 /* A JIT that writes more than this is not one a person reads a profile of. */
 #define PERFMAP_MAX_SYMBOLS (1 << 20)
 #define PERFMAP_NAME_MAX 1024
+/* Two addresses in hex, two spaces, a name: a longer line is no symbol. */
+#define PERFMAP_LINE_MAX (2 * 16 + 2 + PERFMAP_NAME_MAX + 16)
 
 static int compare_symbols(const void *a, const void *b)
 {
@@ -38,58 +41,140 @@ static int parse_line(const char *line, struct elf_symbol *sym)
 	    sym->start + sym->size < sym->start)
 		return -EINVAL;
 	line = end + 1;
-	len = strcspn(line, "\n");
+	len = strlen(line);
 	while (len && isspace((unsigned char)line[len - 1]))
 		len--;
 	if (len == 0 || len > PERFMAP_NAME_MAX)
 		return -EINVAL;
+	/* NULL name: out of memory. */
 	name = strndup(line, len);
 	sym->name = name;
-	return name ? 0 : -ENOMEM;
+	return 0;
 }
 
-int perfmap__parse(FILE *file, struct perfmap *out)
+/*
+ * One line into buf without its newline, NUL-terminated. *len: its length
+ * (size or more: it did not fit, and the rest was skipped); *used: the
+ * bytes taken from file, newline included. false at the end of the file
+ * before a newline: *len and *used are then those of the incomplete line.
+ */
+static bool read_line(FILE *file, char *buf, size_t size, size_t *len, uint64_t *used)
 {
-	struct perfmap map = { 0 };
-	size_t cap = 0, size = 0;
-	char *line = NULL;
+	int c;
+
+	*len = 0;
+	*used = 0;
+	while ((c = getc_unlocked(file)) != EOF) {
+		(*used)++;
+		if (c == '\n')
+			break;
+		if (*len < size - 1)
+			buf[*len] = (char)c;
+		(*len)++;
+	}
+	buf[*len < size ? *len : size - 1] = '\0';
+	return c == '\n';
+}
+
+/* The rest of a line too long to be a symbol's, read before: false if it goes on still. */
+static bool skip_long_line(FILE *file, struct perfmap *map)
+{
+	int c;
+
+	while ((c = getc_unlocked(file)) != EOF) {
+		map->read_bytes++;
+		if (c == '\n')
+			return true;
+	}
+	return false;
+}
+
+/* The entries from nr_old on, sorted, merged into the sorted ones before them. */
+static int merge_new(struct perfmap *map, size_t nr_old)
+{
+	size_t nr_new = map->nr - nr_old, i, j, at;
+	struct elf_symbol *added;
+
+	if (nr_new > 1)
+		qsort(map->syms + nr_old, nr_new, sizeof(*map->syms), compare_symbols);
+	if (!nr_new || !nr_old || map->syms[nr_old - 1].start <= map->syms[nr_old].start)
+		return 0;
+	added = malloc(nr_new * sizeof(*added));
+	if (!added)
+		return -ENOMEM;
+	memcpy(added, map->syms + nr_old, nr_new * sizeof(*added));
+	/* From the back; of equal starts the newer goes after, where the floor search finds it. */
+	i = nr_old;
+	j = nr_new;
+	at = map->nr;
+	while (j > 0) {
+		if (i > 0 && map->syms[i - 1].start > added[j - 1].start)
+			map->syms[--at] = map->syms[--i];
+		else
+			map->syms[--at] = added[--j];
+	}
+	free(added);
+	return 0;
+}
+
+int perfmap__parse(FILE *file, struct perfmap *map, struct read_budget *budget)
+{
+	char line[PERFMAP_LINE_MAX];
+	size_t nr_old = map->nr, cap = map->cap, len;
+	uint64_t used;
 	int err = 0;
 
-	while (getline(&line, &size, file) > 0 && map.nr < PERFMAP_MAX_SYMBOLS) {
+	if (map->in_long_line) {
+		if (!skip_long_line(file, map))
+			return 0;
+		map->in_long_line = false;
+	}
+	while (map->nr < PERFMAP_MAX_SYMBOLS) {
 		struct elf_symbol sym;
 
-		err = parse_line(line, &sym);
-		if (err == -EINVAL) {
-			map.bad_lines++;
-			err = 0;
+		if (!read_line(file, line, sizeof(line), &len, &used)) {
+			/*
+			 * An incomplete line is read again once it is whole, unless it
+			 * is already too long to be a symbol's: then never again.
+			 */
+			if (len >= sizeof(line)) {
+				map->bad_lines++;
+				map->read_bytes += used;
+				map->in_long_line = true;
+			}
+			break;
+		}
+		if (len >= sizeof(line) || memchr(line, '\0', len) ||
+		    parse_line(line, &sym) == -EINVAL) {
+			map->bad_lines++;
+			map->read_bytes += used;
 			continue;
 		}
-		if (err)
+		if (!sym.name) {
+			err = -ENOMEM;
 			break;
-		if (map.nr == cap) {
+		}
+		if (read_budget__charge(budget, sizeof(sym) + strlen(sym.name) + 1)) {
+			free((char *)sym.name);
+			break;
+		}
+		if (map->nr == cap) {
 			struct elf_symbol *grown;
 
 			cap = cap ? cap * 2 : 64;
-			grown = realloc(map.syms, cap * sizeof(*grown));
+			grown = realloc(map->syms, cap * sizeof(*grown));
 			if (!grown) {
 				free((char *)sym.name);
 				err = -ENOMEM;
 				break;
 			}
-			map.syms = grown;
+			map->syms = grown;
+			map->cap = cap;
 		}
-		map.syms[map.nr++] = sym;
+		map->syms[map->nr++] = sym;
+		map->read_bytes += used;
 	}
-	free(line);
-	if (err) {
-		perfmap__free(&map);
-		return err;
-	}
-	/* An empty map has no array to sort (found by tests/fuzz/fuzz_perfmap). */
-	if (map.nr > 1)
-		qsort(map.syms, map.nr, sizeof(*map.syms), compare_symbols);
-	*out = map;
-	return 0;
+	return merge_new(map, nr_old) ?: err;
 }
 
 /* The process's real UID and its PID in its own namespace, from /proc/PID/status. */
@@ -150,6 +235,36 @@ int perfmap__open(int pid, FILE **out)
 	return 0;
 }
 
+int perfmap__update(int pid, struct perfmap *map, struct read_budget *budget)
+{
+	struct stat st;
+	FILE *file;
+	int err = perfmap__open(pid, &file);
+
+	if (err)
+		return err;
+	if (fstat(fileno(file), &st)) {
+		err = -errno;
+		fclose(file);
+		return err;
+	}
+	/* Another file, or one cut shorter: not the one read so far. */
+	if ((uint64_t)st.st_dev != map->dev || (uint64_t)st.st_ino != map->inode ||
+	    (uint64_t)st.st_size < map->read_bytes) {
+		perfmap__free(map);
+		map->dev = (uint64_t)st.st_dev;
+		map->inode = (uint64_t)st.st_ino;
+	}
+	if ((uint64_t)st.st_size > map->read_bytes) {
+		if (fseeko(file, (off_t)map->read_bytes, SEEK_SET))
+			err = -errno;
+		else
+			err = perfmap__parse(file, map, budget);
+	}
+	fclose(file);
+	return err;
+}
+
 const struct elf_symbol *perfmap__find(const struct perfmap *map, uint64_t addr)
 {
 	return elfsyms__symbol_containing(map->syms, map->nr, addr);
@@ -162,6 +277,5 @@ void perfmap__free(struct perfmap *map)
 	for (i = 0; i < map->nr; i++)
 		free((char *)map->syms[i].name);
 	free(map->syms);
-	map->syms = NULL;
-	map->nr = 0;
+	memset(map, 0, sizeof(*map));
 }

@@ -15,6 +15,7 @@
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
 #include "symbols/elfsyms.h"
+#include "symbols/limits.h"
 #include "symbols/perfmap.h"
 #include "symbols/proc_root.h"
 #include "symbols/procmaps.h"
@@ -29,6 +30,23 @@ struct dso {
 	struct debuginfo *debug; /* NULL: no DWARF */
 };
 
+/*
+ * How often a process may have its maps or perf map read again: a few
+ * reads at once, then one per period (the generic cell rate algorithm),
+ * the period the longer of the interval and REREAD_COST_FACTOR times what
+ * the last read took. A stack that misses them is what asks for a read,
+ * and a process whose stacks always miss (a return address in no mapping,
+ * in code its perf map does not name) would have them read at every wait:
+ * 20,000 mappings, or a 6 MB perf map, in every 2 ms.
+ */
+#define REREAD_BURST 4
+#define REREAD_COST_FACTOR 20
+
+struct rereads {
+	uint64_t due_ns;  /* when the next one is due; up to REREAD_BURST - 1 periods early */
+	uint64_t cost_ns; /* of the last read */
+};
+
 struct process {
 	uint32_t pid;
 	uint32_t parent_pid; /* from a fork record; 0 once it execs */
@@ -41,6 +59,9 @@ struct process {
 	struct perfmap perfmap;	     /* JIT symbols for its anonymous code */
 	uint64_t perfmap_read_at_ns; /* 0: not read yet */
 	const char *perfmap_module;
+	struct rereads maps_rereads;
+	struct rereads perfmap_rereads;
+	uint64_t spent_bytes; /* reading the files it brought (limits.h) */
 };
 
 /*
@@ -75,6 +96,9 @@ struct symbolizer {
 	struct hash_table *lines;     /* code_key -> code_line, for code with DWARF */
 	struct dso vdso;
 	bool vdso_loaded;
+	/* Stands for a file a process could not pay for: not cached, another may. */
+	struct dso unpaid;
+	struct symbol_limits limits;
 	uint64_t processes_gone;
 	const char *kernel_module;
 };
@@ -99,6 +123,16 @@ static bool equal_code_key(const void *a, const void *b)
 	return memcmp(a, b, sizeof(struct code_key)) == 0;
 }
 
+/* LIMITS_ENV over the defaults: for tests, which lower them to reach them with small files. */
+static void read_limits(struct symbol_limits *limits)
+{
+	const char *text = getenv(LIMITS_ENV), *bad;
+
+	limits__defaults(limits);
+	if (text && limits__parse(limits, text, &bad))
+		log__warn("%s: not a limit: %s", LIMITS_ENV, bad);
+}
+
 int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct ksyms *ksyms,
 		    struct symbolizer **out)
 {
@@ -106,6 +140,7 @@ int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct
 
 	if (!s)
 		return -ENOMEM;
+	read_limits(&s->limits);
 	s->strings = strings;
 	s->inlines = inlines;
 	s->ksyms = ksyms;
@@ -119,6 +154,11 @@ int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct
 	}
 	*out = s;
 	return 0;
+}
+
+void symbolizer__set_limits(struct symbolizer *s, const struct symbol_limits *limits)
+{
+	s->limits = *limits;
 }
 
 static void process_free(void *value)
@@ -186,8 +226,12 @@ static struct dso *vdso_dso(struct symbolizer *s, const struct proc_map *map)
 	const void *image = (const void *)getauxval(AT_SYSINFO_EHDR);
 
 	if (!s->vdso_loaded) {
+		struct read_budget budget = { s->limits.max_file_spend_bytes, false };
+		struct elfsyms_opts opts = { .limits = &s->limits, .budget = &budget };
+
 		s->vdso_loaded = true;
-		if (image && elfsyms__open_memory(image, map->end - map->start, &s->vdso.syms))
+		if (image &&
+		    elfsyms__open_memory(image, map->end - map->start, &opts, &s->vdso.syms))
 			s->vdso.syms = NULL;
 		s->vdso.build_id = interned_build_id(s, s->vdso.syms);
 	}
@@ -208,46 +252,106 @@ static int open_mapped_file(uint32_t pid, const struct proc_map *map)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 || map->path[0] != '/')
 		return fd;
-	return proc_root__open(pid, map->path, O_RDONLY);
+	/* By name, the file may have been swapped for a symlink or a FIFO since. */
+	return proc_root__open(pid, map->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
 }
 
 /* Source lines from the file's own DWARF, else from its separate debug file. */
-static void open_debuginfo(struct dso *dso, int fd)
+static void open_debuginfo(struct symbolizer *s, struct dso *dso, int fd,
+			   struct read_budget *budget)
 {
 	int debug_fd = elfsyms__take_debug_fd(dso->syms);
 
 	if (elfsyms__has_dwarf(dso->syms))
-		debuginfo__open_fd(fd, &dso->debug);
+		debuginfo__open_fd(fd, &s->limits, budget, &dso->debug);
 	else if (debug_fd >= 0)
-		debuginfo__open_fd(debug_fd, &dso->debug);
+		debuginfo__open_fd(debug_fd, &s->limits, budget, &dso->debug);
 	if (debug_fd >= 0)
 		close(debug_fd);
 }
 
-static struct dso *file_dso(struct symbolizer *s, uint32_t pid, const struct proc_map *map)
+static const char *why_unread(int err)
+{
+	switch (err) {
+	case -ENOEXEC:
+		return "not an ELF file this machine runs";
+	case -EFBIG:
+		return "over a size limit";
+	case -E2BIG:
+		return "over its read budget";
+	case -EINVAL:
+		return "malformed";
+	default:
+		return strerror(-err);
+	}
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static void read_dso(struct symbolizer *s, struct dso *dso, uint32_t pid,
+		     const struct proc_map *map, struct read_budget *budget)
+{
+	/* Its debug link is looked up beside it, inside the process's root. */
+	struct elfsyms_opts opts = { pid, map->path, &s->limits, budget };
+	int fd = open_mapped_file(pid, map), err = fd < 0 ? fd : 0;
+
+	if (fd >= 0) {
+		err = elfsyms__open_fd(fd, &opts, &dso->syms);
+		if (err)
+			dso->syms = NULL;
+		else
+			open_debuginfo(s, dso, fd, budget);
+		close(fd);
+	}
+	if (!dso->syms)
+		log__info("no symbols for %s (pid %u): %s", map->path, pid, why_unread(err));
+	else if (elfsyms__skipped(dso->syms))
+		log__info("%s (pid %u): %zu function symbols skipped, over a limit", map->path, pid,
+			  elfsyms__skipped(dso->syms));
+}
+
+/*
+ * A mapped file's symbols and DWARF, read once for every process that
+ * maps it, and paid for by the first: within the per-file limit and what
+ * is left of that process's. A file cut short by its own limit is kept as
+ * read; one the process could not pay for is not cached, so that a
+ * process which spent its share does not leave a library unnamed for the
+ * others.
+ */
+static struct dso *file_dso(struct symbolizer *s, struct process *p, const struct proc_map *map)
 {
 	uint64_t key[2] = { ((uint64_t)map->dev_major << 32) | map->dev_minor, map->inode };
 	struct dso *dso = hash_table__find(s->dsos, key);
-	int fd;
+	uint64_t process_left = s->limits.max_process_spend_bytes -
+				min_u64(p->spent_bytes, s->limits.max_process_spend_bytes);
+	struct read_budget budget = { min_u64(s->limits.max_file_spend_bytes, process_left),
+				      false };
+	bool process_bound = process_left < s->limits.max_file_spend_bytes;
+	uint64_t granted = budget.left;
 
 	if (dso)
 		return dso;
+	if (process_bound && !process_left)
+		return &s->unpaid;
 	dso = calloc(1, sizeof(*dso));
 	if (!dso)
 		return NULL;
 	dso->dev = key[0];
 	dso->inode = key[1];
-	fd = open_mapped_file(pid, map);
-	if (fd >= 0) {
-		/* Its debug link is looked up beside it, inside the process's root. */
-		if (elfsyms__open_fd(fd, pid, map->path, &dso->syms))
-			dso->syms = NULL;
-		if (dso->syms)
-			open_debuginfo(dso, fd);
-		close(fd);
+	read_dso(s, dso, p->pid, map, &budget);
+	p->spent_bytes += granted - budget.left;
+	if (budget.exhausted && process_bound) {
+		log__info("%s (pid %u): not read, past the %" PRIu64 " bytes its files may cost",
+			  map->path, p->pid, s->limits.max_process_spend_bytes);
+		dso_free(dso);
+		return &s->unpaid;
 	}
-	if (!dso->syms)
-		log__info("no symbols for %s (pid %u)", map->path, pid);
+	if (budget.exhausted)
+		log__info("%s (pid %u): read in part, past the %" PRIu64 " bytes a file may cost",
+			  map->path, p->pid, s->limits.max_file_spend_bytes);
 	dso->build_id = interned_build_id(s, dso->syms);
 	if (hash_table__insert(s->dsos, &dso->dev, dso)) {
 		dso_free(dso);
@@ -265,6 +369,8 @@ static int read_process(struct symbolizer *s, struct process *p)
 
 	p->read_at_ns = clock__monotonic_ns();
 	err = procmaps__read_pid((int)p->pid, &maps);
+	/* What every read costs again; the files new to it are read once. */
+	p->maps_rereads.cost_ns = clock__monotonic_ns() - p->read_at_ns;
 	if (err)
 		return err;
 	/* A zombie's maps read fine and are empty: its memory is gone. */
@@ -283,7 +389,7 @@ static int read_process(struct symbolizer *s, struct process *p)
 		if (!strcmp(m->path, "[vdso]"))
 			dsos[i] = vdso_dso(s, m);
 		else if (m->inode)
-			dsos[i] = file_dso(s, p->pid, m);
+			dsos[i] = file_dso(s, p, m);
 	}
 	procmaps__free(&p->maps);
 	free(p->dsos);
@@ -455,31 +561,49 @@ static void unnamed_function(struct symbolizer *s, struct frame *f, const struct
 	f->off = vaddr - fn->start + leaf_adjust;
 }
 
+/* Whether the process may have its maps or perf map read again now. */
+static bool may_reread(const struct symbolizer *s, struct rereads *r, uint64_t now)
+{
+	uint64_t period = s->limits.reread_interval_ns;
+
+	if (r->cost_ns > period / REREAD_COST_FACTOR)
+		period = r->cost_ns * REREAD_COST_FACTOR;
+	if (r->due_ns > now + (REREAD_BURST - 1) * period)
+		return false;
+	r->due_ns = (r->due_ns > now ? r->due_ns : now) + period;
+	return true;
+}
+
 /*
  * JIT code lives in anonymous memory, named in the process's perf map.
- * Read when first needed, and again when a stack newer than the last read
- * misses it: a JIT keeps adding code.
+ * Read when first needed, and on (from where the last read stopped: a JIT
+ * only appends) when a stack newer than the last read misses it, as often
+ * as may_reread allows. Its symbols are paid for from the process's share.
  */
 static const struct elf_symbol *jit_symbol(struct symbolizer *s, struct process *p, uint64_t addr,
 					   uint64_t seen_ns)
 {
-	const struct elf_symbol *sym = NULL;
+	const struct elf_symbol *sym = perfmap__find(&p->perfmap, addr);
+	uint64_t now = clock__monotonic_ns(), granted;
+	struct read_budget budget;
 	char module[64];
-	FILE *file;
 
-	if (p->perfmap_read_at_ns)
-		sym = perfmap__find(&p->perfmap, addr);
 	if (sym || p->perfmap_read_at_ns > seen_ns)
 		return sym;
-	p->perfmap_read_at_ns = clock__monotonic_ns();
-	if (perfmap__open((int)p->pid, &file))
+	if (p->perfmap_read_at_ns && !may_reread(s, &p->perfmap_rereads, now))
 		return NULL;
-	perfmap__free(&p->perfmap);
-	if (perfmap__parse(file, &p->perfmap))
-		memset(&p->perfmap, 0, sizeof(p->perfmap));
-	fclose(file);
-	snprintf(module, sizeof(module), "/tmp/perf-%u.map", p->pid);
-	p->perfmap_module = strpool__intern(s->strings, module);
+	p->perfmap_read_at_ns = now;
+	granted = s->limits.max_process_spend_bytes -
+		  min_u64(p->spent_bytes, s->limits.max_process_spend_bytes);
+	budget = (struct read_budget){ granted, false };
+	if (perfmap__update((int)p->pid, &p->perfmap, &budget) == -ENOMEM)
+		perfmap__free(&p->perfmap);
+	p->spent_bytes += granted - budget.left;
+	p->perfmap_rereads.cost_ns = clock__monotonic_ns() - now;
+	if (!p->perfmap_module) {
+		snprintf(module, sizeof(module), "/tmp/perf-%u.map", p->pid);
+		p->perfmap_module = strpool__intern(s->strings, module);
+	}
 	return perfmap__find(&p->perfmap, addr);
 }
 
@@ -506,7 +630,8 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	 * we looked): only a snapshot older than the stack can be stale. If
 	 * the process is gone by now, the old snapshot stays.
 	 */
-	if (!map && !p->gone && p->read_at_ns < seen_ns && !read_process(s, p))
+	if (!map && !p->gone && p->read_at_ns < seen_ns &&
+	    may_reread(s, &p->maps_rereads, clock__monotonic_ns()) && !read_process(s, p))
 		map = procmaps__find(&p->maps, lookup);
 	if (!map)
 		return;

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -1654,6 +1655,411 @@ wait
         assert own["module"].startswith("/mnt/symprog-pie"), own
         assert own["line"] == marker_line("symprog.c", "PROG_WAIT_LINE"), own
 
+
+# --- hostile files, names and paths (issue #12) ------------------------------------------------
+# What a user's process points offcpu at, run as nobody beside offcpu.
+
+HOSTILE_DIR = os.path.join(ROOT, "build", "tests", "hostile")
+HOSTILE = os.path.join(HOSTILE_DIR, "hostile")
+NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+
+def nobody_dir():
+    """A directory of nobody's own, where its files go."""
+    d = tempfile.mkdtemp(prefix="offcpu-hostile-")
+    os.chown(d, 65534, 65534)
+    return d
+
+
+def nobody_copy(source, d, name=None):
+    path = os.path.join(d, name or os.path.basename(source))
+    shutil.copy(source, path)
+    os.chown(path, 65534, 65534)
+    return path
+
+
+def start_hostile(args):
+    """tests/integration/hostile/hostile as nobody, returned once it is set up."""
+    p = subprocess.Popen(NOBODY + [HOSTILE] + args, stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    assert line == "ready\n", "hostile %s: %r" % (args, line)
+    return p
+
+
+def stop(p):
+    p.kill()
+    p.wait()
+
+
+def peak_rss_kib(pid):
+    """VmHWM: the peak of this process image alone. (A child's ru_maxrss is
+    at least its parent's RSS when it was forked, this test's included.)"""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            m = re.search(r"^VmHWM:\s+(\d+)", f.read(), re.M)
+        return int(m.group(1)) if m else 0
+    except OSError:
+        return 0
+
+
+def offcpu_measured(args, timeout=60, env=None):
+    """offcpu ARGS to its end, and what it cost: (status, stderr, CPU seconds,
+    peak RSS in KiB, as last seen before it exited). Killed, and status -9,
+    if it outlives timeout."""
+    p = subprocess.Popen([OFFCPU] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    deadline = time.monotonic() + timeout
+    rss = 0
+    while True:
+        rss = max(rss, peak_rss_kib(p.pid))
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            p.kill()
+            _, status, usage = os.wait4(p.pid, 0)
+            break
+        time.sleep(0.02)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, p.stderr.read(), usage.ru_utime + usage.ru_stime, rss
+
+
+def traced_hostile(args, offcpu_args=(), seconds="2s", env=None, timeout=60):
+    """offcpu -p on a hostile process: (status, stderr, CPU s, peak RSS KiB, waits)."""
+    out = os.path.join(TMP, "hostile-%d.json" % time.monotonic_ns())
+    p = start_hostile(args)
+    try:
+        status, err, cpu, rss = offcpu_measured(
+            ["-p", str(p.pid), "-d", seconds, "-f", "json", "-o", out] + list(offcpu_args),
+            timeout=timeout, env=env)
+    finally:
+        stop(p)
+    waits = read_json_lines(out)[0] if status == 0 else []
+    return status, err, cpu, rss, waits
+
+
+def elf_header(phnum=0, shoff=0, shnum=0, shstrndx=0):
+    """An ELF64 little-endian x86-64 shared object's header, program headers right after it."""
+    return struct.pack("<16sHHIQQQIHHHHHH", b"\x7fELF\x02\x01\x01" + bytes(9), 3, 62, 1, 0,
+                       64 if phnum else 0, shoff, 0, 64, 56, phnum, 64, shnum, shstrndx)
+
+
+def section_header(name=0, kind=0, flags=0, addr=0, offset=0, size=0, link=0, info=0, align=1,
+                   entsize=0):
+    return struct.pack("<IIQQQQIIQQ", name, kind, flags, addr, offset, size, link, info, align,
+                       entsize)
+
+
+def write_elf_with_section_count(path, count):
+    """A sparse file whose e_shnum is 0, so its section count is section 0's
+    sh_size (the gABI's escape for 65,280 sections or more): count of them,
+    all SHT_NULL, 64 bytes each, none of it on disk."""
+    with open(path, "wb") as f:
+        f.write(elf_header(shoff=64) + section_header(size=count))
+        f.truncate(64 + 64 * count)
+    os.chown(path, 65534, 65534)
+
+
+def write_elf_with_symbols(path, names, strtab=None):
+    """An ELF file mapped whole at address 0 (one PT_LOAD), with one 16-byte
+    function symbol a name, from 0x1000 on. names are offsets into strtab
+    when it is given, else strings."""
+    if strtab is None:
+        strtab, offsets = b"\0", []
+        for name in names:
+            offsets.append(len(strtab))
+            strtab += name.encode() + b"\0"
+    else:
+        offsets = names
+    text = 0x1000
+    text_size = 16 * len(offsets)
+    symtab = bytes(24) + b"".join(struct.pack("<IBBHQQ", o, 0x12, 0, 1, text + 16 * i, 16)
+                                  for i, o in enumerate(offsets))
+    shstrtab = b"\0.text\0.symtab\0.strtab\0.shstrtab\0"
+    symtab_at = text + text_size
+    strtab_at = symtab_at + len(symtab)
+    shstrtab_at = strtab_at + len(strtab)
+    shoff = (shstrtab_at + len(shstrtab) + 7) & ~7
+    end = shoff + 5 * 64
+    phdr = struct.pack("<IIQQQQQQ", 1, 5, 0, 0, 0, end, end, 0x1000)
+    with open(path, "wb") as f:
+        f.write(elf_header(phnum=1, shoff=shoff, shnum=5, shstrndx=4) + phdr)
+        f.seek(symtab_at)
+        f.write(symtab + strtab + shstrtab)
+        f.seek(shoff)
+        f.write(section_header() +
+                section_header(1, 1, 6, text, text, text_size, align=16) +
+                section_header(7, 2, 0, 0, symtab_at, len(symtab), 3, 1, 8, 24) +
+                section_header(15, 3, 0, 0, strtab_at, len(strtab)) +
+                section_header(23, 3, 0, 0, shstrtab_at, len(shstrtab)))
+    os.chown(path, 65534, 65534)
+
+
+def test_truncated_library_cannot_kill_offcpu():
+    # The process dlopens a library with DWARF, blocks inside it, truncates
+    # the file to 0 and pauses. Its lines are looked up after tracing stops:
+    # from a mapping of the file, that was SIGBUS, and a temporary file left.
+    d = nobody_dir()
+    lib = nobody_copy(os.path.join(SYMBOLS, "libsymlib.so"), d)
+    out_dir = os.path.join(TMP, "truncated")
+    os.makedirs(out_dir)
+    out = os.path.join(out_dir, "out.json")
+    tracer = start_tracer(["-c", "hst_truncate", "-d", "3s", "-f", "json", "-o", out])
+    p = start_hostile(["truncate", "hst_truncate", lib, "25", "20"])
+    try:
+        tracer.wait(timeout=60)
+        err = tracer.stderr.read()
+    finally:
+        stop(p)
+        tracer.kill()
+    assert tracer.returncode == 0, (tracer.returncode, err[-2000:])
+    assert os.listdir(out_dir) == ["out.json"], os.listdir(out_dir)
+    os.unlink(lib)  # empty now: nm could not check the names against it
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "hst_truncate" and w["wait"] == "sleep"]
+    assert len(mine) >= 10, len(mine)
+    for w in mine:
+        # Read while the file was whole: the symbols and the DWARF both.
+        check_library_frame(w["user_stack"])
+    shutil.rmtree(d)
+
+
+def test_debug_link_cannot_aim_offcpu_at_anything():
+    # A stripped library without a build ID, whose .gnu_debuglink names a
+    # file beside it. Only a regular file of sane size, owned by root or the
+    # library's owner, is read, and for its CRC only as far as the read
+    # budget goes: a FIFO blocked offcpu forever in open(), a symlink to
+    # /dev/zero spun the CRC forever, a 1 TiB sparse file was read at 400
+    # MB/s for hours; another user's file must not be taken either.
+    built = os.path.join(HOSTILE_DIR, "libhostile.so")
+
+    def real(path, owner):
+        shutil.copy(built + ".debug", path)
+        os.chown(path, owner, owner)
+
+    def sparse(size):
+        def make(path):
+            with open(path, "wb") as f:
+                f.truncate(size)
+            os.chown(path, 65534, 65534)
+        return make
+
+    cases = [
+        ("its own debug file", lambda path: real(path, 65534), True),
+        ("another user's file", lambda path: real(path, 4242), False),
+        ("a FIFO", os.mkfifo, False),
+        ("a symlink to /dev/zero", lambda path: os.symlink("/dev/zero", path), False),
+        ("a 1 TiB sparse file", sparse(1 << 40), False),  # over the size limit
+        ("a 3 GiB sparse file", sparse(3 << 30), False),  # within it, over the read budget
+    ]
+    for what, make, used in cases:
+        d = nobody_dir()
+        lib = nobody_copy(built, d)
+        make(lib + ".debug")
+        out = os.path.join(TMP, "debuglink.json")
+        tracer = start_tracer(["-c", "hst_debuglink", "-d", "2s", "-f", "json", "-o", out])
+        p = start_hostile(["dlopen", "hst_debuglink", lib, "hostile_lib_wait", "40", "20"])
+        try:
+            try:
+                tracer.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                raise AssertionError("%s: offcpu still running 28 s after -d 2s" % what)
+        finally:
+            stop(p)
+            tracer.kill()
+            tracer.wait()
+        assert tracer.returncode == 0, (what, tracer.returncode, tracer.stderr.read()[-2000:])
+        waits, _ = read_json_lines(out)
+        mine = [w for w in waits if w["comm"] == "hst_debuglink" and w["wait"] == "sleep"]
+        assert mine, (what, [(w["comm"], w["wait"]) for w in waits])
+        for w in mine:
+            syms = user_syms(w)
+            assert "hostile_lib_wait" in syms, (what, syms)  # .dynsym names it either way
+            assert ("hostile_lib_hidden" in syms) == used, (what, syms)
+        shutil.rmtree(d)
+
+
+def test_perf_map_missed_is_not_parsed_again_every_wait():
+    # Every wait under another address of the process's anonymous code, none
+    # of it in its perf map: a map of 100,000 valid lines (4.6 MB), then one
+    # of 8 MiB of junk, was parsed whole again for each.
+    for lines, junk in ((100000, 0), (0, 8 << 20)):
+        status, err, cpu, _, waits = traced_hostile(
+            ["perfmap", "hst_perfmap", str(lines), str(junk), "100000", "2"], seconds="3s")
+        assert status == 0, (status, err[-2000:])
+        mine = [w for w in waits if w["comm"] == "hst_perfmap"]
+        assert len(mine) > 100, len(mine)
+        print("    perf map of %d lines, %d junk bytes: %d waits, offcpu %.2f s of CPU" %
+              (lines, junk, len(mine), cpu))
+        assert cpu < 0.75, "%.2f s of CPU in a 3 s recording" % cpu
+
+
+def test_maps_missed_are_not_read_again_every_wait():
+    # 20,000 executable mappings and a return address in none of them,
+    # another one at each wait: /proc/PID/maps was read again for each.
+    status, err, cpu, _, waits = traced_hostile(["maps", "hst_maps", "20000", "100000", "2"],
+                                                seconds="3s")
+    assert status == 0, (status, err[-2000:])
+    mine = [w for w in waits if w["comm"] == "hst_maps"]
+    assert len(mine) > 100, len(mine)
+    print("    20,000 mappings: %d waits, offcpu %.2f s of CPU" % (len(mine), cpu))
+    assert cpu < 0.75, "%.2f s of CPU in a 3 s recording" % cpu
+
+
+def elf_sections(path):
+    """Section name -> (offset, size) of an ELF64 little-endian file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shnum, shstrndx = struct.unpack_from("<HH", data, 60)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + 64 * i) for i in range(shnum)]
+    names_at = headers[shstrndx][4]
+    sections = {}
+    for h in headers:
+        end = data.index(b"\0", names_at + h[0])
+        sections[data[names_at + h[0]:end].decode()] = (h[4], h[5])
+    return sections
+
+
+def uleb128(data, at):
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7f) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, at
+
+
+def write_library_with_alt_forms(source, path, alt_name):
+    """source with every DW_FORM_strp in its abbreviations made
+    DW_FORM_strp_sup (the same size: a string in the dwz alt file), and a
+    .gnu_debugaltlink naming alt_name, with a build ID no file has."""
+    shutil.copy(source, path)
+    offset, size = elf_sections(path)[".debug_abbrev"]
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        table = bytearray(f.read(size))
+        at = 0
+        while at < len(table):
+            code, at = uleb128(table, at)
+            if code == 0:
+                continue
+            _, at = uleb128(table, at)  # tag
+            at += 1  # children
+            while True:
+                attribute, at = uleb128(table, at)
+                form_at = at
+                form, at = uleb128(table, at)
+                if form == 0x21:  # DW_FORM_implicit_const: its value follows
+                    _, at = uleb128(table, at)
+                if attribute == 0 and form == 0:
+                    break
+                if form == 0x0e:  # DW_FORM_strp
+                    table[form_at] = 0x1d  # DW_FORM_strp_sup
+        f.seek(offset)
+        f.write(table)
+    link = path + ".altlink"
+    with open(link, "wb") as f:
+        f.write(alt_name.encode() + b"\0" + bytes(range(1, 21)))
+    r = run(["objcopy", "--add-section", ".gnu_debugaltlink=" + link, path])
+    assert r.returncode == 0, r.stderr
+    os.unlink(link)
+    os.chown(path, 65534, 65534)
+
+
+def test_dwarf_alt_file_is_not_opened_by_its_name():
+    # DWARF whose names are in a dwz alt file (DW_FORM_strp_sup), named by
+    # its .gnu_debugaltlink: libdw opens that by build ID under
+    # /usr/lib/debug, else by the name, where a FIFO blocked offcpu forever
+    # (the names are read after tracing stops: no output at all).
+    d = nobody_dir()
+    lib = os.path.join(d, "libsymlib.so")
+    fifo = os.path.join(d, "alt.debug")
+    os.mkfifo(fifo)
+    write_library_with_alt_forms(os.path.join(SYMBOLS, "libsymlib.so"), lib, fifo)
+    out = os.path.join(TMP, "altlink.json")
+    tracer = start_tracer(["-c", "hst_altlink", "-d", "2s", "-f", "json", "-o", out])
+    p = start_hostile(["dlopen", "hst_altlink", lib, "symlib_wait", "40", "20"])
+    try:
+        try:
+            tracer.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("offcpu still running 28 s after -d 2s")
+    finally:
+        stop(p)
+        tracer.kill()
+        tracer.wait()
+    assert tracer.returncode == 0, (tracer.returncode, tracer.stderr.read()[-2000:])
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "hst_altlink" and w["wait"] == "sleep"]
+    assert mine, [(w["comm"], w["wait"]) for w in waits]
+    for w in mine:
+        # The lines are the library's own; the names it keeps in the alt file are not there.
+        lib_frame = frame_named(w["user_stack"], "symlib_wait")
+        assert lib_frame["line"] == marker_line("symlib.c", "SYMLIB_WAIT_LINE"), lib_frame
+    shutil.rmtree(d)
+
+
+def test_elf_memory_bombs_are_refused():
+    # Files mapped executable that cost nothing on disk: 1,000,000 sections
+    # in a 64 MB sparse file (libelf allocated them all: peak RSS 340 MiB),
+    # and 300 symbols all naming one 1 MiB string (a copy each: 322 MiB).
+    # offcpu alone peaks at about 25 MiB here.
+    d = nobody_dir()
+    sections = os.path.join(d, "sections.so")
+    write_elf_with_section_count(sections, 1000000)
+    names = os.path.join(d, "names.so")
+    write_elf_with_symbols(names, [1] * 300, strtab=b"\0" + b"n" * (1 << 20) + b"\0")
+    for path in (sections, names):
+        status, err, _, rss, waits = traced_hostile(
+            ["frames", "hst_elf_bomb", "0x1000", "1000", "20", path])
+        assert status == 0, (status, err[-2000:])
+        assert [w for w in waits if w["comm"] == "hst_elf_bomb"], path
+        print("    %s: peak RSS %d MiB" % (os.path.basename(path), rss // 1024))
+        assert rss < 64 * 1024, "%s: peak RSS %d MiB" % (path, rss // 1024)
+    shutil.rmtree(d)
+
+
+def test_symbol_spend_capped_per_file_and_per_process():
+    # Four files of 20,000 function symbols each (about 2.6 MB to read and
+    # keep), under test caps: the per-file cap refuses a file that needs
+    # more, the per-process cap the files past the ones it paid for, in the
+    # order they are read (by address). What is refused shows as frames
+    # without a symbol, counted in symbol_misses.
+    d = nobody_dir()
+    files = []
+    for k in range(4):
+        path = os.path.join(d, "spend%d.so" % k)
+        write_elf_with_symbols(path, ["spend%d_function_%05d_with_a_longer_name" % (k, i)
+                                      for i in range(20000)])
+        files.append(path)
+
+    def named(limits):
+        """Whether each file's frame was named, the files in address order."""
+        env = dict(os.environ, OFFCPU_TEST_LIMITS=limits) if limits else None
+        status, err, _, _, waits = traced_hostile(
+            ["frames", "hst_spend", "0x1000", "1000", "20"] + files, env=env)
+        assert status == 0, (status, err[-2000:])
+        mine = [w for w in waits if w["comm"] == "hst_spend"]
+        assert mine
+        frames = {f["module"]: f for f in mine[-1]["user_stack"] if f.get("module") in files}
+        assert sorted(frames) == sorted(files), mine[-1]["user_stack"]
+        by_address = sorted(frames.values(), key=lambda f: int(f["addr"], 16))
+        for f in by_address:
+            k = files.index(f["module"])
+            assert f.get("sym") in (None, "spend%d_function_00000_with_a_longer_name" % k), f
+        misses = sum(1 for f in mine[-1]["user_stack"] if not f.get("sym"))
+        return [bool(f.get("sym")) for f in by_address], misses
+
+    found, misses = named(None)
+    assert found == [True] * 4 and misses == 0, (found, misses)
+    found, misses = named("max_file_spend_bytes=1000000")
+    assert found == [False] * 4 and misses == 4, (found, misses)
+    found, misses = named("max_file_spend_bytes=4000000,max_process_spend_bytes=7000000")
+    assert found == [True, True, False, False], found
+    shutil.rmtree(d)
 
 # --- pprof, svg and offcpu report ---------------------------------------------------------------
 

@@ -42,6 +42,18 @@ __attribute__((noinline)) int calls_inlined(volatile int *p)
 	return inlined_helper(p) + 13;
 }
 
+/* fd's symbols under the default limits, offcpu's own file: no debug link followed. */
+static int open_elf(int fd, struct elfsyms **out)
+{
+	struct symbol_limits limits;
+	struct read_budget budget;
+	struct elfsyms_opts opts = { .limits = &limits, .budget = &budget };
+
+	limits__defaults(&limits);
+	budget = (struct read_budget){ limits.max_file_spend_bytes, false };
+	return elfsyms__open_fd(fd, &opts, out);
+}
+
 /* This test binary's symbols, and known_function's ELF virtual address in it. */
 static struct elfsyms *open_self(uint64_t *known_vaddr)
 {
@@ -56,7 +68,7 @@ static struct elfsyms *open_self(uint64_t *known_vaddr)
 	assert_non_null(m);
 	fd = open("/proc/self/exe", O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(elfsyms__open_fd(fd, 0, NULL, &es), 0);
+	assert_int_equal(open_elf(fd, &es), 0);
 	close(fd);
 	assert_int_equal(
 	    elfsyms__offset_to_vaddr(es, addr - m->start + m->file_offset, known_vaddr), 0);
@@ -89,7 +101,7 @@ static void names_only_inside_symbols(void **state)
 	if (fd < 0)
 		fd = open("/proc/self/exe", O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(elfsyms__open_fd(fd, 0, NULL, &es), 0);
+	assert_int_equal(open_elf(fd, &es), 0);
 	close(fd);
 	assert_true(elfsyms__count(es) > 0);
 	for (vaddr = 0; vaddr < 0x200000; vaddr += 7) {
@@ -133,7 +145,7 @@ static void stripped_library_uses_its_debug_file(void **state)
 		 (unsigned long)m->end);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(elfsyms__open_fd(fd, 0, NULL, &es), 0);
+	assert_int_equal(open_elf(fd, &es), 0);
 	close(fd);
 	if (!elfsyms__from_debug_file(es))
 		fail_msg("no debug file for %s: is libc6-dbg installed (make deps)?", m->path);
@@ -167,7 +179,7 @@ static void stripped_binary_keeps_function_ranges(void **state)
 	fd = open(cmd, O_RDONLY);
 	unlink(cmd);
 	assert_true(fd >= 0);
-	assert_int_equal(elfsyms__open_fd(fd, 0, NULL, &stripped), 0);
+	assert_int_equal(open_elf(fd, &stripped), 0);
 	close(fd);
 	assert_null(elfsyms__find(stripped, vaddr + 1));
 	unnamed = elfsyms__find_function(stripped, vaddr + 1);
