@@ -25,7 +25,9 @@
 #include "lib/array.h"
 #include "lib/hash_table.h"
 #include "symbols/debugfile.h"
+#include "symbols/elf_file.h"
 #include "symbols/elf_section.h"
+#include "symbols/limits.h"
 #include "symbols/proc_root.h"
 #include "symbols/unwind.h"
 
@@ -378,45 +380,47 @@ static int load_debug_frame(struct module *m, Elf *from)
 	return 0;
 }
 
-/* .debug_frame: the file's own, else its separate debug file's. */
-static void find_debug_frame(struct module *m, Elf *elf, uint32_t pid, const char *path)
+/* .debug_frame: the file's own, else its separate debug file's (checked as the file was). */
+static void find_debug_frame(struct module *m, struct elf_file *f, uint32_t pid, const char *path)
 {
-	Elf *debug;
+	struct elf_file debug;
 	int fd;
 
-	if (load_debug_frame(m, elf) != -ENOENT)
+	if (load_debug_frame(m, f->elf) != -ENOENT)
 		return;
-	fd = debugfile__open(elf, pid, path);
+	fd = debugfile__open(f, pid, path);
 	if (fd < 0)
 		return;
-	debug = elf_begin(fd, ELF_C_READ, NULL);
-	if (is_x86_64(debug))
-		load_debug_frame(m, debug);
-	elf_end(debug);
+	if (!elf_file__open(&debug, fd, f->limits, f->budget)) {
+		if (is_x86_64(debug.elf))
+			load_debug_frame(m, debug.elf);
+		elf_file__close(&debug);
+	}
 	close(fd);
 }
 
-static size_t section_bytes(Elf *elf, const char *name)
+static size_t section_bytes(struct elf_file *f, const char *name)
 {
-	Elf_Data *data = elf_section__by_name(elf, name, NULL);
+	Elf_Data *data = elf_section__by_name(f, name, NULL);
 
 	return data ? data->d_size : 0;
 }
 
-/* elf takes the fd's content it needs now; the fd may be closed afterwards. */
-static int load_elf(struct module *m, Elf *elf, uint64_t size, uint32_t pid, const char *path)
+/* f takes the fd's content it needs now; the fd may be closed afterwards. */
+static int load_elf(struct module *m, struct elf_file *f, uint64_t size, uint32_t pid,
+		    const char *path)
 {
 	int err;
 
-	if (!is_x86_64(elf))
+	if (!is_x86_64(f->elf))
 		return -EINVAL;
-	err = read_segments(elf, size, m);
+	err = read_segments(f->elf, size, m);
 	if (err)
 		return err;
-	m->eh_cfi = dwarf_getcfi_elf(elf);
-	m->bytes += section_bytes(elf, ".eh_frame") + section_bytes(elf, ".eh_frame_hdr");
+	m->eh_cfi = dwarf_getcfi_elf(f->elf);
+	m->bytes += section_bytes(f, ".eh_frame") + section_bytes(f, ".eh_frame_hdr");
 	if (path)
-		find_debug_frame(m, elf, pid, path);
+		find_debug_frame(m, f, pid, path);
 	return 0;
 }
 
@@ -446,26 +450,40 @@ static int open_mapped_file(uint32_t pid, const struct proc_map *map, uint64_t *
 	return fd;
 }
 
+/* The symbolizer's limits on what one file may cost; a file of its own budget. */
+static void file_limits(struct symbol_limits *limits, struct read_budget *budget)
+{
+	limits__defaults(limits);
+	budget->left = limits->max_file_spend_bytes;
+	budget->exhausted = false;
+}
+
 static int open_file_module(struct module *m, uint32_t pid, const struct proc_map *map)
 {
+	struct symbol_limits limits;
+	struct read_budget budget;
+	struct elf_file f;
 	uint64_t size;
 	int fd = open_mapped_file(pid, map, &size);
-	Elf *elf;
 	int err;
 
 	if (fd < 0)
 		return fd;
-	/* pread, not mmap: truncating a mapped file would SIGBUS us. */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	err = load_elf(m, elf, size, pid, map->path);
-	if (elf)
-		elf_cntl(elf, ELF_C_FDDONE);
-	close(fd);
+	/* Read, never mapped, headers checked against the file: see elf_file.h. */
+	file_limits(&limits, &budget);
+	err = elf_file__open(&f, fd, &limits, &budget);
 	if (err) {
-		elf_end(elf);
+		close(fd);
 		return err;
 	}
-	m->elf = elf;
+	err = load_elf(m, &f, size, pid, map->path);
+	if (err) {
+		elf_file__close(&f);
+		close(fd);
+		return err;
+	}
+	m->elf = elf_file__detach(&f);
+	close(fd);
 	return 0;
 }
 
@@ -476,7 +494,9 @@ static int open_vdso_module(struct module *m, const struct proc_map *map)
 	size_t size = map->end - map->start;
 	struct proc_maps own;
 	const struct proc_map *own_map;
-	Elf *elf;
+	struct symbol_limits limits;
+	struct read_budget budget;
+	struct elf_file f;
 	int err;
 
 	if (!image || procmaps__read_pid(getpid(), &own))
@@ -490,13 +510,16 @@ static int open_vdso_module(struct module *m, const struct proc_map *map)
 	if (!m->vdso_image)
 		return -ENOMEM;
 	memcpy(m->vdso_image, image, size);
-	elf = elf_memory(m->vdso_image, size);
-	err = load_elf(m, elf, size, 0, NULL);
+	file_limits(&limits, &budget);
+	err = elf_file__open_memory(&f, m->vdso_image, size, &limits, &budget);
+	if (err)
+		return err;
+	err = load_elf(m, &f, size, 0, NULL);
 	if (err) {
-		elf_end(elf);
+		elf_file__close(&f);
 		return err;
 	}
-	m->elf = elf;
+	m->elf = elf_file__detach(&f);
 	m->bytes += size;
 	return 0;
 }
