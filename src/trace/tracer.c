@@ -21,6 +21,7 @@ struct tracer {
 	struct ring_buffer *ring;
 	tracer_record_fn fn;
 	void *ctx;
+	struct timespec record_delay; /* OFFCPU_TEST_RECORD_DELAY_US */
 };
 
 /*
@@ -31,6 +32,12 @@ struct tracer {
 
 /* The kernel's BTF, unless tracer_opts::btf_path names another file. */
 #define KERNEL_BTF_PATH "/sys/kernel/btf/vmlinux"
+
+/*
+ * Test-only: microseconds slept before each record is handed on, a reader
+ * as slow as one whose every record misses the caches and reads files.
+ */
+#define RECORD_DELAY_ENV "OFFCPU_TEST_RECORD_DELAY_US"
 
 static const char *error_text(int err, char *buf, size_t size)
 {
@@ -269,7 +276,18 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
 
+	if (t->record_delay.tv_nsec)
+		nanosleep(&t->record_delay, NULL);
 	return t->fn(t->ctx, data, size);
+}
+
+static void read_record_delay(struct tracer *t)
+{
+	const char *us = getenv(RECORD_DELAY_ENV);
+	unsigned long n = us ? strtoul(us, NULL, 10) : 0;
+
+	if (n && n < 1000000)
+		t->record_delay.tv_nsec = (long)n * 1000;
 }
 
 int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, struct tracer **out)
@@ -284,6 +302,7 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	}
 	t->fn = fn;
 	t->ctx = ctx;
+	read_record_delay(t);
 	libbpf_set_print(libbpf_log);
 	t->skel = offcpu_bpf__open_opts(&open_opts);
 	if (!t->skel) {
