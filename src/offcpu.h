@@ -68,6 +68,8 @@ enum offcpu_counter {
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
 	OFFCPU_CNT_PROC_GONE,			     /* process exited before its maps were read */
+	OFFCPU_CNT_RINGBUF_UNREAD,		     /* waits left in the ring buffer at stop */
+	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
 	OFFCPU_CNT_MAX,
 };
 
