@@ -570,6 +570,7 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->user_stack = OFFCPU_USTACK_NONE;
 	r->kernel_frames = 0;
 	r->user_frames = 0;
+	r->stack_depth = stack_depth;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
 	if (want_kernel_stack) {
 		n = bpf_get_task_stack(next, r->ips, stack_depth * sizeof(__u64), 0);
