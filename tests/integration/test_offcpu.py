@@ -963,6 +963,35 @@ def test_flood_duration_is_kept():
     check_unread_counted(out)
 
 
+def test_out_of_memory_in_libbpf_is_one_line():
+    # Each calloc from the tracer's setup on fails in turn (inside libbpf:
+    # opening the object, BTF, relocations, maps, attaching), up to the first
+    # run that gets to tracing. Every failure is one line naming the step,
+    # exit 1, no file; libbpf's own codes are named (libbpf_strerror), never
+    # "Unknown error 4000".
+    out = os.path.join(TMP, "oom-libbpf.txt")
+    in_setup = 0
+    for n in range(1, 2000):
+        env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CALLOC=str(n))
+        r = run([OFFCPU, "-d", "10ms", "-o", out], env=env)
+        lines = [l for l in r.stderr.splitlines() if "kernel symbols unavailable" not in l]
+        if not in_setup and not re.search(r"BPF|BTF|out of memory", r.stderr):
+            if os.path.exists(out):
+                os.unlink(out)
+            continue
+        if r.returncode == 0 or re.search(r"reading trace records|health counters|write the",
+                                          r.stderr):
+            break
+        in_setup += 1
+        assert r.returncode == 1, (n, r.returncode, r.stderr)
+        assert len(lines) == 1, (n, r.stderr)
+        assert "Unknown error" not in lines[0], (n, lines[0])
+        assert not os.path.exists(out), n
+    else:
+        assert False, "tracing was never reached"
+    assert in_setup >= 10, in_setup
+
+
 def test_exec_mid_run_and_traced_pid_exiting_early():
     # A shell that waits, then execs the workload: each image's waits carry its own frames.
     out = os.path.join(TMP, "exec.json")
