@@ -348,7 +348,8 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	int err;
 
 	if (!t) {
-		log__error("out of memory");
+		/* Said as main.c says the setup steps before it. */
+		log__error("cannot set up the tracer: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	t->fn = fn;
