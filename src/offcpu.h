@@ -68,6 +68,10 @@ enum offcpu_counter {
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
 	OFFCPU_CNT_PROC_GONE,			     /* process exited before its maps were read */
+	OFFCPU_CNT_RINGBUF_UNREAD,		     /* waits left in the ring buffer at stop */
+	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
+	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack filled --stack-depth */
+	OFFCPU_CNT_USTACK_LOOP, /* of those, a cycle repeated to the end: cut */
 	OFFCPU_CNT_MAX,
 };
 
@@ -104,7 +108,8 @@ struct offcpu_wait_record {
 	__u8 kernel_frames;
 	__u8 user_frames;
 	char comm[OFFCPU_COMM_LEN];
-	__u32 reserved; /* 0; ips[] 8-byte aligned without hidden padding */
+	__u8 stack_depth; /* --stack-depth: a stack this deep may have gone on */
+	__u8 reserved[3]; /* 0; ips[] 8-byte aligned without hidden padding */
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 

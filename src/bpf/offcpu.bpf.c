@@ -32,8 +32,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by user space between open and load. */
-const volatile __u64 min_duration_ns = 1000000;
+/*
+ * Set by user space between open and load: tracer__new sets every one. The
+ * defaults of -m and --max-entries are options.h's (OPTIONS_DEFAULT_*): 0
+ * here, not a third copy.
+ */
+const volatile __u64 min_duration_ns;
 const volatile __u64 max_duration_ns = ~0ULL;
 const volatile __u32 sample_rate = 1;
 const volatile __u32 state_mask; /* bit per enum offcpu_state; 0: all */
@@ -56,7 +60,7 @@ const volatile bool defer_user_stacks;
 const volatile bool any_filter;
 
 /* --max-entries: threads that can hold an in-flight slot at once. */
-const volatile __u64 max_slots = 65536;
+const volatile __u64 max_slots;
 
 /* task_struct::flags bit of kernel threads. */
 #define PF_KTHREAD 0x00200000
@@ -566,6 +570,7 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->user_stack = OFFCPU_USTACK_NONE;
 	r->kernel_frames = 0;
 	r->user_frames = 0;
+	r->stack_depth = stack_depth;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
 	if (want_kernel_stack) {
 		n = bpf_get_task_stack(next, r->ips, stack_depth * sizeof(__u64), 0);

@@ -191,7 +191,7 @@ static int record(struct session *s)
 			break;
 	}
 	if (!err)
-		err = tracer__stop(s->tracer);
+		err = tracer__stop(s->tracer, s->profile->counters);
 	s->profile->duration_ns = clock__monotonic_ns() - started_ns;
 	if (err) {
 		log__error("reading trace records failed: %s", strerror(-err));

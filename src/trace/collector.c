@@ -17,6 +17,11 @@
 /* The title of a process as shown: a line of text, not its whole argv. */
 #define PROCESS_TITLE_MAX 256
 
+/* A frame-pointer loop: a cycle of at most this many return addresses... */
+#define LOOP_MAX_PERIOD 8
+/* ...seen at least this many times in a row, up to the last frame. */
+#define LOOP_MIN_CYCLES 4
+
 /* A stack as the kernel gave it, with what it symbolized to. */
 struct cached_stack {
 	const struct stack *stack;
@@ -255,6 +260,58 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 	return cached->stack;
 }
 
+/*
+ * Where to cut a user stack that ends in a frame-pointer loop: after the
+ * loop's first cycle, or nr when the stack does not end in one.
+ *
+ * The kernel walks user frame pointers without checking that they go up
+ * the stack (x86's perf_callchain_user), so a chain that points back into
+ * itself repeats one cycle of return addresses until --stack-depth (seen:
+ * one address 120 times in a preempted thread's stack in clone3). Only the
+ * addresses reach user space, not the frame pointers, and a recursion from
+ * one call site repeats its return address just the same. What tells them
+ * apart is the end: a recursion ends, and the walk goes on to its callers
+ * and the thread's root, while a loop fills the stack. So the caller asks
+ * only about stacks that filled --stack-depth, and a stack is cut only if
+ * its last LOOP_MIN_CYCLES cycles or more, up to the last frame, are one
+ * cycle of at most LOOP_MAX_PERIOD addresses. The price: a recursion deeper
+ * than --stack-depth, whose stack was cut short anyway, is cut the same,
+ * to its first cycle; both are counted.
+ */
+static uint32_t loop_cut(const __u64 *ips, uint32_t nr)
+{
+	uint32_t period, start;
+
+	for (period = 1; period <= LOOP_MAX_PERIOD && period * LOOP_MIN_CYCLES <= nr; period++) {
+		/* The longest tail in which every frame is the one period before it. */
+		start = nr - period;
+		while (start > 0 && ips[start - 1] == ips[start - 1 + period])
+			start--;
+		if (nr - start >= period * LOOP_MIN_CYCLES)
+			return start + period;
+	}
+	return nr;
+}
+
+/*
+ * A stack that filled --stack-depth was cut short by the depth, before the
+ * thread's root (unless it had exactly that many frames: no way to tell).
+ */
+static uint32_t user_frames_kept(struct collector *c, const struct offcpu_wait_record *r,
+				 uint32_t user_frames)
+{
+	const __u64 *ips = r->ips + r->kernel_frames;
+	uint32_t kept;
+
+	if (!r->stack_depth || user_frames < r->stack_depth)
+		return user_frames;
+	c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
+	kept = loop_cut(ips, user_frames);
+	if (kept < user_frames)
+		c->profile->counters[OFFCPU_CNT_USTACK_LOOP]++;
+	return kept;
+}
+
 static const char *wait_class_of(struct collector *c, const struct wait *w)
 {
 	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, NULL }, *cached;
@@ -384,6 +441,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
 	if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
+		user_frames = user_frames_kept(c, r, user_frames);
 		w.user_stack =
 		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
 		if (!w.user_stack)

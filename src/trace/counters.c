@@ -24,6 +24,10 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_SWITCH_UNSEEN] = "switch_in_unseen",
 	[OFFCPU_CNT_SYMBOL_MISS] = "symbol_misses",
 	[OFFCPU_CNT_PROC_GONE] = "processes_gone",
+	[OFFCPU_CNT_RINGBUF_UNREAD] = "ringbuf_unread",
+	[OFFCPU_CNT_RINGBUF_UNREAD_NS] = "ringbuf_unread_ns",
+	[OFFCPU_CNT_USTACK_CUT_SHORT] = "user_stack_cut_short",
+	[OFFCPU_CNT_USTACK_LOOP] = "user_stack_loops",
 };
 
 const char *counters__name(unsigned int index)

@@ -43,10 +43,20 @@ struct tracer;
  */
 int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx,
 		struct tracer **out);
-/* Waits for records up to timeout_ms. 0, -EINTR when a signal came, or -errno. */
+/*
+ * Waits for records up to timeout_ms, then reads them for 20 ms at most, so
+ * the caller looks at its clock and signals between batches however fast
+ * records come. With records left, the next call reads on without waiting.
+ * 0, -EINTR when a signal came, or -errno.
+ */
 int tracer__poll(struct tracer *t, int timeout_ms);
-/* Detaches from sched_switch, lets parked waits reach user space, drains. */
-int tracer__stop(struct tracer *t);
+/*
+ * Detaches from sched_switch, lets parked waits reach user space, detaches
+ * the rest, and reads what is left for 250 ms at most; the waits still left
+ * are added to counters[OFFCPU_CNT_RINGBUF_UNREAD] (and _NS), an array of
+ * OFFCPU_CNT_MAX.
+ */
+int tracer__stop(struct tracer *t, uint64_t *counters);
 /* Sums the per-CPU counters into out[OFFCPU_CNT_BPF_MAX]. */
 int tracer__counters(struct tracer *t, uint64_t *out);
 void tracer__free(struct tracer *t);

@@ -913,6 +913,101 @@ def test_ring_buffer_full_is_counted():
     assert stats["emitted"] == len(waits), (stats["emitted"], len(waits))
 
 
+# A reader slowed to 1 ms a record (a test-only override) under 50 threads
+# sleeping 1 ms each: records arrive tens of times faster than they are read,
+# so the ring buffer never empties.
+SLOW_READER = dict(os.environ, OFFCPU_TEST_RECORD_DELAY_US="1000")
+
+
+def flood(comm):
+    return subprocess.Popen([WORKLOAD, "threads", comm, "50", "100000", "1"])
+
+
+def check_unread_counted(out):
+    """The output is whole: every wait emitted is in it or counted unread."""
+    waits, stats = read_json_lines(out)
+    assert stats["ringbuf_unread"] > 0 and stats["ringbuf_unread_ns"] > 0, stats
+    assert stats["emitted"] == len(waits) + stats["ringbuf_unread"], \
+        (stats["emitted"], len(waits), stats["ringbuf_unread"])
+
+
+def test_flood_sigint_stops_within_a_second():
+    # Before: the reader never left ring_buffer__consume, so it never looked
+    # at the signal: still running when killed.
+    out = os.path.join(TMP, "flood-sigint.json")
+    tracer = start_tracer(["-m", "0", "-c", "wl_stopflood", "-f", "json", "-o", out],
+                          env=SLOW_READER)
+    load = flood("wl_stopflood")
+    try:
+        time.sleep(1.5)
+        started = time.monotonic()
+        tracer.send_signal(signal.SIGINT)
+        try:
+            status = tracer.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            assert False, "still running 10 s after SIGINT"
+        stopped = time.monotonic() - started
+    finally:
+        tracer.kill()
+        tracer.wait()
+        load.kill()
+        load.wait()
+    assert status == 0, tracer.stderr.read()
+    assert stopped < 1.0, "%.2f s from SIGINT to exit" % stopped
+    check_unread_counted(out)
+
+
+def test_flood_duration_is_kept():
+    # -d under the same flood: before, offcpu was still running at 60 s for -d 5s.
+    out = os.path.join(TMP, "flood-duration.json")
+    load = flood("wl_durflood")
+    try:
+        time.sleep(0.2)
+        started = time.monotonic()
+        try:
+            r = run([OFFCPU, "-d", "1s", "-m", "0", "-c", "wl_durflood", "-f", "json", "-o", out],
+                    env=SLOW_READER, timeout=15)
+        except subprocess.TimeoutExpired:
+            assert False, "still running 15 s into -d 1s"
+        took = time.monotonic() - started
+    finally:
+        load.kill()
+        load.wait()
+    assert r.returncode == 0, r.stderr
+    # Attaching takes a while on a loaded machine; stopping at most a second.
+    assert took < 3.0, "%.2f s for -d 1s" % took
+    check_unread_counted(out)
+
+
+def test_out_of_memory_in_libbpf_is_one_line():
+    # Each calloc from the tracer's setup on fails in turn (inside libbpf:
+    # opening the object, BTF, relocations, maps, attaching), up to the first
+    # run that gets to tracing. Every failure is one line naming the step,
+    # exit 1, no file; libbpf's own codes are named (libbpf_strerror), never
+    # "Unknown error 4000".
+    out = os.path.join(TMP, "oom-libbpf.txt")
+    in_setup = 0
+    for n in range(1, 2000):
+        env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CALLOC=str(n))
+        r = run([OFFCPU, "-d", "10ms", "-o", out], env=env)
+        lines = [l for l in r.stderr.splitlines() if "kernel symbols unavailable" not in l]
+        if not in_setup and not re.search(r"BPF|BTF", r.stderr):
+            if os.path.exists(out):
+                os.unlink(out)
+            continue
+        if r.returncode == 0 or re.search(r"reading trace records|health counters|write the",
+                                          r.stderr):
+            break
+        in_setup += 1
+        assert r.returncode == 1, (n, r.returncode, r.stderr)
+        assert len(lines) == 1, (n, r.stderr)
+        assert "Unknown error" not in lines[0], (n, lines[0])
+        assert not os.path.exists(out), n
+    else:
+        assert False, "tracing was never reached"
+    assert in_setup >= 10, in_setup
+
+
 def test_exec_mid_run_and_traced_pid_exiting_early():
     # A shell that waits, then execs the workload: each image's waits carry its own frames.
     out = os.path.join(TMP, "exec.json")

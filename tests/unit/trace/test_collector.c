@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The collector on hand-made ring buffer records: malformed ones are said, once. */
+/*
+ * The collector on hand-made ring buffer records: malformed ones are said,
+ * once; user stacks that end in a frame-pointer loop are cut, recursions kept.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,13 +28,18 @@ struct fixture {
 	struct collector *collector;
 };
 
-static void start(struct fixture *f)
+static void start_keeping(struct fixture *f, bool keep_waits)
 {
 	memset(f, 0, sizeof(*f));
-	assert_int_equal(profile__new(false, &f->profile), 0);
+	assert_int_equal(profile__new(keep_waits, &f->profile), 0);
 	assert_int_equal(
 	    symbolizer__new(f->profile->strings, f->profile->inlines, NULL, &f->symbolizer), 0);
 	assert_int_equal(collector__new(f->profile, f->symbolizer, &f->rules, 0, &f->collector), 0);
+}
+
+static void start(struct fixture *f)
+{
+	start_keeping(f, false);
 }
 
 static void finish(struct fixture *f)
@@ -160,11 +168,181 @@ static void malformed_record_said_once(void **state)
 	finish(&f);
 }
 
+/* Return addresses in no mapped file: the frames stay addresses, in order. */
+#define LEAF 0x401000ULL
+#define CALLER 0x401100ULL
+#define LOOPING 0x7f0000001234ULL
+
+/* What one wait's user stack of nr frames, taken with --stack-depth depth, became. */
+struct user_result {
+	uint32_t nr;
+	uint64_t addrs[OFFCPU_MAX_STACK_DEPTH];
+	uint64_t cut_short;
+	uint64_t loops;
+};
+
+static struct user_result user_stack_of(const uint64_t *ips, uint8_t nr, uint8_t depth)
+{
+	struct offcpu_wait_record r = wait_of(0, nr);
+	struct user_result result = { 0 };
+	const struct stack *stack;
+	struct fixture f;
+	uint32_t i;
+
+	r.user_stack = OFFCPU_USTACK_TAKEN;
+	r.stack_depth = depth;
+	memcpy(r.ips, ips, nr * sizeof(ips[0]));
+	start_keeping(&f, true);
+	assert_int_equal(record(&f, &r, OFFCPU_WAIT_HEADER_SIZE + nr * sizeof(ips[0])).result, 0);
+	assert_int_equal(f.profile->nr_waits, 1);
+	stack = f.profile->waits[0].user_stack;
+	assert_non_null(stack);
+	result.nr = stack->nr;
+	for (i = 0; i < stack->nr; i++)
+		result.addrs[i] = stack->frames[i].addr;
+	result.cut_short = f.profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT];
+	result.loops = f.profile->counters[OFFCPU_CNT_USTACK_LOOP];
+	finish(&f);
+	return result;
+}
+
+static void assert_frames(const struct user_result *got, const uint64_t *ips, uint32_t nr)
+{
+	uint32_t i;
+
+	assert_int_equal(got->nr, nr);
+	for (i = 0; i < nr; i++)
+		assert_int_equal(got->addrs[i], ips[i]);
+}
+
+/* As seen: one return address repeated to the depth limit. Cut after its first. */
+static void frame_pointer_loop_cut_at_first_repetition(void **state)
+{
+	uint64_t ips[OFFCPU_MAX_STACK_DEPTH] = { LEAF, CALLER };
+	struct user_result got;
+	size_t i;
+
+	(void)state;
+	for (i = 2; i < ARRAY_SIZE(ips); i++)
+		ips[i] = LOOPING;
+	got = user_stack_of(ips, OFFCPU_MAX_STACK_DEPTH, OFFCPU_MAX_STACK_DEPTH);
+	assert_frames(&got, ips, 3);
+	assert_int_equal(got.cut_short, 1);
+	assert_int_equal(got.loops, 1);
+}
+
+/* A chain of three frames pointing back to the first: one cycle kept. */
+static void frame_pointer_cycle_of_three_cut(void **state)
+{
+	const uint64_t cycle[] = { 0x7f0000002000, 0x7f0000003000, 0x7f0000004000 };
+	uint64_t ips[OFFCPU_MAX_STACK_DEPTH] = { LEAF };
+	struct user_result got;
+	size_t i;
+
+	(void)state;
+	for (i = 1; i < ARRAY_SIZE(ips); i++)
+		ips[i] = cycle[(i - 1) % ARRAY_SIZE(cycle)];
+	got = user_stack_of(ips, OFFCPU_MAX_STACK_DEPTH, OFFCPU_MAX_STACK_DEPTH);
+	assert_frames(&got, ips, 4);
+	assert_int_equal(got.loops, 1);
+}
+
+/* --stack-depth 8 fills sooner: the same loop, the same cut. */
+static void frame_pointer_loop_cut_at_a_smaller_depth(void **state)
+{
+	const uint64_t ips[] = {
+		LEAF, CALLER, LOOPING, LOOPING, LOOPING, LOOPING, LOOPING, LOOPING
+	};
+	struct user_result got;
+
+	(void)state;
+	got = user_stack_of(ips, ARRAY_SIZE(ips), ARRAY_SIZE(ips));
+	assert_frames(&got, ips, 3);
+	assert_int_equal(got.loops, 1);
+}
+
+/*
+ * A recursion from one call site, 100 deep, repeats its return address too,
+ * but ends: its callers up to the thread's root follow. Kept whole.
+ */
+static void deep_recursion_that_ends_kept_whole(void **state)
+{
+	uint64_t ips[104] = { LEAF };
+	struct user_result got;
+	size_t i;
+
+	(void)state;
+	for (i = 1; i <= 100; i++)
+		ips[i] = LOOPING;
+	ips[101] = 0x401500;	   /* main */
+	ips[102] = 0x7f0000100000; /* __libc_start_call_main */
+	ips[103] = 0x401050;	   /* _start */
+	got = user_stack_of(ips, ARRAY_SIZE(ips), OFFCPU_MAX_STACK_DEPTH);
+	assert_frames(&got, ips, ARRAY_SIZE(ips));
+	assert_int_equal(got.cut_short, 0);
+	assert_int_equal(got.loops, 0);
+}
+
+/*
+ * A recursion that fills the depth but whose last frames are its callers:
+ * cut short by the depth (counted), not a loop (kept).
+ */
+static void full_stack_ending_in_callers_kept(void **state)
+{
+	uint64_t ips[OFFCPU_MAX_STACK_DEPTH] = { LEAF };
+	struct user_result got;
+	size_t i;
+
+	(void)state;
+	for (i = 1; i < ARRAY_SIZE(ips); i++)
+		ips[i] = i < ARRAY_SIZE(ips) - 6 ? LOOPING : 0x401500 + i;
+	got = user_stack_of(ips, OFFCPU_MAX_STACK_DEPTH, OFFCPU_MAX_STACK_DEPTH);
+	assert_frames(&got, ips, OFFCPU_MAX_STACK_DEPTH);
+	assert_int_equal(got.cut_short, 1);
+	assert_int_equal(got.loops, 0);
+}
+
+/* Three in a row at the end of a full stack is too few to call it a loop. */
+static void few_repetitions_at_the_depth_kept(void **state)
+{
+	const uint64_t ips[] = { LEAF,	   CALLER,  0x401200, 0x401300,
+				 0x401400, LOOPING, LOOPING,  LOOPING };
+	struct user_result got;
+
+	(void)state;
+	got = user_stack_of(ips, ARRAY_SIZE(ips), ARRAY_SIZE(ips));
+	assert_frames(&got, ips, ARRAY_SIZE(ips));
+	assert_int_equal(got.cut_short, 1);
+	assert_int_equal(got.loops, 0);
+}
+
+/* A record that does not say its depth (0) is never taken for a full stack. */
+static void unknown_depth_never_cut(void **state)
+{
+	uint64_t ips[OFFCPU_MAX_STACK_DEPTH];
+	struct user_result got;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(ips); i++)
+		ips[i] = LOOPING;
+	got = user_stack_of(ips, OFFCPU_MAX_STACK_DEPTH, 0);
+	assert_frames(&got, ips, OFFCPU_MAX_STACK_DEPTH);
+	assert_int_equal(got.cut_short, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(malformed_records_say_type_and_size),
 		cmocka_unit_test(malformed_record_said_once),
+		cmocka_unit_test(frame_pointer_loop_cut_at_first_repetition),
+		cmocka_unit_test(frame_pointer_cycle_of_three_cut),
+		cmocka_unit_test(frame_pointer_loop_cut_at_a_smaller_depth),
+		cmocka_unit_test(deep_recursion_that_ends_kept_whole),
+		cmocka_unit_test(full_stack_ending_in_callers_kept),
+		cmocka_unit_test(few_repetitions_at_the_depth_kept),
+		cmocka_unit_test(unknown_depth_never_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
