@@ -2375,7 +2375,10 @@ def test_report_pprof_is_the_live_pprof():
             _, err = t.communicate(timeout=60)
             assert t.returncode == 0, err
     waits, stats = read_json_lines(recording)
-    assert len([w for w in waits if w["wait"] == "sleep"]) == 20, waits
+    # Every sleep is a wait or counted lost: this VM hides some switch-ins
+    # from every tracer alike (README, robustness), so both lose the same.
+    sleeps = len([w for w in waits if w["wait"] == "sleep"])
+    assert sleeps + stats["switch_in_unseen"] == 20, (sleeps, stats)
     a = decode_pprof(live)
     b = decode_pprof(report_of(recording, ".pb.gz"))
     for key in ("mappings", "functions", "sample_types", "period_type", "period",
