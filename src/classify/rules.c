@@ -11,8 +11,8 @@
 #include "lib/array.h"
 
 static const char *const base_classes[] = {
-	"cpu",	"sleep", "lock",   "io",	"net",	 "poll",
-	"pipe", "child", "signal", "pagefault", "other",
+	"cpu",	"sleep", "lock",   "io",	"net",	"poll",
+	"pipe", "child", "signal", "pagefault", "idle", "other",
 };
 
 #define MAX_TOKENS 16
@@ -123,7 +123,7 @@ static int parse_rule(char **tokens, int n, struct wait_rule *rule, const char *
 	}
 	if (!rules__valid_class(tokens[n - 1])) {
 		*why = "unknown wait class (cpu, sleep, lock, io, net, poll, pipe, child, signal, "
-		       "pagefault, other, each with an optional :detail)";
+		       "pagefault, idle, other, each with an optional :detail)";
 		return -EINVAL;
 	}
 	rule->wait_class = strdup(tokens[n - 1]);

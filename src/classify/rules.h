@@ -53,7 +53,7 @@ bool rules__symbol_matches(const char *glob, const char *sym);
 bool rules__frames_match(const char *glob, const struct frame *frames, size_t nr);
 bool rules__match(const struct wait_rule *rule, const struct frame *kernel, size_t nr_kernel,
 		  const struct frame *user, size_t nr_user);
-/* A known base class (cpu, sleep, lock, io, net, poll, pipe, child, signal, pagefault, other). */
+/* cpu, sleep, lock, io, net, poll, pipe, child, signal, pagefault, idle or other, :detail. */
 bool rules__valid_class(const char *wait_class);
 
 #endif

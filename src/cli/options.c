@@ -289,6 +289,8 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		return 0;
 	case 'k':
 		o->kernel_threads_only = true;
+		/* Who asks for kernel threads asks for their idle loops too. */
+		o->report.show_idle = true;
 		return 0;
 	case 'm':
 		o->min_duration_given = true;

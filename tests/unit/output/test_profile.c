@@ -352,7 +352,11 @@ static void classification(void **state)
 	assert_string_equal(CLASSIFY(D, "rwsem_down_write_slowpath", "down_write"), "lock:rwsem");
 	assert_string_equal(CLASSIFY(OFFCPU_STATE_PREEMPTED, "do_nanosleep"), "cpu");
 	assert_string_equal(CLASSIFY(OFFCPU_STATE_RUNNING, "do_sched_yield"), "cpu");
-	assert_string_equal(CLASSIFY(OFFCPU_STATE_IDLE, "worker_thread", "kthread"), "other");
+	/* A kernel thread's loop waiting for work; inside a work item, the wait is the item's. */
+	assert_string_equal(CLASSIFY(OFFCPU_STATE_IDLE, "worker_thread", "kthread"), "idle");
+	assert_string_equal(
+	    CLASSIFY(D, "synchronize_rcu_normal", "process_one_work", "worker_thread", "kthread"),
+	    "other");
 	assert_string_equal(CLASSIFY(OFFCPU_STATE_STOPPED, "get_signal"), "signal");
 	assert_string_equal(classify__wait(NULL, S, NULL, 0, NULL, 0), "other");
 }
