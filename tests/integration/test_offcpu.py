@@ -1622,6 +1622,18 @@ def test_help_and_version():
     assert r.returncode == 0 and r.stdout.startswith("offcpu ")
 
 
+def test_idle_kernel_threads_are_hidden_from_the_text_report():
+    # Issue 18: kernel threads waiting for work were most of a system-wide report.
+    r = run([OFFCPU, "-d", "2s"])
+    assert r.returncode == 0, r.stderr
+    hidden = [l for l in r.stdout.splitlines() if l.startswith("hidden: ")]
+    assert len(hidden) == 1 and hidden[0].endswith("; -k shows them"), r.stdout
+    assert "];[idle" not in r.stdout, r.stdout
+    r = run([OFFCPU, "-k", "-d", "2s"])
+    assert r.returncode == 0, r.stderr
+    assert "hidden: " not in r.stdout and "];[idle]" in r.stdout, r.stdout
+
+
 def test_missing_btf_is_an_environment_error():
     env = dict(os.environ, OFFCPU_BTF_PATH="/nonexistent/vmlinux")
     r = run([OFFCPU, "-d", "1s"], env=env)
