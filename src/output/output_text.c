@@ -171,15 +171,34 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
  * is ";root;...;leaf", walked from its end: a user frame can bring up to
  * FRAME_NAMES_MAX_INLINES inlined names with it, so no array sized by the
  * stack depth can hold every name, and the leaf is the one a cut would lose.
+ * The folded "_[k]" suffix read as part of a name: each run of kernel or
+ * user frames is headed by a "kernel:" or "user:" line instead.
  */
 static void print_frames_leaf_first(FILE *out, const char *frames)
 {
+	static const char kernel_suffix[] = "_[k]";
+	const size_t suffix_len = sizeof(kernel_suffix) - 1;
 	const char *end = frames + strlen(frames), *sep, *name;
+	int side = -1, kernel;
+	size_t len;
 
 	while (end > frames) {
 		sep = memrchr(frames, ';', (size_t)(end - frames));
 		name = sep ? sep + 1 : frames;
-		fprintf(out, "      %.*s\n", (int)(end - name), name);
+		len = (size_t)(end - name);
+		kernel = len > suffix_len && !memcmp(end - suffix_len, kernel_suffix, suffix_len);
+		if (kernel)
+			len -= suffix_len;
+		/* The "--" between a waker's stack and the wakee's belongs to neither. */
+		if (len == 2 && !memcmp(name, "--", 2)) {
+			fprintf(out, "    --\n");
+			side = -1;
+		} else {
+			if (kernel != side)
+				fprintf(out, "    %s:\n", kernel ? "kernel" : "user");
+			side = kernel;
+			fprintf(out, "      %.*s\n", (int)len, name);
+		}
 		if (!sep)
 			break;
 		end = sep;
@@ -217,8 +236,9 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 			continue;
 		shown++;
 		output__format_duration(line->total_ns, time, sizeof(time));
-		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " waits\n", shown, (int)len,
-			line->text, time, share(line->total_ns, total_ns), line->count);
+		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s\n", shown, (int)len,
+			line->text, time, share(line->total_ns, total_ns), line->count,
+			line->count == 1 ? "" : "s");
 		print_frames_leaf_first(out, line->text + len);
 	}
 	if (shown == 0)

@@ -1634,6 +1634,29 @@ def test_idle_kernel_threads_are_hidden_from_the_text_report():
     assert "hidden: " not in r.stdout and "];[idle]" in r.stdout, r.stdout
 
 
+def test_progress_line_on_a_terminal_only_on_stderr():
+    # Issue 18: a long recording said nothing until its end.
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([OFFCPU, "-d", "2500ms"], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    stdout = p.communicate(timeout=60)[0].decode()
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert p.returncode == 0, seen
+    assert re.search(rb"\roffcpu: 1s, \d+ waits?, 0 dropped\x1b\[K", seen), seen
+    assert seen.endswith(b"\r\x1b[K"), seen  # erased before the report
+    assert stdout.startswith("offcpu: ") and " dropped" not in stdout, stdout[:300]
+
+
 def test_missing_btf_is_an_environment_error():
     env = dict(os.environ, OFFCPU_BTF_PATH="/nonexistent/vmlinux")
     r = run([OFFCPU, "-d", "1s"], env=env)

@@ -249,8 +249,8 @@ static void text_report(void **state)
 	assert_non_null(strstr(
 	    text, "  app                   100      101      50.000 ms   50.0%         2\n"));
 	assert_non_null(strstr(text,
-			       "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 waits\n"
-			       "      futex_wait_queue_[k]\n      __x64_sys_futex_[k]\n"));
+			       "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 wait\n"
+			       "    kernel:\n      futex_wait_queue\n      __x64_sys_futex\n"));
 	assert_non_null(strstr(text, "Health counters\n  switches"));
 	free(text);
 	profile__free(p);

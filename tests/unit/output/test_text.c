@@ -42,7 +42,7 @@ static void deepest_stack_keeps_its_leaf(void **state)
 	struct profile *p;
 	struct wait w = { 0 };
 	static const char heading[] =
-	    "  #1 deep;[interruptible];[sleep]  5.000 ms, 100.0%, 1 waits\n";
+	    "  #1 deep;[interruptible];[sleep]  5.000 ms, 100.0%, 1 wait\n";
 	char name[64], *text, *at;
 	size_t i, k, size;
 
@@ -81,11 +81,15 @@ static void deepest_stack_keeps_its_leaf(void **state)
 	at = strstr(text, heading);
 	assert_non_null(at);
 	at += strlen(heading);
-	/* Leaf first: the kernel leaf, the rest of the kernel stack, then user frames. */
-	assert_true(!strncmp(at, "      kernel_leaf_[k]\n      kernel_1_[k]\n",
-			     strlen("      kernel_leaf_[k]\n      kernel_1_[k]\n")));
+	/*
+	 * Leaf first: the kernel leaf, the rest of the kernel stack, then user
+	 * frames, each side under its own heading, no "_[k]" on the names.
+	 */
+	assert_true(!strncmp(at, "    kernel:\n      kernel_leaf\n      kernel_1\n",
+			     strlen("    kernel:\n      kernel_leaf\n      kernel_1\n")));
+	assert_null(strstr(at, "_[k]"));
 	/* The user leaf's innermost inlined function is the first user name. */
-	assert_non_null(strstr(at, "      kernel_126_[k]\n      inlined_0_31\n"));
+	assert_non_null(strstr(at, "      kernel_126\n    user:\n      inlined_0_31\n"));
 	assert_non_null(strstr(at, "      inlined_0_0\n      user_leaf\n      inlined_1_31\n"));
 	/* And the root end: the outermost caller last. */
 	assert_non_null(strstr(at, "      inlined_126_0\n      caller_126\n\nHealth counters\n"));
@@ -201,7 +205,8 @@ static void idle_is_hidden_and_said_so(void **state)
 	assert_null(strstr(text, "  idle "));
 	assert_non_null(
 	    strstr(text, "  sleep                                    1.000 ms  100.0%"));
-	assert_non_null(strstr(text, "  #1 app;[interruptible];[sleep]  1.000 ms, 100.0%, 1 wait"));
+	assert_non_null(
+	    strstr(text, "  #1 app;[interruptible];[sleep]  1.000 ms, 100.0%, 1 wait\n"));
 	free(text);
 
 	text = NULL;
@@ -212,7 +217,7 @@ static void idle_is_hidden_and_said_so(void **state)
 	assert_int_equal(fclose(out), 0);
 	assert_null(strstr(text, "hidden:"));
 	assert_non_null(strstr(text, "  #1 kworker/0:1;[idle];[idle]  3.000 ms, 75.0%"));
-	assert_non_null(strstr(text, "      worker_thread_[k]\n"));
+	assert_non_null(strstr(text, "    kernel:\n      worker_thread\n"));
 	free(text);
 	profile__free(p);
 }
