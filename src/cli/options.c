@@ -395,6 +395,23 @@ static int check_combination(struct options *o)
 	return 0;
 }
 
+/*
+ * "-c -d 1s" forgot -c's value and would trace a command named "-d" for
+ * ever. A value of -c, -p or -t given as a word of its own that begins
+ * with '-' is taken for that mistake; "--comm=-d" and "-c-d" still name it.
+ */
+static int option_looking_value(int opt, int argc, char **argv)
+{
+	const char *name = opt == 'c' ? "--comm" : opt == 'p' ? "--pid" : "--tid";
+
+	if ((opt != 'c' && opt != 'p' && opt != 't') || optind < 1 || optind > argc ||
+	    optarg != argv[optind - 1] || optarg[0] != '-' || !optarg[1])
+		return 0;
+	log__error("invalid %s '%s': a value, not an option, was expected%s", name, optarg,
+		   opt == 'c' ? " (--comm=NAME for a name that begins with '-')" : "");
+	return -EINVAL;
+}
+
 int options__parse(int argc, char **argv, enum options_mode mode, struct options *o)
 {
 	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
@@ -423,7 +440,8 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 					   argv[optind - 1]);
 			return -EINVAL;
 		}
-		err = parse_one(opt, optarg, o);
+		err = option_looking_value(opt, argc, argv);
+		err = err ?: parse_one(opt, optarg, o);
 		if (err)
 			return err;
 		if (o->action != OPTIONS_RUN)

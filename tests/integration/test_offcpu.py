@@ -1657,6 +1657,14 @@ def test_progress_line_on_a_terminal_only_on_stderr():
     assert stdout.startswith("offcpu: ") and " dropped" not in stdout, stdout[:300]
 
 
+def test_option_looking_value_is_a_usage_error():
+    # Issue 18: "-c -d 1s" traced a command named "-d" until Ctrl-C.
+    r = run([OFFCPU, "-c", "-d", "1s"], timeout=10)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "--comm '-d'" in r.stderr.splitlines()[0], r.stderr
+    assert r.stdout == ""
+
+
 def test_missing_btf_is_an_environment_error():
     env = dict(os.environ, OFFCPU_BTF_PATH="/nonexistent/vmlinux")
     r = run([OFFCPU, "-d", "1s"], env=env)

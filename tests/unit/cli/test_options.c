@@ -121,12 +121,40 @@ static void parsed_twice(void **state)
 	options__free(&o);
 }
 
+/* "-c -d 1s" forgot -c's name: -d is not taken for one. */
+static void option_looking_values(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-c", "-d", "1s"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--comm", "-d"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-p", "-t", "1"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-t", "-1"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-c", "-k", "rec.json"), -EINVAL);
+	options__free(&o);
+	/* Written attached, a name that begins with '-' is meant. */
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--comm=-d", "-d", "1s"), 0);
+	assert_int_equal(o.nr_comms, 1);
+	assert_string_equal(o.comms[0], "-d");
+	assert_int_equal(o.duration_ns, 1000000000ULL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-c-x", "-c", "-"), 0);
+	assert_int_equal(o.nr_comms, 2);
+	assert_string_equal(o.comms[0], "-x");
+	options__free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults),	cmocka_unit_test(help_shows_the_defaults),
 		cmocka_unit_test(top),		cmocka_unit_test(report_mode),
-		cmocka_unit_test(parsed_twice),
+		cmocka_unit_test(parsed_twice), cmocka_unit_test(option_looking_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
