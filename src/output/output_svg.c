@@ -527,16 +527,19 @@ static const char script[] =
 #include "flamegraph_js.inc"
     ;
 
-static const char style[] = "text{font-family:monospace;font-size:%dpx;fill:#000}"
-			    ".f rect{stroke:#fff;stroke-width:0.5;rx:2}"
-			    ".f text{pointer-events:none}"
-			    "#hint{font-size:11px}"
-			    ".f:hover rect{stroke:#000;stroke-width:1}"
-			    ".f.match rect{fill:#e040fb !important}"
-			    ".hidden{display:none}"
-			    ".button{cursor:pointer;fill:#1565c0}"
-			    ".button:hover{text-decoration:underline}"
-			    "#title{font-size:16px;text-anchor:middle}";
+static const char style[] =
+    "text{font-family:monospace;font-size:%dpx;fill:#000}"
+    ".f rect{stroke:#fff;stroke-width:0.5;rx:2}"
+    ".f text{pointer-events:none}"
+    /* Kernel frames outlined, as flamegraph.pl's --colors sets them apart. */
+    ".f[data-k=kernel] rect{stroke:#333;stroke-width:0.8}"
+    "#hint{font-size:11px}"
+    ".f:hover rect{stroke:#000;stroke-width:1}"
+    ".f.match rect{fill:#e040fb !important}"
+    ".hidden{display:none}"
+    ".button{cursor:pointer;fill:#1565c0}"
+    ".button:hover{text-decoration:underline}"
+    "#title{font-size:16px;text-anchor:middle}";
 
 /*
  * The <svg> element carries the geometry the script lays frames out by
@@ -565,7 +568,8 @@ static void write_header(const struct layout *l, const struct node *root)
 		"<text id=\"search\" class=\"button\" x=\"%d\" y=\"%d\">Search</text>\n"
 		"<text id=\"orientation\" class=\"button\" x=\"%d\" y=\"%d\">Icicle</text>\n"
 		"<text id=\"hint\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#666\">"
-		"width: time off CPU; click a frame to zoom; colors: wait class</text>\n",
+		"width: time off CPU; click a frame to zoom; colors: wait class; outlined: kernel"
+		"</text>\n",
 		IMAGE_WIDTH / 2, HEADER_BASELINE, duration, root->count, SIDE_MARGIN,
 		HEADER_BASELINE, SEARCH_BUTTON_X, HEADER_BASELINE, ORIENTATION_BUTTON_X,
 		HEADER_BASELINE, IMAGE_WIDTH - SIDE_MARGIN, LEGEND_BASELINE);

@@ -1665,6 +1665,20 @@ def test_option_looking_value_is_a_usage_error():
     assert r.stdout == ""
 
 
+def test_svg_fills_the_window_and_outlines_kernel_frames():
+    # Issue 18: kernel and user frames looked the same; the graph used 1200 of 1280 pixels.
+    svg = report_of(os.path.join(TMP, "workload.json"), ".svg")
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    shot = os.path.join(ARTIFACTS, "flamegraph-window.png")
+    r = run(["node", BROWSER_CHECK, svg, "nanosleep", shot], timeout=180)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    assert seen["errors"] == [], seen["errors"]
+    assert abs(seen["drawnWidth"] - 1280) < 1, seen["drawnWidth"]
+    strokes = seen["strokes"]
+    assert strokes["kernel"] and strokes["user"] and strokes["kernel"] != strokes["user"], strokes
+
+
 def test_missing_btf_is_an_environment_error():
     env = dict(os.environ, OFFCPU_BTF_PATH="/nonexistent/vmlinux")
     r = run([OFFCPU, "-d", "1s"], env=env)

@@ -189,6 +189,25 @@ static void idle_is_a_collapsed_base_at_the_right(void **state)
 	profile__free(p);
 }
 
+/* Kernel frames are outlined apart from user frames, and the script scales the picture. */
+static void kernel_frames_outlined(void **state)
+{
+	struct profile *p;
+	char *text = NULL;
+	size_t size;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	add_wait(p, "sleep", "do_nanosleep", 1000000);
+	render(p, &text, &size);
+	assert_non_null(strstr(text, ".f[data-k=kernel] rect{stroke:#333;"));
+	assert_non_null(strstr(text, "data-k=\"kernel\""));
+	assert_non_null(strstr(text, "outlined: kernel"));
+	assert_non_null(strstr(text, "window.addEventListener(\"resize\", fitWindow)"));
+	free(text);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +215,7 @@ int main(void)
 		cmocka_unit_test(geometry_for_the_script),
 		cmocka_unit_test(classes_from_a_recording_are_escaped),
 		cmocka_unit_test(idle_is_a_collapsed_base_at_the_right),
+		cmocka_unit_test(kernel_frames_outlined),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
