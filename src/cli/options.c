@@ -83,6 +83,19 @@ static void format_duration(uint64_t ns, char *buf, size_t size)
 	snprintf(buf, size, ns ? "%lluns" : "%llu", (unsigned long long)ns);
 }
 
+/* The man page's EXAMPLES say the same (tests/unit/cli/test_options.c compares them). */
+const char options__examples[] =
+    "Examples:\n"
+    "  offcpu -d 10s                        system wide for 10 s, text report\n"
+    "  offcpu -p 1234 -m 5ms -d 30s         one process, waits of 5 ms or more\n"
+    "  offcpu -- make -j8                   a command and what it forks, until it exits\n"
+    "  offcpu -c postgres --rules postgres --group-by title -d 10s\n"
+    "                                       why PostgreSQL's backends wait\n"
+    "  offcpu -d 10s -o wait.svg            an interactive flame graph\n"
+    "  offcpu -d 10s -o wait.pb.gz          for go tool pprof -http=: wait.pb.gz\n"
+    "  offcpu -d 60s -o rec.json            a recording, then its report:\n"
+    "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n";
+
 void options__usage(FILE *out)
 {
 	char min_duration[32];
@@ -101,7 +114,7 @@ void options__usage(FILE *out)
 	    "  -c, --comm NAME             task command name, exact (repeatable)\n"
 	    "      --cgroup PATH           tasks inside this cgroup v2 directory\n"
 	    "  -u, --user-threads-only     only user threads\n"
-	    "  -k, --kernel-threads-only   only kernel threads\n"
+	    "  -k, --kernel-threads-only   only kernel threads, idle loops shown\n"
 	    "  -m, --min-duration DUR      only waits at least this long (default %s; 0: all)\n"
 	    "  -M, --max-duration DUR      only waits at most this long\n"
 	    "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n"
@@ -130,9 +143,11 @@ void options__usage(FILE *out)
 	    "  -h, --help                  this help\n"
 	    "  -V, --version               the version\n"
 	    "\n"
-	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 5ms, 2s); a bare 0.\n",
+	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 1.5s); a bare 0.\n"
+	    "\n"
+	    "%s",
 	    min_duration, OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH,
-	    OFFCPU_MAX_STACK_DEPTH, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS);
+	    OFFCPU_MAX_STACK_DEPTH, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS, options__examples);
 }
 
 static int bad_value(const char *option, const char *value, const char *why)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "cli/options.h"
@@ -64,6 +65,64 @@ static void help_shows_the_defaults(void **state)
 	snprintf(want, sizeof(want), "(default %u threads, %u stacks)", OUTPUT_TOP_THREADS,
 		 OUTPUT_TOP_STACKS);
 	assert_non_null(strstr(text, want));
+	free(text);
+}
+
+/*
+ * The help ends with examples, as BCC's tools and perf's do: system wide,
+ * one process, a command, PostgreSQL, a flame graph, pprof, a report; each
+ * one a command line these options parse.
+ */
+static void help_ends_with_examples(void **state)
+{
+	static const char *const kinds[] = { "offcpu -d 10s ",	 "offcpu -p ",	"offcpu -- ",
+					     "--rules postgres", "-o wait.svg", "-o wait.pb.gz",
+					     "offcpu report " };
+	char *text = usage_text(), *at = strstr(text, "\nExamples:\n"), *copy, *line, *save;
+	char self[16];
+	size_t i;
+
+	(void)state;
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	assert_non_null(at);
+	assert_string_equal(at + 1, options__examples);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!strstr(at, kinds[i]))
+			fail_msg("no example with '%s'", kinds[i]);
+	}
+	copy = strdup(options__examples);
+	assert_non_null(copy);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *words[32], *w, *wsave, *cmd;
+		int n = 0;
+		struct options o;
+
+		cmd = strstr(line, "offcpu ");
+		if (!cmd)
+			continue;
+		/* Up to the description, two blanks or more away. */
+		w = strstr(cmd, "  ");
+		if (w)
+			*w = '\0';
+		/*
+		 * The example's PID, here one that exists; the pack beside this
+		 * test binary is the repository's file.
+		 */
+		for (w = strtok_r(cmd, " ", &wsave); w && n < 31; w = strtok_r(NULL, " ", &wsave)) {
+			if (!strcmp(w, "1234"))
+				w = self;
+			else if (n && !strcmp(words[n - 1], "--rules"))
+				w = "rules/postgres.rules";
+			words[n++] = w;
+		}
+		words[n] = NULL;
+		if (n > 1 && !strcmp(words[1], "report"))
+			assert_int_equal(parse(OPTIONS_REPORT, &o, words + 1), 0);
+		else
+			assert_int_equal(parse(OPTIONS_TRACE, &o, words), 0);
+		options__free(&o);
+	}
+	free(copy);
 	free(text);
 }
 
@@ -152,9 +211,13 @@ static void option_looking_values(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(defaults),	cmocka_unit_test(help_shows_the_defaults),
-		cmocka_unit_test(top),		cmocka_unit_test(report_mode),
-		cmocka_unit_test(parsed_twice), cmocka_unit_test(option_looking_values),
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(help_shows_the_defaults),
+		cmocka_unit_test(top),
+		cmocka_unit_test(report_mode),
+		cmocka_unit_test(parsed_twice),
+		cmocka_unit_test(option_looking_values),
+		cmocka_unit_test(help_ends_with_examples),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
