@@ -4,6 +4,7 @@
 # make test     unit tests (also under ASan/UBSan) and integration tests
 # make bench    cost per context switch beside BCC offcputime (bench/run)
 # make deps     install the Debian packages the build and the tests need
+# make install  offcpu, its man page and rule packs under DESTDIR/PREFIX (/usr/local)
 # make V=1      show the commands
 
 OUTPUT := build
@@ -52,7 +53,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all test bench bench-unwind deps clean
+.PHONY: all test bench bench-unwind deps clean install
 .DELETE_ON_ERROR:
 
 all: offcpu
@@ -261,6 +262,19 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
 	cd tests/browser && npm ci --no-audit --no-fund
+
+# The binary finds its packs at ../share/offcpu/rules from its own folder.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+MAN1DIR := $(PREFIX)/share/man/man1
+RULESDIR := $(PREFIX)/share/offcpu/rules
+
+install: offcpu
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(RULESDIR)
+	$(Q)install -m 0755 offcpu $(DESTDIR)$(BINDIR)/offcpu
+	$(Q)install -m 0644 offcpu.1 $(DESTDIR)$(MAN1DIR)/offcpu.1
+	$(Q)install -m 0644 rules/*.rules $(DESTDIR)$(RULESDIR)/
 
 clean:
 	$(Q)rm -rf $(OUTPUT) offcpu

@@ -41,7 +41,8 @@ struct rule_set {
 int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const char **why);
 /*
  * A --rules argument: a file, or the name of a rule pack shipped beside the
- * binary (rules/NAME.rules) or installed (/usr/share/offcpu/rules). Fills
+ * binary (rules/NAME.rules) or installed (../share/offcpu/rules from the
+ * binary's folder, then /usr/share/offcpu/rules). Fills
  * path with what it opened; NULL when there is neither.
  */
 FILE *rules__open(const char *arg, char *path, size_t path_size);

@@ -1679,6 +1679,43 @@ def test_svg_fills_the_window_and_outlines_kernel_frames():
     assert strokes["kernel"] and strokes["user"] and strokes["kernel"] != strokes["user"], strokes
 
 
+def test_man_page_renders_and_says_the_help_examples():
+    # Issue 18: the contract lived outside the project.
+    page = os.path.join(ROOT, "offcpu.1")
+    r = run(["groff", "-man", "-Tutf8", "-ww", "-z", page])
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    r = run(["man", "-l", page], env=dict(os.environ, MANWIDTH="100", MAN_KEEP_FORMATTING="0"))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    text = re.sub(r".\x08", "", r.stdout)
+    for section in ("SYNOPSIS", "OPTIONS", "THREAD STATES", "WAIT CLASSES", "OUTPUT FORMATS",
+                    "HEALTH COUNTERS", "EXIT STATUS", "EXAMPLES"):
+        assert "\n%s\n" % section in text, section
+    examples = text.split("\nEXAMPLES\n", 1)[1].split("\nFILES\n", 1)[0]
+    man_commands = [l.strip() for l in examples.splitlines() if l.strip().startswith("offcpu ")]
+    help_text = run([OFFCPU, "--help"]).stdout.split("\nExamples:\n", 1)[1]
+    help_commands = [re.split(r"\s{2,}", l.strip())[0] for l in help_text.splitlines()
+                     if l.strip().startswith("offcpu ")]
+    assert man_commands == help_commands and len(man_commands) >= 7, (man_commands, help_commands)
+    # Every long option the help lists is in the man page.
+    for opt in set(re.findall(r"--[a-z][a-z-]+", run([OFFCPU, "--help"]).stdout)):
+        assert opt in text, opt
+
+
+def test_make_install_puts_binary_man_page_and_packs_under_destdir():
+    dest = os.path.join(TMP, "destdir")
+    r = run(["make", "-s", "-C", ROOT, "install", "DESTDIR=" + dest, "PREFIX=/opt/offcpu"])
+    assert r.returncode == 0, r.stderr
+    prefix = os.path.join(dest, "opt", "offcpu")
+    binary = os.path.join(prefix, "bin", "offcpu")
+    assert os.access(binary, os.X_OK)
+    assert os.path.isfile(os.path.join(prefix, "share", "man", "man1", "offcpu.1"))
+    assert os.path.isfile(os.path.join(prefix, "share", "offcpu", "rules", "postgres.rules"))
+    # The installed binary finds its pack beside itself, in ../share/offcpu/rules.
+    r = run([binary, "report", "--rules", "postgres", "-f", "folded",
+             os.path.join(TMP, "workload.json")])
+    assert r.returncode == 0 and r.stdout, r.stderr
+
+
 def test_missing_btf_is_an_environment_error():
     env = dict(os.environ, OFFCPU_BTF_PATH="/nonexistent/vmlinux")
     r = run([OFFCPU, "-d", "1s"], env=env)
