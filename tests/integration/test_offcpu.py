@@ -1716,6 +1716,35 @@ def test_make_install_puts_binary_man_page_and_packs_under_destdir():
     assert r.returncode == 0 and r.stdout, r.stderr
 
 
+def test_make_deps_is_the_build_and_test_deps_the_tests():
+    # Issue 18: make deps installed chromium, PostgreSQL, Go and Node for the tests.
+    r = run(["make", "-s", "-n", "-C", ROOT, "deps"])
+    assert r.returncode == 0, r.stderr
+    assert "libbpf-dev" in r.stdout and "libdw-dev" in r.stdout, r.stdout
+    for test_only in ("chromium", "postgresql", "golang", "nodejs", "npm", "cmocka"):
+        assert test_only not in r.stdout, (test_only, r.stdout)
+    # test-deps installs only what is missing, with apt-get (a stand-in here).
+    fake = os.path.join(TMP, "fakebin")
+    os.makedirs(fake, exist_ok=True)
+    log = os.path.join(TMP, "apt-get.log")
+    with open(os.path.join(fake, "apt-get"), "w") as f:
+        f.write("#!/bin/sh\necho \"$@\" >> %s\n" % log)
+    os.chmod(os.path.join(fake, "apt-get"), 0o755)
+    env = dict(os.environ, PATH=fake + ":" + os.environ["PATH"])
+    r = run(["make", "-s", "-C", ROOT, "test-deps",
+             "TEST_DEB_PACKAGES=gdb offcpu-no-such-package"], env=env)
+    assert r.returncode == 0, r.stderr
+    calls = open(log).read().splitlines()
+    assert calls[0] == "update" and calls[1].startswith("install -y"), calls
+    assert calls[1].split()[-1] == "offcpu-no-such-package" and "gdb" not in calls[1], calls
+    os.unlink(log)
+    r = run(["make", "-s", "-C", ROOT, "test-deps", "TEST_DEB_PACKAGES=gdb"], env=env)
+    assert r.returncode == 0 and not os.path.exists(log), r.stderr
+    # make test installs them first.
+    r = run(["make", "-n", "-C", ROOT, "test"])
+    assert r.returncode == 0 and "dpkg-query" in r.stdout.split("tests/run")[0], r.stdout[:2000]
+
+
 def test_missing_btf_is_an_environment_error():
     env = dict(os.environ, OFFCPU_BTF_PATH="/nonexistent/vmlinux")
     r = run([OFFCPU, "-d", "1s"], env=env)
