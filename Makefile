@@ -6,6 +6,7 @@
 # make bench    cost per context switch beside BCC offcputime (bench/run)
 # make deps     install the Debian packages that building and running offcpu need
 # make test-deps  install what only the tests need (packages, tests/browser's npm modules)
+# make static   build/offcpu-static, every library linked in, to copy to another host
 # make install  offcpu, its man page and rule packs under DESTDIR/PREFIX (/usr/local)
 # make V=1      show the commands
 
@@ -62,7 +63,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all test test-build test-deps bench bench-unwind deps clean install
+.PHONY: all test test-build test-deps bench bench-unwind deps clean install static
 .DELETE_ON_ERROR:
 
 all: offcpu
@@ -101,6 +102,21 @@ $(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)
 offcpu: $(OUTPUT)/obj/cli/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
+
+# Debian 12 ships every library offcpu links as a static archive too; libdw's
+# own needs (liblzma, libbz2) come along. glibc static is fine: offcpu uses no
+# NSS and no dlopen.
+STATIC_LDLIBS := $(LDLIBS) -llzma -lbz2
+$(OUTPUT)/obj/cli/main-static.o: src/cli/main.c $(OUTPUT)/offcpu.skel.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -DOFFCPU_STATIC -c $< -o $@
+
+$(OUTPUT)/offcpu-static: $(OUTPUT)/obj/cli/main-static.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LDLIBS) -o $@
+
+static: $(OUTPUT)/offcpu-static
 
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)

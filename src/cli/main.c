@@ -43,6 +43,14 @@
 #include "trace/tracer.h"
 
 #define OFFCPU_VERSION "0.1.0"
+/* make static: one binary to copy; it leaves nothing out (no library it needs lacks a .a). */
+#ifdef OFFCPU_STATIC
+#define OFFCPU_BUILD                                                                               \
+	" (static: libbpf, libelf, libdw, zlib, liblzma, libbz2, libiberty linked in; nothing "    \
+	"left out)"
+#else
+#define OFFCPU_BUILD ""
+#endif
 #define EXIT_ENVIRONMENT 1
 #define EXIT_USAGE 2
 /* Output cut short by a closed pipe (offcpu | head): quiet, as if SIGPIPE ended it. */
@@ -514,7 +522,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (opts.action == OPTIONS_VERSION) {
-		printf("offcpu %s\n", OFFCPU_VERSION);
+		printf("offcpu %s%s\n", OFFCPU_VERSION, OFFCPU_BUILD);
 		options__free(&opts);
 		return 0;
 	}

@@ -1745,6 +1745,37 @@ def test_make_deps_is_the_build_and_test_deps_the_tests():
     assert r.returncode == 0 and "dpkg-query" in r.stdout.split("tests/run")[0], r.stdout[:2000]
 
 
+def test_static_binary_traces_where_no_library_exists():
+    # Issue 18: one binary to copy to a production host. A tmpfs over /usr in
+    # a mount namespace hides every library (/lib is a link into /usr).
+    r = run(["make", "-s", "-C", ROOT, "static"])
+    assert r.returncode == 0, r.stderr
+    here = os.path.join(TMP, "static")
+    os.makedirs(here, exist_ok=True)
+    for name in ("offcpu-static", os.path.join("tests", "workload-static")):
+        shutil.copy(os.path.join(ROOT, "build", name), here)
+    shutil.copy(OFFCPU, os.path.join(here, "offcpu-dynamic"))
+    out = os.path.join(here, "out.json")
+
+    def without_libraries(*argv):
+        return run(["unshare", "-m", "sh", "-c", 'mount -t tmpfs none /usr && exec "$@"', "sh"]
+                   + list(argv))
+
+    r = without_libraries(os.path.join(here, "offcpu-dynamic"), "-V")
+    assert r.returncode == 127, (r.returncode, r.stdout, r.stderr)  # the libraries are gone
+    r = without_libraries(os.path.join(here, "offcpu-static"), "-V")
+    assert r.returncode == 0 and "static" in r.stdout and "nothing left out" in r.stdout, r
+    r = without_libraries(os.path.join(here, "offcpu-static"), "-f", "json", "-o", out, "--",
+                          os.path.join(here, "workload-static"), "sleep", "wl_static", "5", "20")
+    assert r.returncode == 0, r.stderr
+    waits, stats = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_static" and w["wait"] == "sleep"]
+    assert len(mine) >= 4, [(w["comm"], w["wait"]) for w in waits]
+    assert all("hrtimer_nanosleep" in [f.get("sym") for f in w["kernel_stack"]] for w in mine)
+    # Its own ELF symbols, read with the libelf linked in.
+    assert all("main" in user_syms(w) for w in mine), [user_syms(w) for w in mine]
+
+
 def test_missing_btf_is_an_environment_error():
     env = dict(os.environ, OFFCPU_BTF_PATH="/nonexistent/vmlinux")
     r = run([OFFCPU, "-d", "1s"], env=env)
