@@ -304,8 +304,6 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		return 0;
 	case 'k':
 		o->kernel_threads_only = true;
-		/* Who asks for kernel threads asks for their idle loops too. */
-		o->report.show_idle = true;
 		return 0;
 	case 'm':
 		o->min_duration_given = true;
@@ -462,6 +460,11 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 		if (o->action != OPTIONS_RUN)
 			return 0;
 	}
+	/*
+	 * Who asks for kernel threads, or names threads, asks for all their
+	 * waits, idle loops too; a report of a recording can only name them.
+	 */
+	o->report.show_idle = o->kernel_threads_only || o->pids.nr || o->tids.nr || o->nr_comms;
 	if (mode == OPTIONS_REPORT) {
 		err = check_report(o, argc, argv);
 		if (err)

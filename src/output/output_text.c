@@ -277,7 +277,8 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 		output__format_duration(hidden_ns, time, sizeof(time));
 		fprintf(out,
 			"hidden: %s (%.1f%%) in %" PRIu64
-			" wait%s of kernel threads idling (wait class idle); -k shows them\n",
+			" wait%s of kernel threads idling (wait class idle); -k or -c/-p/-t shows "
+			"them\n",
 			time, share(hidden_ns, p->total_ns), hidden_count,
 			hidden_count == 1 ? "" : "s");
 	}

@@ -1627,11 +1627,21 @@ def test_idle_kernel_threads_are_hidden_from_the_text_report():
     r = run([OFFCPU, "-d", "2s"])
     assert r.returncode == 0, r.stderr
     hidden = [l for l in r.stdout.splitlines() if l.startswith("hidden: ")]
-    assert len(hidden) == 1 and hidden[0].endswith("; -k shows them"), r.stdout
+    assert len(hidden) == 1 and hidden[0].endswith("; -k or -c/-p/-t shows them"), r.stdout
     assert "];[idle" not in r.stdout, r.stdout
     r = run([OFFCPU, "-k", "-d", "2s"])
     assert r.returncode == 0, r.stderr
     assert "hidden: " not in r.stdout and "];[idle]" in r.stdout, r.stdout
+    # A recording's report names them: it has no -k.
+    recording = os.path.join(TMP, "idle.json")
+    r = run([OFFCPU, "-k", "-d", "2s", "-o", recording])
+    assert r.returncode == 0, r.stderr
+    comm = next(w["comm"] for w in read_json_lines(recording)[0] if w["wait"] == "idle")
+    r = run([OFFCPU, "report", recording])
+    assert r.returncode == 0 and "hidden: " in r.stdout and "];[idle]" not in r.stdout, r.stdout
+    r = run([OFFCPU, "report", "-c", comm, recording])
+    assert r.returncode == 0, r.stderr
+    assert "hidden: " not in r.stdout and "%s;[" % comm in r.stdout, r.stdout
 
 
 def test_progress_line_on_a_terminal_only_on_stderr():

@@ -180,6 +180,29 @@ static void parsed_twice(void **state)
 	options__free(&o);
 }
 
+/* Kernel threads' idle loops are shown to who asks for kernel threads or names threads. */
+static void idle_shown_when_asked_for(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-d", "1s"), 0);
+	assert_false(o.report.show_idle);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-k"), 0);
+	assert_true(o.report.show_idle);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-c", "kcompactd0", "rec.json"), 0);
+	assert_true(o.report.show_idle);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-t", "1", "rec.json"), 0);
+	assert_true(o.report.show_idle);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "--state", "idle", "rec.json"), 0);
+	assert_false(o.report.show_idle);
+	options__free(&o);
+}
+
 /* "-c -d 1s" forgot -c's name: -d is not taken for one. */
 static void option_looking_values(void **state)
 {
@@ -218,6 +241,7 @@ int main(void)
 		cmocka_unit_test(parsed_twice),
 		cmocka_unit_test(option_looking_values),
 		cmocka_unit_test(help_ends_with_examples),
+		cmocka_unit_test(idle_shown_when_asked_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

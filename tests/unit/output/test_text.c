@@ -199,7 +199,7 @@ static void idle_is_hidden_and_said_so(void **state)
 	report(p, &text, &size);
 	assert_non_null(strstr(text, "offcpu: 2 waits, 4.000 ms off CPU in total\n"
 				     "hidden: 3.000 ms (75.0%) in 1 wait of kernel threads idling "
-				     "(wait class idle); -k shows them\n"));
+				     "(wait class idle); -k or -c/-p/-t shows them\n"));
 	assert_null(strstr(text, "kworker"));
 	assert_null(strstr(text, "worker_thread"));
 	assert_null(strstr(text, "  idle "));
