@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make          build ./offcpu
-# make test     unit tests (also under ASan/UBSan) and integration tests
+# make test     unit tests (also under ASan/UBSan) and integration tests,
+#               after make test-deps
 # make bench    cost per context switch beside BCC offcputime (bench/run)
-# make deps     install the Debian packages the build and the tests need
+# make deps     install the Debian packages that building and running offcpu need
+# make test-deps  install what only the tests need (packages, tests/browser's npm modules)
+# make static   build/offcpu-static, every library linked in, to copy to another host
+# make install  offcpu, its man page and rule packs under DESTDIR/PREFIX (/usr/local)
 # make V=1      show the commands
 
 OUTPUT := build
@@ -40,9 +44,16 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard 
 WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
 	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS)
 
-DEB_PACKAGES := clang make gcc g++ libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
-	libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 libc6-dbg \
-	golang-go chromium nodejs libclang-rt-14-dev util-linux gdb
+# Building and running offcpu: the compilers, bpftool, the libraries it
+# links, and libc's debug symbols, which name glibc's lock functions for the
+# wait classes (README, Wait classes).
+DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
+	libc6-dbg
+# Only the tests: cmocka, the C++ workload, BCC's offcputime and perf to
+# compare with, PostgreSQL, go tool pprof, Chromium and node for the SVG,
+# clang's fuzzer runtime, unshare, gdb.
+TEST_DEB_PACKAGES := g++ libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 golang-go \
+	chromium nodejs libclang-rt-14-dev util-linux gdb
 
 ifeq ($(V),1)
 Q :=
@@ -52,7 +63,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all test bench bench-unwind deps clean
+.PHONY: all test test-build test-deps bench bench-unwind deps clean install static
 .DELETE_ON_ERROR:
 
 all: offcpu
@@ -91,6 +102,21 @@ $(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)
 offcpu: $(OUTPUT)/obj/cli/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
+
+# Debian 12 ships every library offcpu links as a static archive too; libdw's
+# own needs (liblzma, libbz2) come along. glibc static is fine: offcpu uses no
+# NSS and no dlopen.
+STATIC_LDLIBS := $(LDLIBS) -llzma -lbz2
+$(OUTPUT)/obj/cli/main-static.o: src/cli/main.c $(OUTPUT)/offcpu.skel.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -DOFFCPU_STATIC -c $< -o $@
+
+$(OUTPUT)/offcpu-static: $(OUTPUT)/obj/cli/main-static.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LDLIBS) -o $@
+
+static: $(OUTPUT)/offcpu-static
 
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
@@ -212,8 +238,12 @@ $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $
 		-fno-sanitize-recover=all -I$(OUTPUT) -Isrc \
 		-D_GNU_SOURCE $(filter %.c,$^) $(LDLIBS) -o $@
 
-test: offcpu $(OUTPUT)/offcpu-asan $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS) $(FUZZ_TARGETS)
+# What the tests need is installed first: the unit tests need cmocka to build.
+test: test-deps
+	$(Q)$(MAKE) --no-print-directory test-build
 	$(Q)tests/run
+
+test-build: offcpu $(OUTPUT)/offcpu-asan $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS) $(FUZZ_TARGETS)
 
 $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
@@ -260,7 +290,35 @@ bench-unwind: $(OUTPUT)/bench/stack_copy $(OUTPUT)/bench/unwind $(UNWIND_PROGRAM
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
-	cd tests/browser && npm ci --no-audit --no-fund
+
+# Quiet and quick when everything is there, so that every make test can
+# run it; Debian's nodejs has no npm, a NodeSource one has its own.
+test-deps:
+	$(Q)missing=; for p in $(TEST_DEB_PACKAGES); do \
+		dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null | grep -qx installed || \
+			missing="$$missing $$p"; \
+	done; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
+		echo "test-deps: installing$$missing"; \
+		apt-get update && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+	$(Q)[ tests/browser/node_modules/.package-lock.json -nt tests/browser/package-lock.json ] || \
+		(cd tests/browser && npm ci --no-audit --no-fund)
+
+# The binary finds its packs at ../share/offcpu/rules from its own folder.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+MAN1DIR := $(PREFIX)/share/man/man1
+RULESDIR := $(PREFIX)/share/offcpu/rules
+
+install: offcpu
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(RULESDIR)
+	$(Q)install -m 0755 offcpu $(DESTDIR)$(BINDIR)/offcpu
+	$(Q)install -m 0644 offcpu.1 $(DESTDIR)$(MAN1DIR)/offcpu.1
+	$(Q)install -m 0644 rules/*.rules $(DESTDIR)$(RULESDIR)/
 
 clean:
 	$(Q)rm -rf $(OUTPUT) offcpu

@@ -11,8 +11,9 @@
 /*
  * The class of a wait, "class" or "class:detail" (a static string or one of
  * user_rules'): preempted and running threads wait for a CPU; otherwise the
- * user's rules in order, then the built-in kernel rules, refined by the user
- * frames where the kernel says only "futex". Frames leaf first.
+ * user's rules in order, then a kernel thread's idle loop ("idle"), then the
+ * built-in kernel rules, refined by the user frames where the kernel says
+ * only "futex". Frames leaf first.
  */
 const char *classify__wait(const struct rule_set *user_rules, unsigned int state,
 			   const struct frame *kernel, size_t nr_kernel, const struct frame *user,

@@ -11,8 +11,8 @@
 #include "lib/array.h"
 
 static const char *const base_classes[] = {
-	"cpu",	"sleep", "lock",   "io",	"net",	 "poll",
-	"pipe", "child", "signal", "pagefault", "other",
+	"cpu",	"sleep", "lock",   "io",	"net",	"poll",
+	"pipe", "child", "signal", "pagefault", "idle", "other",
 };
 
 #define MAX_TOKENS 16
@@ -123,7 +123,7 @@ static int parse_rule(char **tokens, int n, struct wait_rule *rule, const char *
 	}
 	if (!rules__valid_class(tokens[n - 1])) {
 		*why = "unknown wait class (cpu, sleep, lock, io, net, poll, pipe, child, signal, "
-		       "pagefault, other, each with an optional :detail)";
+		       "pagefault, idle, other, each with an optional :detail)";
 		return -EINVAL;
 	}
 	rule->wait_class = strdup(tokens[n - 1]);
@@ -225,7 +225,7 @@ FILE *rules__open(const char *arg, char *path, size_t path_size)
 	file = fopen(arg, "re");
 	if (file || strchr(arg, '/'))
 		return file;
-	/* A pack name: beside the binary (a build tree), then installed. */
+	/* A pack name: beside the binary (a build tree), then installed with it, then Debian's. */
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0) {
 		exe[len] = '\0';
@@ -233,6 +233,11 @@ FILE *rules__open(const char *arg, char *path, size_t path_size)
 		if (slash) {
 			*slash = '\0';
 			snprintf(path, path_size, "%s/rules/%s.rules", exe, arg);
+			file = fopen(path, "re");
+			if (file)
+				return file;
+			/* make install: PREFIX/bin/offcpu, PREFIX/share/offcpu/rules. */
+			snprintf(path, path_size, "%s/../share/offcpu/rules/%s.rules", exe, arg);
 			file = fopen(path, "re");
 			if (file)
 				return file;

@@ -41,7 +41,8 @@ struct rule_set {
 int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const char **why);
 /*
  * A --rules argument: a file, or the name of a rule pack shipped beside the
- * binary (rules/NAME.rules) or installed (/usr/share/offcpu/rules). Fills
+ * binary (rules/NAME.rules) or installed (../share/offcpu/rules from the
+ * binary's folder, then /usr/share/offcpu/rules). Fills
  * path with what it opened; NULL when there is neither.
  */
 FILE *rules__open(const char *arg, char *path, size_t path_size);
@@ -53,7 +54,7 @@ bool rules__symbol_matches(const char *glob, const char *sym);
 bool rules__frames_match(const char *glob, const struct frame *frames, size_t nr);
 bool rules__match(const struct wait_rule *rule, const struct frame *kernel, size_t nr_kernel,
 		  const struct frame *user, size_t nr_user);
-/* A known base class (cpu, sleep, lock, io, net, poll, pipe, child, signal, pagefault, other). */
+/* cpu, sleep, lock, io, net, poll, pipe, child, signal, pagefault, idle or other, :detail. */
 bool rules__valid_class(const char *wait_class);
 
 #endif

@@ -29,6 +29,7 @@
 #include "cli/cgroup.h"
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/progress.h"
 #include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -42,6 +43,14 @@
 #include "trace/tracer.h"
 
 #define OFFCPU_VERSION "0.1.0"
+/* make static: one binary to copy; it leaves nothing out (no library it needs lacks a .a). */
+#ifdef OFFCPU_STATIC
+#define OFFCPU_BUILD                                                                               \
+	" (static: libbpf, libelf, libdw, zlib, liblzma, libbz2, libiberty linked in; nothing "    \
+	"left out)"
+#else
+#define OFFCPU_BUILD ""
+#endif
 #define EXIT_ENVIRONMENT 1
 #define EXIT_USAGE 2
 /* Output cut short by a closed pipe (offcpu | head): quiet, as if SIGPIPE ended it. */
@@ -168,7 +177,8 @@ static int start_tracer(struct session *s)
 static int record(struct session *s)
 {
 	uint64_t started_ns = clock__monotonic_ns(), duration_ns = s->opts->duration_ns;
-	uint64_t deadline = 0;
+	uint64_t deadline = 0, counters[OFFCPU_CNT_BPF_MAX];
+	struct progress progress;
 	struct timespec now;
 	int err = 0;
 
@@ -178,6 +188,8 @@ static int record(struct session *s)
 		    duration_ns > UINT64_MAX - started_ns ? UINT64_MAX : started_ns + duration_ns;
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->profile->start_time_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	progress__init(&progress, stderr, isatty(STDERR_FILENO), s->opts->verbose, s->has_command,
+		       started_ns);
 
 	while (!stop_requested) {
 		err = tracer__poll(s->tracer, POLL_INTERVAL_MS);
@@ -189,7 +201,11 @@ static int record(struct session *s)
 			break;
 		if (deadline && clock__monotonic_ns() >= deadline)
 			break;
+		if (progress__due(&progress, clock__monotonic_ns()) &&
+		    !tracer__counters(s->tracer, counters))
+			progress__show(&progress, clock__monotonic_ns(), counters);
 	}
+	progress__end(&progress);
 	if (!err)
 		err = tracer__stop(s->tracer, s->profile->counters);
 	s->profile->duration_ns = clock__monotonic_ns() - started_ns;
@@ -506,7 +522,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (opts.action == OPTIONS_VERSION) {
-		printf("offcpu %s\n", OFFCPU_VERSION);
+		printf("offcpu %s%s\n", OFFCPU_VERSION, OFFCPU_BUILD);
 		options__free(&opts);
 		return 0;
 	}

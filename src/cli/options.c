@@ -83,6 +83,19 @@ static void format_duration(uint64_t ns, char *buf, size_t size)
 	snprintf(buf, size, ns ? "%lluns" : "%llu", (unsigned long long)ns);
 }
 
+/* The man page's EXAMPLES say the same (tests/unit/cli/test_options.c compares them). */
+const char options__examples[] =
+    "Examples:\n"
+    "  offcpu -d 10s                        system wide for 10 s, text report\n"
+    "  offcpu -p 1234 -m 5ms -d 30s         one process, waits of 5 ms or more\n"
+    "  offcpu -- make -j8                   a command and what it forks, until it exits\n"
+    "  offcpu -c postgres --rules postgres --group-by title -d 10s\n"
+    "                                       why PostgreSQL's backends wait\n"
+    "  offcpu -d 10s -o wait.svg            an interactive flame graph\n"
+    "  offcpu -d 10s -o wait.pb.gz          for go tool pprof -http=: wait.pb.gz\n"
+    "  offcpu -d 60s -o rec.json            a recording, then its report:\n"
+    "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n";
+
 void options__usage(FILE *out)
 {
 	char min_duration[32];
@@ -101,7 +114,7 @@ void options__usage(FILE *out)
 	    "  -c, --comm NAME             task command name, exact (repeatable)\n"
 	    "      --cgroup PATH           tasks inside this cgroup v2 directory\n"
 	    "  -u, --user-threads-only     only user threads\n"
-	    "  -k, --kernel-threads-only   only kernel threads\n"
+	    "  -k, --kernel-threads-only   only kernel threads, idle loops shown\n"
 	    "  -m, --min-duration DUR      only waits at least this long (default %s; 0: all)\n"
 	    "  -M, --max-duration DUR      only waits at most this long\n"
 	    "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n"
@@ -130,9 +143,11 @@ void options__usage(FILE *out)
 	    "  -h, --help                  this help\n"
 	    "  -V, --version               the version\n"
 	    "\n"
-	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 5ms, 2s); a bare 0.\n",
+	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 1.5s); a bare 0.\n"
+	    "\n"
+	    "%s",
 	    min_duration, OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH,
-	    OFFCPU_MAX_STACK_DEPTH, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS);
+	    OFFCPU_MAX_STACK_DEPTH, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS, options__examples);
 }
 
 static int bad_value(const char *option, const char *value, const char *why)
@@ -393,6 +408,23 @@ static int check_combination(struct options *o)
 	return 0;
 }
 
+/*
+ * "-c -d 1s" forgot -c's value and would trace a command named "-d" for
+ * ever. A value of -c, -p or -t given as a word of its own that begins
+ * with '-' is taken for that mistake; "--comm=-d" and "-c-d" still name it.
+ */
+static int option_looking_value(int opt, int argc, char **argv)
+{
+	const char *name = opt == 'c' ? "--comm" : opt == 'p' ? "--pid" : "--tid";
+
+	if ((opt != 'c' && opt != 'p' && opt != 't') || optind < 1 || optind > argc ||
+	    optarg != argv[optind - 1] || optarg[0] != '-' || !optarg[1])
+		return 0;
+	log__error("invalid %s '%s': a value, not an option, was expected%s", name, optarg,
+		   opt == 'c' ? " (--comm=NAME for a name that begins with '-')" : "");
+	return -EINVAL;
+}
+
 int options__parse(int argc, char **argv, enum options_mode mode, struct options *o)
 {
 	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
@@ -421,12 +453,18 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 					   argv[optind - 1]);
 			return -EINVAL;
 		}
-		err = parse_one(opt, optarg, o);
+		err = option_looking_value(opt, argc, argv);
+		err = err ?: parse_one(opt, optarg, o);
 		if (err)
 			return err;
 		if (o->action != OPTIONS_RUN)
 			return 0;
 	}
+	/*
+	 * Who asks for kernel threads, or names threads, asks for all their
+	 * waits, idle loops too; a report of a recording can only name them.
+	 */
+	o->report.show_idle = o->kernel_threads_only || o->pids.nr || o->tids.nr || o->nr_comms;
 	if (mode == OPTIONS_REPORT) {
 		err = check_report(o, argc, argv);
 		if (err)

@@ -68,5 +68,7 @@ struct options {
 int options__parse(int argc, char **argv, enum options_mode mode, struct options *o);
 void options__free(struct options *o);
 void options__usage(FILE *out);
+/* The help's EXAMPLES section, "Examples:\n" and a line per example. */
+extern const char options__examples[];
 
 #endif

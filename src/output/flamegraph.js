@@ -60,6 +60,15 @@
 		return f.name.substring(0, chars - 2) + "..";
 	}
 
+	// The picture is drawn 1200 wide (output_svg.c); scaled whole to the
+	// window's width, so a wide window is used to its edges and frames keep
+	// the coordinates they have without a script.
+	function fitWindow() {
+		var width = Math.max(window.innerWidth, 320);
+		svg.setAttribute("width", width);
+		svg.setAttribute("height", (HEIGHT * width / WIDTH).toFixed(0));
+	}
+
 	function layout() {
 		var s0 = zoomed.s, v0 = zoomed.v || 1, d0 = zoomed.d;
 		var scale = (WIDTH - 2 * SIDE) / v0;
@@ -167,7 +176,8 @@
 		};
 		g.addEventListener("click", function () { zoom(f); });
 		g.addEventListener("mouseover", function () {
-			byId("details").textContent = f.name + ": " + duration(f.v) + " off CPU, " +
+			byId("details").textContent = f.name + (f.kind === "kernel" ? " (kernel)" : "") +
+				": " + duration(f.v) + " off CPU, " +
 				percent(f.v, total) + " of all, " + f.n +
 				(f.n === 1 ? " wait" : " waits");
 		});
@@ -194,6 +204,8 @@
 		}
 	});
 	legend();
+	fitWindow();
+	window.addEventListener("resize", fitWindow);
 	svg.setAttribute("data-orientation", "flame");
 	layout();
 })();

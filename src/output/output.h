@@ -29,8 +29,9 @@ enum report_group_by {
 
 struct output_opts {
 	enum report_group_by group_by;
-	bool lines;   /* --lines: source file and line of user frames in the text report */
-	uint32_t top; /* --top: rows of each table and stacks in the text report; 0: the above */
+	bool lines;	/* --lines: source file and line of user frames in the text report */
+	uint32_t top;	/* --top: rows of each table and stacks in the text report; 0: the above */
+	bool show_idle; /* -k, -c, -p, -t: kernel threads' idle loops in the text report and svg */
 };
 
 struct output_format {

@@ -183,7 +183,7 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
  * Every name as the other formats show it (frame_names.h), so frames sort
  * and merge the same however a name's bytes came, live or from a recording.
  */
-static void add_entry(struct flame *fl, const struct profile_entry *e)
+static void add_entry(struct flame *fl, const struct profile_entry *e, bool show_idle)
 {
 	const struct wait *w = &e->key;
 	char name[600], wait_class[600], *colon;
@@ -204,6 +204,9 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	n = child(fl, n, name, NODE_STATE, e);
 	frame_names__printable(w->comm, name, sizeof(name));
 	n = n ? child(fl, n, name, NODE_COMM, e) : NULL;
+	/* Idle kernel threads: a collapsed base of class, state and thread name, unless -k. */
+	if (!show_idle && n && !strcmp(n->base_class, "idle"))
+		return;
 	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
 		const struct frame *f = &w->user_stack->frames[i - 1];
 		const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES];
@@ -223,10 +226,15 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	}
 }
 
+/* By name; at the root, the idle class last, at the right edge, after the user's own waits. */
 static int compare_nodes(const void *a, const void *b)
 {
 	const struct node *x = *(const struct node *const *)a, *y = *(const struct node *const *)b;
+	bool x_idle = x->kind == NODE_CLASS && x->depth == 1 && !strcmp(x->name, "idle");
+	bool y_idle = y->kind == NODE_CLASS && y->depth == 1 && !strcmp(y->name, "idle");
 
+	if (x_idle != y_idle)
+		return x_idle ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
@@ -359,10 +367,18 @@ static const struct {
 	const char *base_class;
 	unsigned int hue;
 } hues[] = {
-	{ "cpu", 0 },	   { "sleep", 210 },	{ "lock", 32 }, { "io", 275 },
-	{ "net", 125 },	   { "poll", 185 },	{ "pipe", 55 }, { "child", 330 },
-	{ "signal", 300 }, { "pagefault", 15 }, { "other", 0 },
+	{ "cpu", 0 },	   { "sleep", 210 },	{ "lock", 32 },	 { "io", 275 },
+	{ "net", 125 },	   { "poll", 185 },	{ "pipe", 55 },	 { "child", 330 },
+	{ "signal", 300 }, { "pagefault", 15 }, { "idle", 220 }, { "other", 0 },
 };
+
+/* Kernel threads waiting for work: greyish, so the user's own waits stand out. */
+static unsigned int saturation(const char *base_class)
+{
+	if (!strcmp(base_class, "other"))
+		return 0;
+	return strcmp(base_class, "idle") ? 70 : 18;
+}
 
 /* CSS's hsl() (hue in degrees, the rest in percent) as "#rrggbb", which every renderer reads. */
 static void hsl_to_hex(unsigned int hue, unsigned int sat, unsigned int light, char *buf,
@@ -405,7 +421,7 @@ static void node_color(const struct node *n, char *buf, size_t size)
 		light = 74 + variation % 12;
 	else
 		light = 58 + variation % 14;
-	hsl_to_hex(hues[i].hue, strcmp(n->base_class, "other") ? 70 : 0, light, buf, size);
+	hsl_to_hex(hues[i].hue, saturation(n->base_class), light, buf, size);
 }
 
 static const char *const kind_names[] = {
@@ -511,16 +527,19 @@ static const char script[] =
 #include "flamegraph_js.inc"
     ;
 
-static const char style[] = "text{font-family:monospace;font-size:%dpx;fill:#000}"
-			    ".f rect{stroke:#fff;stroke-width:0.5;rx:2}"
-			    ".f text{pointer-events:none}"
-			    "#hint{font-size:11px}"
-			    ".f:hover rect{stroke:#000;stroke-width:1}"
-			    ".f.match rect{fill:#e040fb !important}"
-			    ".hidden{display:none}"
-			    ".button{cursor:pointer;fill:#1565c0}"
-			    ".button:hover{text-decoration:underline}"
-			    "#title{font-size:16px;text-anchor:middle}";
+static const char style[] =
+    "text{font-family:monospace;font-size:%dpx;fill:#000}"
+    ".f rect{stroke:#fff;stroke-width:0.5;rx:2}"
+    ".f text{pointer-events:none}"
+    /* Kernel frames outlined, as flamegraph.pl's --colors sets them apart. */
+    ".f[data-k=kernel] rect{stroke:#333;stroke-width:0.8}"
+    "#hint{font-size:11px}"
+    ".f:hover rect{stroke:#000;stroke-width:1}"
+    ".f.match rect{fill:#e040fb !important}"
+    ".hidden{display:none}"
+    ".button{cursor:pointer;fill:#1565c0}"
+    ".button:hover{text-decoration:underline}"
+    "#title{font-size:16px;text-anchor:middle}";
 
 /*
  * The <svg> element carries the geometry the script lays frames out by
@@ -549,7 +568,8 @@ static void write_header(const struct layout *l, const struct node *root)
 		"<text id=\"search\" class=\"button\" x=\"%d\" y=\"%d\">Search</text>\n"
 		"<text id=\"orientation\" class=\"button\" x=\"%d\" y=\"%d\">Icicle</text>\n"
 		"<text id=\"hint\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#666\">"
-		"width: time off CPU; click a frame to zoom; colors: wait class</text>\n",
+		"width: time off CPU; click a frame to zoom; colors: wait class; outlined: kernel"
+		"</text>\n",
 		IMAGE_WIDTH / 2, HEADER_BASELINE, duration, root->count, SIDE_MARGIN,
 		HEADER_BASELINE, SEARCH_BUTTON_X, HEADER_BASELINE, ORIENTATION_BUTTON_X,
 		HEADER_BASELINE, IMAGE_WIDTH - SIDE_MARGIN, LEGEND_BASELINE);
@@ -569,7 +589,6 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 	size_t nr = 0, i;
 	int err;
 
-	(void)opts;
 	fl.names = strpool__new();
 	fl.index = hash_table__new(hash_node, equal_node);
 	fl.root.name = "all";
@@ -577,7 +596,7 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 	err = fl.names && fl.index ? profile__sorted_entries(p, &entries, &nr) : -ENOMEM;
 	for (i = 0; i < nr && !err; i++) {
 		add_time(&fl.root, entries[i]);
-		add_entry(&fl, entries[i]);
+		add_entry(&fl, entries[i], opts->show_idle);
 		err = fl.err;
 	}
 	if (err)

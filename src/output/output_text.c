@@ -126,8 +126,8 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, cha
 	}
 }
 
-static int print_groups(FILE *out, const struct profile *p, struct profile_entry **entries,
-			size_t nr, enum report_group_by by, uint32_t top)
+static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **entries, size_t nr,
+			enum report_group_by by, uint32_t top)
 {
 	const char *title = sections[by].title, *header = sections[by].header;
 	size_t limit = top ?: (sections[by].is_top_list ? OUTPUT_TOP_THREADS : SIZE_MAX);
@@ -157,7 +157,7 @@ static int print_groups(FILE *out, const struct profile *p, struct profile_entry
 		for (i = 0; i < g.nr && i < limit; i++) {
 			output__format_duration(g.items[i].total_ns, time, sizeof(time));
 			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 "\n", g.items[i].label, time,
-				share(g.items[i].total_ns, p->total_ns), g.items[i].count);
+				share(g.items[i].total_ns, total_ns), g.items[i].count);
 		}
 		if (g.nr > limit)
 			fprintf(out, "  ... %zu more\n", g.nr - limit);
@@ -171,45 +171,77 @@ static int print_groups(FILE *out, const struct profile *p, struct profile_entry
  * is ";root;...;leaf", walked from its end: a user frame can bring up to
  * FRAME_NAMES_MAX_INLINES inlined names with it, so no array sized by the
  * stack depth can hold every name, and the leaf is the one a cut would lose.
+ * The folded "_[k]" suffix read as part of a name: each run of kernel or
+ * user frames is headed by a "kernel:" or "user:" line instead.
  */
 static void print_frames_leaf_first(FILE *out, const char *frames)
 {
+	static const char kernel_suffix[] = "_[k]";
+	const size_t suffix_len = sizeof(kernel_suffix) - 1;
 	const char *end = frames + strlen(frames), *sep, *name;
+	int side = -1, kernel;
+	size_t len;
 
 	while (end > frames) {
 		sep = memrchr(frames, ';', (size_t)(end - frames));
 		name = sep ? sep + 1 : frames;
-		fprintf(out, "      %.*s\n", (int)(end - name), name);
+		len = (size_t)(end - name);
+		kernel = len > suffix_len && !memcmp(end - suffix_len, kernel_suffix, suffix_len);
+		if (kernel)
+			len -= suffix_len;
+		/* The "--" between a waker's stack and the wakee's belongs to neither. */
+		if (len == 2 && !memcmp(name, "--", 2)) {
+			fprintf(out, "    --\n");
+			side = -1;
+		} else {
+			if (kernel != side)
+				fprintf(out, "    %s:\n", kernel ? "kernel" : "user");
+			side = kernel;
+			fprintf(out, "      %.*s\n", (int)len, name);
+		}
 		if (!sep)
 			break;
 		end = sep;
 	}
 }
 
-static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines, uint32_t top)
+static bool is_idle(const char *wait_class)
 {
-	size_t limit = top ?: OUTPUT_TOP_STACKS;
+	return !strncmp(wait_class, "idle", 4) && (!wait_class[4] || wait_class[4] == ':');
+}
+
+static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_ns,
+			    const struct output_opts *opts)
+{
+	size_t limit = opts->top ?: OUTPUT_TOP_STACKS, shown = 0;
 	struct folded_lines lines;
 	char time[32];
 	size_t i;
-	int err = folded_lines__build(p, true, with_lines, &lines);
+	int err = folded_lines__build(p, true, opts->lines, &lines);
 
 	if (err)
 		return err;
 	fprintf(out, "\nTop stacks (leaf first)\n");
-	for (i = 0; i < lines.nr && i < limit; i++) {
+	for (i = 0; i < lines.nr && shown < limit; i++) {
 		const struct folded_line *line = &lines.lines[i];
-		size_t len = strcspn(line->text, ";");
+		size_t len = strcspn(line->text, ";"), wait;
 
 		/* "comm;[state];[wait]", whole: a cut could split a character. */
 		len += strcspn(line->text + len + 1, ";") + 1;
+		wait = len + 2;
 		len += strcspn(line->text + len + 1, ";") + 1;
+		if (!opts->show_idle && line->text[len - 1] == ']' && wait < len &&
+		    (!strncmp(line->text + wait, "idle]", 5) ||
+		     !strncmp(line->text + wait, "idle:", 5)))
+			continue;
+		shown++;
 		output__format_duration(line->total_ns, time, sizeof(time));
-		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " waits\n", i + 1, (int)len,
-			line->text, time, share(line->total_ns, p->total_ns), line->count);
+		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s\n", shown, (int)len,
+			line->text, time, share(line->total_ns, total_ns), line->count,
+			line->count == 1 ? "" : "s");
 		print_frames_leaf_first(out, line->text + len);
 	}
-	if (lines.nr == 0)
+	if (shown == 0)
 		fprintf(out, "  (no waits recorded)\n");
 	folded_lines__free(&lines);
 	return 0;
@@ -218,21 +250,49 @@ static int print_top_stacks(FILE *out, const struct profile *p, bool with_lines,
 int output_text__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
 	struct profile_entry **entries;
+	uint64_t hidden_ns = 0, hidden_count = 0;
 	char time[32];
-	size_t nr;
+	size_t nr, shown = 0, i;
 	int err = profile__sorted_entries(p, &entries, &nr);
 
 	if (err)
 		return err;
+	/*
+	 * Kernel threads waiting for work are most of an idle system's
+	 * off-CPU time and none of what its user asked about: they are left
+	 * out of the tables, and the shares are of the rest.
+	 */
+	for (i = 0; i < nr; i++) {
+		if (!opts->show_idle && is_idle(entries[i]->key.wait_class)) {
+			hidden_ns += entries[i]->total_ns;
+			hidden_count += entries[i]->count;
+		} else {
+			entries[shown++] = entries[i];
+		}
+	}
 	output__format_duration(p->total_ns, time, sizeof(time));
-	fprintf(out, "offcpu: %" PRIu64 " waits, %s off CPU in total\n", p->total_count, time);
-	err = print_groups(out, p, entries, nr, GROUP_BY_STATE, opts->top);
-	err = err ?: print_groups(out, p, entries, nr, GROUP_BY_WAIT, opts->top);
+	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total\n", p->total_count,
+		p->total_count == 1 ? "" : "s", time);
+	if (hidden_count) {
+		output__format_duration(hidden_ns, time, sizeof(time));
+		fprintf(out,
+			"hidden: %s (%.1f%%) in %" PRIu64
+			" wait%s of kernel threads idling (wait class idle); -k or -c/-p/-t shows "
+			"them\n",
+			time, share(hidden_ns, p->total_ns), hidden_count,
+			hidden_count == 1 ? "" : "s");
+	}
+	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top);
+	err = err
+		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT,
+				  opts->top);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
-		err = err ?: print_groups(out, p, entries, nr, opts->group_by, opts->top);
+		err = err
+			  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown,
+					  opts->group_by, opts->top);
 	free(entries);
-	err = err ?: print_top_stacks(out, p, opts->lines, opts->top);
+	err = err ?: print_top_stacks(out, p, p->total_ns - hidden_ns, opts);
 	if (err)
 		return err;
 	fprintf(out, "\nHealth counters\n");

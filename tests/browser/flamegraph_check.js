@@ -40,6 +40,15 @@ async function main() {
 	seen.frames = await page.locator("g.f").count();
 	seen.legend = await page.locator("#legend .legend-item").allTextContents();
 	seen.root = await frameState(page, "all");
+	// Drawn across the window's width; kernel frames outlined apart from user frames.
+	seen.drawnWidth = await page.evaluate(() => document.documentElement.getBoundingClientRect().width);
+	seen.strokes = await page.evaluate(() => {
+		const stroke = (k) => {
+			const g = document.querySelector('g.f[data-k="' + k + '"] rect');
+			return g ? getComputedStyle(g).stroke : null;
+		};
+		return { kernel: stroke("kernel"), user: stroke("user") };
+	});
 
 	// Zoom into the widest base wait class by clicking it.
 	const widest = await page.evaluate(() => {

@@ -1622,6 +1622,170 @@ def test_help_and_version():
     assert r.returncode == 0 and r.stdout.startswith("offcpu ")
 
 
+def test_idle_kernel_threads_are_hidden_from_the_text_report():
+    # Issue 18: kernel threads waiting for work were most of a system-wide report.
+    r = run([OFFCPU, "-d", "2s"])
+    assert r.returncode == 0, r.stderr
+    hidden = [l for l in r.stdout.splitlines() if l.startswith("hidden: ")]
+    assert len(hidden) == 1 and hidden[0].endswith("; -k or -c/-p/-t shows them"), r.stdout
+    assert "];[idle" not in r.stdout, r.stdout
+    r = run([OFFCPU, "-k", "-d", "2s"])
+    assert r.returncode == 0, r.stderr
+    assert "hidden: " not in r.stdout and "];[idle]" in r.stdout, r.stdout
+    # A recording's report names them: it has no -k.
+    recording = os.path.join(TMP, "idle.json")
+    r = run([OFFCPU, "-k", "-d", "2s", "-o", recording])
+    assert r.returncode == 0, r.stderr
+    comm = next(w["comm"] for w in read_json_lines(recording)[0] if w["wait"] == "idle")
+    r = run([OFFCPU, "report", recording])
+    assert r.returncode == 0 and "hidden: " in r.stdout and "];[idle]" not in r.stdout, r.stdout
+    r = run([OFFCPU, "report", "-c", comm, recording])
+    assert r.returncode == 0, r.stderr
+    assert "hidden: " not in r.stdout and "%s;[" % comm in r.stdout, r.stdout
+
+
+def test_progress_line_on_a_terminal_only_on_stderr():
+    # Issue 18: a long recording said nothing until its end.
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([OFFCPU, "-d", "2500ms"], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    stdout = p.communicate(timeout=60)[0].decode()
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert p.returncode == 0, seen
+    assert re.search(rb"\roffcpu: 1s, \d+ waits?, 0 dropped\x1b\[K", seen), seen
+    assert seen.endswith(b"\r\x1b[K"), seen  # erased before the report
+    assert stdout.startswith("offcpu: ") and " dropped" not in stdout, stdout[:300]
+
+
+def test_option_looking_value_is_a_usage_error():
+    # Issue 18: "-c -d 1s" traced a command named "-d" until Ctrl-C.
+    r = run([OFFCPU, "-c", "-d", "1s"], timeout=10)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "--comm '-d'" in r.stderr.splitlines()[0], r.stderr
+    assert r.stdout == ""
+
+
+def test_svg_fills_the_window_and_outlines_kernel_frames():
+    # Issue 18: kernel and user frames looked the same; the graph used 1200 of 1280 pixels.
+    svg = report_of(os.path.join(TMP, "workload.json"), ".svg")
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    shot = os.path.join(ARTIFACTS, "flamegraph-window.png")
+    r = run(["node", BROWSER_CHECK, svg, "nanosleep", shot], timeout=180)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    assert seen["errors"] == [], seen["errors"]
+    assert abs(seen["drawnWidth"] - 1280) < 1, seen["drawnWidth"]
+    strokes = seen["strokes"]
+    assert strokes["kernel"] and strokes["user"] and strokes["kernel"] != strokes["user"], strokes
+
+
+def test_man_page_renders_and_says_the_help_examples():
+    # Issue 18: the contract lived outside the project.
+    page = os.path.join(ROOT, "offcpu.1")
+    r = run(["groff", "-man", "-Tutf8", "-ww", "-z", page])
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    r = run(["man", "-l", page], env=dict(os.environ, MANWIDTH="100", MAN_KEEP_FORMATTING="0"))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    text = re.sub(r".\x08", "", r.stdout)
+    for section in ("SYNOPSIS", "OPTIONS", "THREAD STATES", "WAIT CLASSES", "OUTPUT FORMATS",
+                    "HEALTH COUNTERS", "EXIT STATUS", "EXAMPLES"):
+        assert "\n%s\n" % section in text, section
+    examples = text.split("\nEXAMPLES\n", 1)[1].split("\nFILES\n", 1)[0]
+    man_commands = [l.strip() for l in examples.splitlines() if l.strip().startswith("offcpu ")]
+    help_text = run([OFFCPU, "--help"]).stdout.split("\nExamples:\n", 1)[1]
+    help_commands = [re.split(r"\s{2,}", l.strip())[0] for l in help_text.splitlines()
+                     if l.strip().startswith("offcpu ")]
+    assert man_commands == help_commands and len(man_commands) >= 7, (man_commands, help_commands)
+    # Every long option the help lists is in the man page.
+    for opt in set(re.findall(r"--[a-z][a-z-]+", run([OFFCPU, "--help"]).stdout)):
+        assert opt in text, opt
+
+
+def test_make_install_puts_binary_man_page_and_packs_under_destdir():
+    dest = os.path.join(TMP, "destdir")
+    r = run(["make", "-s", "-C", ROOT, "install", "DESTDIR=" + dest, "PREFIX=/opt/offcpu"])
+    assert r.returncode == 0, r.stderr
+    prefix = os.path.join(dest, "opt", "offcpu")
+    binary = os.path.join(prefix, "bin", "offcpu")
+    assert os.access(binary, os.X_OK)
+    assert os.path.isfile(os.path.join(prefix, "share", "man", "man1", "offcpu.1"))
+    assert os.path.isfile(os.path.join(prefix, "share", "offcpu", "rules", "postgres.rules"))
+    # The installed binary finds its pack beside itself, in ../share/offcpu/rules.
+    r = run([binary, "report", "--rules", "postgres", "-f", "folded",
+             os.path.join(TMP, "workload.json")])
+    assert r.returncode == 0 and r.stdout, r.stderr
+
+
+def test_make_deps_is_the_build_and_test_deps_the_tests():
+    # Issue 18: make deps installed chromium, PostgreSQL, Go and Node for the tests.
+    r = run(["make", "-s", "-n", "-C", ROOT, "deps"])
+    assert r.returncode == 0, r.stderr
+    assert "libbpf-dev" in r.stdout and "libdw-dev" in r.stdout, r.stdout
+    for test_only in ("chromium", "postgresql", "golang", "nodejs", "npm", "cmocka"):
+        assert test_only not in r.stdout, (test_only, r.stdout)
+    # test-deps installs only what is missing, with apt-get (a stand-in here).
+    fake = os.path.join(TMP, "fakebin")
+    os.makedirs(fake, exist_ok=True)
+    log = os.path.join(TMP, "apt-get.log")
+    with open(os.path.join(fake, "apt-get"), "w") as f:
+        f.write("#!/bin/sh\necho \"$@\" >> %s\n" % log)
+    os.chmod(os.path.join(fake, "apt-get"), 0o755)
+    env = dict(os.environ, PATH=fake + ":" + os.environ["PATH"])
+    r = run(["make", "-s", "-C", ROOT, "test-deps",
+             "TEST_DEB_PACKAGES=gdb offcpu-no-such-package"], env=env)
+    assert r.returncode == 0, r.stderr
+    calls = open(log).read().splitlines()
+    assert calls[0] == "update" and calls[1].startswith("install -y"), calls
+    assert calls[1].split()[-1] == "offcpu-no-such-package" and "gdb" not in calls[1], calls
+    os.unlink(log)
+    r = run(["make", "-s", "-C", ROOT, "test-deps", "TEST_DEB_PACKAGES=gdb"], env=env)
+    assert r.returncode == 0 and not os.path.exists(log), r.stderr
+    # make test installs them first.
+    r = run(["make", "-n", "-C", ROOT, "test"])
+    assert r.returncode == 0 and "dpkg-query" in r.stdout.split("tests/run")[0], r.stdout[:2000]
+
+
+def test_static_binary_traces_where_no_library_exists():
+    # Issue 18: one binary to copy to a production host. A tmpfs over /usr in
+    # a mount namespace hides every library (/lib is a link into /usr).
+    r = run(["make", "-s", "-C", ROOT, "static"])
+    assert r.returncode == 0, r.stderr
+    here = os.path.join(TMP, "static")
+    os.makedirs(here, exist_ok=True)
+    for name in ("offcpu-static", os.path.join("tests", "workload-static")):
+        shutil.copy(os.path.join(ROOT, "build", name), here)
+    shutil.copy(OFFCPU, os.path.join(here, "offcpu-dynamic"))
+    out = os.path.join(here, "out.json")
+
+    def without_libraries(*argv):
+        return run(["unshare", "-m", "sh", "-c", 'mount -t tmpfs none /usr && exec "$@"', "sh"]
+                   + list(argv))
+
+    r = without_libraries(os.path.join(here, "offcpu-dynamic"), "-V")
+    assert r.returncode == 127, (r.returncode, r.stdout, r.stderr)  # the libraries are gone
+    r = without_libraries(os.path.join(here, "offcpu-static"), "-V")
+    assert r.returncode == 0 and "static" in r.stdout and "nothing left out" in r.stdout, r
+    r = without_libraries(os.path.join(here, "offcpu-static"), "-f", "json", "-o", out, "--",
+                          os.path.join(here, "workload-static"), "sleep", "wl_static", "5", "20")
+    assert r.returncode == 0, r.stderr
+    waits, stats = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_static" and w["wait"] == "sleep"]
+    assert len(mine) >= 4, [(w["comm"], w["wait"]) for w in waits]
+    assert all("hrtimer_nanosleep" in [f.get("sym") for f in w["kernel_stack"]] for w in mine)
+    # Its own ELF symbols, read with the libelf linked in.
+    assert all("main" in user_syms(w) for w in mine), [user_syms(w) for w in mine]
+
+
 def test_missing_btf_is_an_environment_error():
     env = dict(os.environ, OFFCPU_BTF_PATH="/nonexistent/vmlinux")
     r = run([OFFCPU, "-d", "1s"], env=env)

@@ -94,6 +94,7 @@ static void classes_and_globs(void **state)
 	assert_true(rules__valid_class("io"));
 	assert_true(rules__valid_class("io:pg-wal"));
 	assert_true(rules__valid_class("pagefault"));
+	assert_true(rules__valid_class("idle"));
 	assert_false(rules__valid_class("disk"));
 	assert_false(rules__valid_class("io:"));
 	assert_false(rules__valid_class(""));

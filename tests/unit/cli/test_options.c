@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "cli/options.h"
@@ -67,6 +68,64 @@ static void help_shows_the_defaults(void **state)
 	free(text);
 }
 
+/*
+ * The help ends with examples, as BCC's tools and perf's do: system wide,
+ * one process, a command, PostgreSQL, a flame graph, pprof, a report; each
+ * one a command line these options parse.
+ */
+static void help_ends_with_examples(void **state)
+{
+	static const char *const kinds[] = { "offcpu -d 10s ",	 "offcpu -p ",	"offcpu -- ",
+					     "--rules postgres", "-o wait.svg", "-o wait.pb.gz",
+					     "offcpu report " };
+	char *text = usage_text(), *at = strstr(text, "\nExamples:\n"), *copy, *line, *save;
+	char self[16];
+	size_t i;
+
+	(void)state;
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	assert_non_null(at);
+	assert_string_equal(at + 1, options__examples);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!strstr(at, kinds[i]))
+			fail_msg("no example with '%s'", kinds[i]);
+	}
+	copy = strdup(options__examples);
+	assert_non_null(copy);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *words[32], *w, *wsave, *cmd;
+		int n = 0;
+		struct options o;
+
+		cmd = strstr(line, "offcpu ");
+		if (!cmd)
+			continue;
+		/* Up to the description, two blanks or more away. */
+		w = strstr(cmd, "  ");
+		if (w)
+			*w = '\0';
+		/*
+		 * The example's PID, here one that exists; the pack beside this
+		 * test binary is the repository's file.
+		 */
+		for (w = strtok_r(cmd, " ", &wsave); w && n < 31; w = strtok_r(NULL, " ", &wsave)) {
+			if (!strcmp(w, "1234"))
+				w = self;
+			else if (n && !strcmp(words[n - 1], "--rules"))
+				w = "rules/postgres.rules";
+			words[n++] = w;
+		}
+		words[n] = NULL;
+		if (n > 1 && !strcmp(words[1], "report"))
+			assert_int_equal(parse(OPTIONS_REPORT, &o, words + 1), 0);
+		else
+			assert_int_equal(parse(OPTIONS_TRACE, &o, words), 0);
+		options__free(&o);
+	}
+	free(copy);
+	free(text);
+}
+
 static void top(void **state)
 {
 	struct options o;
@@ -121,12 +180,68 @@ static void parsed_twice(void **state)
 	options__free(&o);
 }
 
+/* Kernel threads' idle loops are shown to who asks for kernel threads or names threads. */
+static void idle_shown_when_asked_for(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-d", "1s"), 0);
+	assert_false(o.report.show_idle);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-k"), 0);
+	assert_true(o.report.show_idle);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-c", "kcompactd0", "rec.json"), 0);
+	assert_true(o.report.show_idle);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-t", "1", "rec.json"), 0);
+	assert_true(o.report.show_idle);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "--state", "idle", "rec.json"), 0);
+	assert_false(o.report.show_idle);
+	options__free(&o);
+}
+
+/* "-c -d 1s" forgot -c's name: -d is not taken for one. */
+static void option_looking_values(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-c", "-d", "1s"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--comm", "-d"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-p", "-t", "1"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-t", "-1"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-c", "-k", "rec.json"), -EINVAL);
+	options__free(&o);
+	/* Written attached, a name that begins with '-' is meant. */
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--comm=-d", "-d", "1s"), 0);
+	assert_int_equal(o.nr_comms, 1);
+	assert_string_equal(o.comms[0], "-d");
+	assert_int_equal(o.duration_ns, 1000000000ULL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-c-x", "-c", "-"), 0);
+	assert_int_equal(o.nr_comms, 2);
+	assert_string_equal(o.comms[0], "-x");
+	options__free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(defaults),	cmocka_unit_test(help_shows_the_defaults),
-		cmocka_unit_test(top),		cmocka_unit_test(report_mode),
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(help_shows_the_defaults),
+		cmocka_unit_test(top),
+		cmocka_unit_test(report_mode),
 		cmocka_unit_test(parsed_twice),
+		cmocka_unit_test(option_looking_values),
+		cmocka_unit_test(help_ends_with_examples),
+		cmocka_unit_test(idle_shown_when_asked_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,14 +36,19 @@ static void add_wait(struct profile *p, const char *wait_class, const char *leaf
 }
 
 /* The buffer is the caller's: gcc 12 takes a returned one for a dangling local. */
-static void render(const struct profile *p, char **text, size_t *size)
+static void render_idle(const struct profile *p, bool show_idle, char **text, size_t *size)
 {
-	struct output_opts opts = { .group_by = GROUP_BY_TID };
+	struct output_opts opts = { .group_by = GROUP_BY_TID, .show_idle = show_idle };
 	FILE *out = open_memstream(text, size);
 
 	assert_non_null(out);
 	assert_int_equal(output_svg__write(out, p, &opts), 0);
 	assert_int_equal(fclose(out), 0);
+}
+
+static void render(const struct profile *p, char **text, size_t *size)
+{
+	render_idle(p, false, text, size);
 }
 
 static size_t count_of(const char *text, const char *needle)
@@ -154,12 +159,63 @@ static void classes_from_a_recording_are_escaped(void **state)
 	profile__free(p);
 }
 
+/*
+ * Idle kernel threads are a collapsed base at the right edge, after the
+ * user's own waits however much larger, in their own color; -k expands it.
+ */
+static void idle_is_a_collapsed_base_at_the_right(void **state)
+{
+	struct profile *p;
+	char *text = NULL, idle[16], sleep[16];
+	size_t size;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	add_wait(p, "idle", "worker_thread", 9000000);
+	add_wait(p, "sleep", "do_nanosleep", 1000000);
+	render(p, &text, &size);
+	assert_null(strstr(text, "<title>worker_thread\n"));
+	assert_non_null(strstr(text, "<title>do_nanosleep\n"));
+	assert_true(strstr(text, "<title>sleep\n") < strstr(text, "<title>idle\n"));
+	fill_of(text, "idle", idle, sizeof(idle));
+	fill_of(text, "sleep", sleep, sizeof(sleep));
+	assert_string_not_equal(idle, sleep);
+	assert_string_not_equal(idle, "#c7c7c7"); /* the grey of unknown classes */
+	free(text);
+	text = NULL;
+	render_idle(p, true, &text, &size);
+	assert_non_null(strstr(text, "<title>worker_thread\n"));
+	free(text);
+	profile__free(p);
+}
+
+/* Kernel frames are outlined apart from user frames, and the script scales the picture. */
+static void kernel_frames_outlined(void **state)
+{
+	struct profile *p;
+	char *text = NULL;
+	size_t size;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	add_wait(p, "sleep", "do_nanosleep", 1000000);
+	render(p, &text, &size);
+	assert_non_null(strstr(text, ".f[data-k=kernel] rect{stroke:#333;"));
+	assert_non_null(strstr(text, "data-k=\"kernel\""));
+	assert_non_null(strstr(text, "outlined: kernel"));
+	assert_non_null(strstr(text, "window.addEventListener(\"resize\", fitWindow)"));
+	free(text);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(colors_and_legend_in_the_file),
 		cmocka_unit_test(geometry_for_the_script),
 		cmocka_unit_test(classes_from_a_recording_are_escaped),
+		cmocka_unit_test(idle_is_a_collapsed_base_at_the_right),
+		cmocka_unit_test(kernel_frames_outlined),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,7 +42,7 @@ static void deepest_stack_keeps_its_leaf(void **state)
 	struct profile *p;
 	struct wait w = { 0 };
 	static const char heading[] =
-	    "  #1 deep;[interruptible];[sleep]  5.000 ms, 100.0%, 1 waits\n";
+	    "  #1 deep;[interruptible];[sleep]  5.000 ms, 100.0%, 1 wait\n";
 	char name[64], *text, *at;
 	size_t i, k, size;
 
@@ -81,11 +81,15 @@ static void deepest_stack_keeps_its_leaf(void **state)
 	at = strstr(text, heading);
 	assert_non_null(at);
 	at += strlen(heading);
-	/* Leaf first: the kernel leaf, the rest of the kernel stack, then user frames. */
-	assert_true(!strncmp(at, "      kernel_leaf_[k]\n      kernel_1_[k]\n",
-			     strlen("      kernel_leaf_[k]\n      kernel_1_[k]\n")));
+	/*
+	 * Leaf first: the kernel leaf, the rest of the kernel stack, then user
+	 * frames, each side under its own heading, no "_[k]" on the names.
+	 */
+	assert_true(!strncmp(at, "    kernel:\n      kernel_leaf\n      kernel_1\n",
+			     strlen("    kernel:\n      kernel_leaf\n      kernel_1\n")));
+	assert_null(strstr(at, "_[k]"));
 	/* The user leaf's innermost inlined function is the first user name. */
-	assert_non_null(strstr(at, "      kernel_126_[k]\n      inlined_0_31\n"));
+	assert_non_null(strstr(at, "      kernel_126\n    user:\n      inlined_0_31\n"));
 	assert_non_null(strstr(at, "      inlined_0_0\n      user_leaf\n      inlined_1_31\n"));
 	/* And the root end: the outermost caller last. */
 	assert_non_null(strstr(at, "      inlined_126_0\n      caller_126\n\nHealth counters\n"));
@@ -158,11 +162,72 @@ static void top_cuts_every_table(void **state)
 	profile__free(p);
 }
 
+/*
+ * Kernel threads idling are left out of every table and the top stacks,
+ * the shares are of the rest, and one line says how much and how to see
+ * them; with -k (show_idle) they are shown like any wait.
+ */
+static void idle_is_hidden_and_said_so(void **state)
+{
+	struct frame kernel = { .addr = 0xffffffff81000000ULL, .kernel = true };
+	struct output_opts opts = { .group_by = GROUP_BY_TID };
+	struct wait w = { 0 };
+	struct profile *p;
+	char *text = NULL;
+	size_t size;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	kernel.sym = strpool__intern(p->strings, "worker_thread");
+	w.pid = w.tid = 7;
+	w.comm = strpool__intern(p->strings, "kworker/0:1");
+	w.state = OFFCPU_STATE_IDLE;
+	w.wait_class = strpool__intern(p->strings, "idle");
+	w.kernel_stack = profile__intern_stack(p, &kernel, 1);
+	w.duration_ns = 3000000;
+	assert_int_equal(profile__add(p, &w), 0);
+	kernel.sym = strpool__intern(p->strings, "do_nanosleep");
+	w.pid = w.tid = 8;
+	w.comm = strpool__intern(p->strings, "app");
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.kernel_stack = profile__intern_stack(p, &kernel, 1);
+	w.duration_ns = 1000000;
+	assert_int_equal(profile__add(p, &w), 0);
+
+	report(p, &text, &size);
+	assert_non_null(strstr(text, "offcpu: 2 waits, 4.000 ms off CPU in total\n"
+				     "hidden: 3.000 ms (75.0%) in 1 wait of kernel threads idling "
+				     "(wait class idle); -k or -c/-p/-t shows them\n"));
+	assert_null(strstr(text, "kworker"));
+	assert_null(strstr(text, "worker_thread"));
+	assert_null(strstr(text, "  idle "));
+	assert_non_null(
+	    strstr(text, "  sleep                                    1.000 ms  100.0%"));
+	assert_non_null(
+	    strstr(text, "  #1 app;[interruptible];[sleep]  1.000 ms, 100.0%, 1 wait\n"));
+	free(text);
+
+	text = NULL;
+	opts.show_idle = true;
+	out = open_memstream(&text, &size);
+	assert_non_null(out);
+	assert_int_equal(output_text__write(out, p, &opts), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_null(strstr(text, "hidden:"));
+	assert_non_null(strstr(text, "  #1 kworker/0:1;[idle];[idle]  3.000 ms, 75.0%"));
+	assert_non_null(strstr(text, "    kernel:\n      worker_thread\n"));
+	free(text);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(deepest_stack_keeps_its_leaf),
 		cmocka_unit_test(top_cuts_every_table),
+		cmocka_unit_test(idle_is_hidden_and_said_so),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
