@@ -130,7 +130,9 @@ void options__usage(FILE *out)
 	    "  -h, --help                  this help\n"
 	    "  -V, --version               the version\n"
 	    "\n"
-	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 5ms, 2s); a bare 0.\n",
+	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 5ms, 2s); a bare 0.\n"
+	    "Ctrl-C (SIGINT) or SIGTERM stops tracing and writes the output; a second Ctrl-C\n"
+	    "while that is under way exits at once, writing nothing.\n",
 	    min_duration, OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH,
 	    OFFCPU_MAX_STACK_DEPTH, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS);
 }
