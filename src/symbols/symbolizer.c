@@ -12,6 +12,7 @@
 #include "lib/hash_table.h"
 #include "lib/log.h"
 #include "lib/u32_key.h"
+#include "profile/recording_schema.h"
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
 #include "symbols/elfsyms.h"
@@ -544,19 +545,18 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 
 /*
  * Code that no symbol names, in a function the unwind tables know: named
- * by module and function start ("postgres!0x4a3f20"), so that its frames
- * group together; the "!" says it is no symbol's name.
+ * by module and function start ("postgres!0x4a3f20"), as
+ * unnamed_function__name says.
  */
 static void unnamed_function(struct symbolizer *s, struct frame *f, const struct elfsyms *es,
 			     const char *path, uint64_t vaddr, uint64_t leaf_adjust)
 {
 	const struct elf_symbol *fn = elfsyms__find_function(es, vaddr);
-	const char *slash = strrchr(path, '/');
 	char name[160];
 
 	if (!fn)
 		return;
-	snprintf(name, sizeof(name), "%s!0x%" PRIx64, slash ? slash + 1 : path, fn->start);
+	unnamed_function__name(path, fn->start, name, sizeof(name));
 	f->sym = strpool__intern(s->strings, name);
 	f->off = vaddr - fn->start + leaf_adjust;
 }

@@ -402,8 +402,8 @@ def test_stripped_binary_frames_grouped():
         assert own, w["user_stack"]
         for f in own:
             # No symbol is left to name it: its function's start does, honestly.
-            assert re.match(r"^wl-stripped!0x[0-9a-f]+$", f.get("sym", "")), f
-        names.add(tuple(f["sym"] for f in own))
+            assert "sym" not in f and re.match(r"^0x[0-9a-f]+$", f.get("func_start", "")), f
+        names.add(tuple(f["func_start"] for f in own))
     assert len(names) == 1, names
 
 
@@ -1238,6 +1238,42 @@ def test_help_says_what_a_second_ctrl_c_does():
     assert re.search(r"second Ctrl-C[^.]*exits at once", " ".join(r.stdout.split())), r.stdout
 
 
+def test_unwind_only_functions_have_func_start_not_sym():
+    # SPEC: where only the unwind tables know a function, json has no sym
+    # and func_start gives its address; the other formats show module!0xSTART.
+    stripped = os.path.join(TMP, "wl-funcstart")
+    r = run(["strip", "-s", "-o", stripped, WORKLOAD])
+    assert r.returncode == 0, r.stderr
+    out = os.path.join(TMP, "funcstart.json")
+    r = run([OFFCPU, "-f", "json", "-o", out, "--", stripped, "sleep", "wl_fstart", "3", "20"])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_fstart" and w["wait"] == "sleep"]
+    assert mine, [(w["comm"], w["wait"]) for w in waits]
+    starts = set()
+    for w in mine:
+        own = [f for f in w["user_stack"] if f.get("module", "").endswith("/wl-funcstart")]
+        assert own, w["user_stack"]
+        for f in own:
+            assert "sym" not in f and "off" not in f, f
+            assert re.match(r"^0x[0-9a-f]+$", f.get("func_start", "")), f
+            starts.add(f["func_start"])
+    names = {"wl-funcstart!" + s for s in starts}
+    for fmt in ("folded", "json"):
+        r = run([OFFCPU, "report", "-f", fmt, out])
+        assert r.returncode == 0, r.stderr
+        if fmt == "folded":
+            shown = set(re.findall(r"wl-funcstart!0x[0-9a-f]+", r.stdout))
+            assert shown == names, (shown, names)
+        else:
+            again = [json.loads(l) for l in r.stdout.splitlines()]
+            back = {f["func_start"] for w in again if w["type"] == "offcpu"
+                    for f in w["user_stack"] if "func_start" in f}
+            assert back == starts, (back, starts)
+            assert not [f for w in again if w["type"] == "offcpu" for f in w["user_stack"]
+                        if "!" in f.get("sym", "")]
+
+
 def test_closed_stdout_is_quiet():
     # Thousands of waits: far more JSON than a pipe holds, so the reader's
     # close comes while offcpu still writes.
@@ -1736,7 +1772,7 @@ def test_symbols_stripped_without_debug_file():
         own = [f for f in stack if f.get("module", "").endswith("/symprog-stripped")]
         assert len(own) == 2, stack
         for f in own:
-            assert re.match(r"^symprog-stripped!0x[0-9a-f]+$", f["sym"]), f
+            assert "sym" not in f and re.match(r"^0x[0-9a-f]+$", f["func_start"]), f
             assert "file" not in f and "inlined" not in f, f
 
 
