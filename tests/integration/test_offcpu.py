@@ -1274,6 +1274,67 @@ def test_unwind_only_functions_have_func_start_not_sym():
                         if "!" in f.get("sym", "")]
 
 
+RETITLE_SOURCE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* As a server retitles itself: its argv strings written over in place. */
+int main(int argc, char **argv)
+{
+	char *area = argv[0], *end = argv[argc - 1] + strlen(argv[argc - 1]);
+	int phases = atoi(argv[1]), waits = atoi(argv[2]), p, i;
+	struct timespec nap = { 0, 20 * 1000 * 1000 }, now;
+
+	for (p = 0; p < phases; p++) {
+		memset(area, 0, end - area);
+		snprintf(area, end - area, "retitled phase %d", p);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		printf("%d %lld\n", p, now.tv_sec * 1000000000LL + now.tv_nsec);
+		fflush(stdout);
+		for (i = 0; i < waits; i++)
+			nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+"""
+
+
+def test_process_title_follows_the_process():
+    # A PostgreSQL backend retitles itself per statement: each wait has the
+    # title of its time (read again at most every 100 ms), not the first one.
+    source = os.path.join(TMP, "retitle.c")
+    prog = os.path.join(TMP, "retitle")
+    with open(source, "w") as f:
+        f.write(RETITLE_SOURCE)
+    r = run(["cc", "-O1", "-Wall", "-Werror", source, "-o", prog])
+    assert r.returncode == 0, r.stderr
+    out = os.path.join(TMP, "retitle.json")
+    # Phases of 15 waits of 20 ms: 300 ms each; a long argument leaves room for the titles.
+    r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", prog, "4", "15", "x" * 40])
+    assert r.returncode == 0, r.stderr
+    changes = [tuple(int(x) for x in line.split()) for line in r.stdout.splitlines()]
+    assert [p for p, _ in changes] == [0, 1, 2, 3], r.stdout
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "retitle" and w["wait"] == "sleep"]
+    assert len(mine) >= 40, len(mine)
+    checked = 0
+    for w in mine:
+        started = [p for p, ts in changes if ts <= w["ts_ns"] - w["duration_ns"]]
+        if not started:
+            continue
+        phase = started[-1]
+        since = w["ts_ns"] - changes[phase][1]
+        # Up to 100 ms after a change (and the time to read its records) the
+        # last title read is still the one before.
+        if since < 150 * 1000 * 1000:
+            continue
+        assert w.get("title") == "retitled phase %d" % phase, (phase, since, w.get("title"))
+        checked += 1
+    assert checked >= 4 * 5, checked
+
+
 def test_closed_stdout_is_quiet():
     # Thousands of waits: far more JSON than a pipe holds, so the reader's
     # close comes while offcpu still writes.
