@@ -214,11 +214,13 @@ static int record(struct session *s)
 	s->profile->start_time_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 
 	while (!stop_requested) {
-		err = tracer__poll(s->tracer, POLL_INTERVAL_MS);
+		err = tracer__poll(s->tracer,
+				   symbolizer__poll_timeout_ms(s->symbolizer, POLL_INTERVAL_MS));
 		if (err == -EINTR)
 			err = 0;
 		if (err)
 			break;
+		symbolizer__tick(s->symbolizer);
 		if (s->has_command && command__poll_exit(&s->command))
 			break;
 		if (deadline && clock__monotonic_ns() >= deadline)

@@ -1335,6 +1335,112 @@ def test_process_title_follows_the_process():
     assert checked >= 4 * 5, checked
 
 
+SHORTPOLL_SOURCE = r"""
+#include <poll.h>
+
+/* Lives ~100 ms: a wait in libc's poll, then gone before offcpu reads its records. */
+int main(void)
+{
+	return poll(0, 0, 100);
+}
+"""
+
+
+def test_short_processes_keep_their_symbols():
+    # curl living 60-130 ms: libc's poll came out as libc.so.6+0xfc230 or
+    # with no module, and processes_gone stayed 0. Every frame of a process
+    # that existed while traced is named, or the miss is counted.
+    source = os.path.join(TMP, "shortpoll.c")
+    prog = os.path.join(TMP, "shortpoll")
+    with open(source, "w") as f:
+        f.write(SHORTPOLL_SOURCE)
+    r = run(["cc", "-O1", "-Wall", "-Werror", source, "-o", prog])
+    assert r.returncode == 0, r.stderr
+    out = os.path.join(TMP, "shortpoll.json")
+    r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", "sh", "-c",
+             "for i in $(seq 30); do %s; done" % prog])
+    assert r.returncode == 0, r.stderr
+    waits, stats = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "shortpoll" and w["wait"].startswith("poll")]
+    assert len(mine) >= 25, len(mine)
+    unnamed = [(w["pid"], f) for w in mine for f in w["user_stack"]
+               if "sym" not in f and "func_start" not in f]
+    assert not unnamed, (len(unnamed), stats["processes_gone"], unnamed[:3])
+    for w in mine:
+        assert [f for f in w["user_stack"] if f.get("sym") == "poll" or
+                f.get("sym") == "__poll"], w["user_stack"]
+
+
+LATELIB_SOURCE = r"""
+#include <sys/syscall.h>
+
+/* poll(NULL, 0, 30) by its own system call: the thread stops in this library. */
+int latelib_wait(void)
+{
+	register long timeout asm("rdx") = 30;
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a"(ret)
+		     : "0"((long)SYS_poll), "D"(0L), "S"(0L), "r"(timeout)
+		     : "rcx", "r11", "memory");
+	return (int)ret + 1;
+}
+"""
+
+LATEMAIN_SOURCE = r"""
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <time.h>
+
+/*
+ * Code mapped long after exec, then gone at once after its wait. A first
+ * wait before: the reader is woken at once by a process's first wait only.
+ */
+int main(int argc, char **argv)
+{
+	struct timespec nap = { 0, 2 * 1000 * 1000 };
+	void *lib;
+	int (*wait)(void);
+
+	nanosleep(&nap, NULL);
+	lib = dlopen(argv[1], RTLD_NOW);
+	wait = lib ? (int (*)(void))dlsym(lib, "latelib_wait") : NULL;
+	if (!wait)
+		return 1;
+	_Exit(wait() - 1);
+}
+"""
+
+
+def test_short_process_miss_is_counted():
+    # A library dlopen'ed long after exec, a wait in it, and the process
+    # gone before its records are read: its frames cannot be named, and
+    # that shows in processes_gone (it stayed 0).
+    lib = os.path.join(TMP, "liblatelib.so")
+    prog = os.path.join(TMP, "latemain")
+    for name, text in (("latelib.c", LATELIB_SOURCE), ("latemain.c", LATEMAIN_SOURCE)):
+        with open(os.path.join(TMP, name), "w") as f:
+            f.write(text)
+    r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
+             os.path.join(TMP, "latelib.c"), "-o", lib])
+    assert r.returncode == 0, r.stderr
+    r = run(["cc", "-O1", "-Wall", "-Werror", os.path.join(TMP, "latemain.c"), "-o", prog, "-ldl"])
+    assert r.returncode == 0, r.stderr
+    out = os.path.join(TMP, "latemain.json")
+    r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", "sh", "-c",
+             "for i in $(seq 20); do %s %s; done" % (prog, lib)])
+    assert r.returncode == 0, r.stderr
+    waits, stats = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "latemain" and w["wait"].startswith("poll")]
+    assert len(mine) >= 15, len(mine)
+    missed = {w["pid"] for w in mine
+              if not [f for f in w["user_stack"] if f.get("sym") == "latelib_wait"]}
+    print("    %d of %d processes lost latelib_wait; processes_gone %d" %
+          (len(missed), len(mine), stats["processes_gone"]))
+    assert stats["processes_gone"] >= len(missed), (stats["processes_gone"], len(missed))
+
+
 def test_closed_stdout_is_quiet():
     # Thousands of waits: far more JSON than a pipe holds, so the reader's
     # close comes while offcpu still writes.
