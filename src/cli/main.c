@@ -58,24 +58,55 @@
 /* The BPF side wakes us only when records pile up: poll at least this often. */
 #define POLL_INTERVAL_MS 50
 
+/*
+ * timeout -s INT signals offcpu and then its process group: two SIGINTs
+ * microseconds apart (a few ms when offcpu, woken by the first, preempts
+ * the sender). Signals this close are one stop request; two Ctrl-Cs, even
+ * a held key's autorepeat (25 a second by default), are further apart.
+ */
+#define SAME_STOP_NS (10 * 1000 * 1000ULL)
+
 static volatile sig_atomic_t stop_requested;
+static uint64_t stop_requested_ns;
 static volatile sig_atomic_t command_pid;
 /* The output's temporary file, for a second signal to remove; "" once renamed. */
 static char temp_output_path[PATH_MAX];
+/* The output as a second signal names it: the -o path, or "(stdout)". */
+static char output_path_said[PATH_MAX] = "(stdout)";
 /* The signals as offcpu was started with them, for -- COMMAND to start with. */
 static struct command_signals inherited_signals;
 
+/* Said from a signal handler: write(2) of pieces, no stdio. */
+static void say_output_lost(int sig)
+{
+	const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+	const char *parts[] = { "offcpu: second ", name, ": exiting at once; the output ",
+				output_path_said, " is not written\n" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		if (write(STDERR_FILENO, parts[i], strlen(parts[i])) < 0)
+			return;
+	}
+}
+
 static void on_signal(int sig)
 {
+	uint64_t now_ns = clock__monotonic_ns();
+
 	/* With -- COMMAND the command decides how to stop; offcpu follows it. */
 	if (command_pid > 0)
 		kill(command_pid, sig);
+	if (stop_requested && now_ns - stop_requested_ns < SAME_STOP_NS)
+		return;
 	/* A second signal: the user will not wait for the output. Leave none. */
 	if (stop_requested) {
 		if (temp_output_path[0])
 			unlink(temp_output_path);
+		say_output_lost(sig);
 		_exit(128 + sig);
 	}
+	stop_requested_ns = now_ns;
 	stop_requested = 1;
 }
 
@@ -93,6 +124,9 @@ static void install_signal_handlers(void (*handler)(int))
 
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
+	/* One handler at a time: SIGTERM inside SIGINT's would race on the stop time. */
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	/* No SA_RESTART: a signal must wake the ring buffer poll. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -192,11 +226,13 @@ static int record(struct session *s)
 		       started_ns);
 
 	while (!stop_requested) {
-		err = tracer__poll(s->tracer, POLL_INTERVAL_MS);
+		err = tracer__poll(s->tracer,
+				   symbolizer__poll_timeout_ms(s->symbolizer, POLL_INTERVAL_MS));
 		if (err == -EINTR)
 			err = 0;
 		if (err)
 			break;
+		symbolizer__tick(s->symbolizer);
 		if (s->has_command && command__poll_exit(&s->command))
 			break;
 		if (deadline && clock__monotonic_ns() >= deadline)
@@ -237,6 +273,8 @@ static int open_output(const char *path, struct output_file *out)
 	err = output_file__open(path, out);
 	if (!err && out->temp_path)
 		snprintf(temp_output_path, sizeof(temp_output_path), "%s", out->temp_path);
+	if (!err && path && strcmp(path, "-"))
+		snprintf(output_path_said, sizeof(output_path_said), "'%s'", path);
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (!err)
 		return 0;

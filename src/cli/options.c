@@ -144,6 +144,8 @@ void options__usage(FILE *out)
 	    "  -V, --version               the version\n"
 	    "\n"
 	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 1.5s); a bare 0.\n"
+	    "Ctrl-C (SIGINT) or SIGTERM stops tracing and writes the output; a second Ctrl-C\n"
+	    "while that is under way exits at once, writing nothing.\n"
 	    "\n"
 	    "%s",
 	    min_duration, OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH,

@@ -32,11 +32,15 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 	json_writer__begin_array(w);
 	for (i = 0; s && i < s->nr; i++) {
 		const struct frame *f = &s->frames[i];
+		uint64_t start;
 
 		json_writer__begin_object(w);
 		json_writer__key(w, REC_ADDR);
 		json_writer__hex(w, f->addr);
-		if (f->sym) {
+		if (!f->kernel && unnamed_function__start(f->sym, f->module, &start)) {
+			json_writer__key(w, REC_FUNC_START);
+			json_writer__hex(w, start);
+		} else if (f->sym) {
 			json_writer__member_string(w, REC_SYM, f->sym);
 			if (f->system_name)
 				json_writer__member_string(w, REC_MANGLED, f->system_name);

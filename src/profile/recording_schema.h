@@ -9,6 +9,13 @@
 #ifndef OFFCPU_RECORDING_SCHEMA_H
 #define OFFCPU_RECORDING_SCHEMA_H
 
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #define REC_TYPE "type"
 #define REC_TYPE_WAIT "offcpu"
 #define REC_TYPE_STATS "stats"
@@ -44,6 +51,42 @@
 #define REC_LINE "line"
 /* The functions inlined at the frame, innermost first, each with sym, file and line. */
 #define REC_INLINED "inlined"
+/* "0x...": the start of a function only the unwind tables know; then no sym nor off. */
+#define REC_FUNC_START "func_start"
+
+/*
+ * In the profile such a function is named MODULE!0xSTART (its module's
+ * file name, its start in the file's addresses), so that its frames group
+ * together and text, folded, svg and pprof show it; the "!" says it is no
+ * symbol's name. json writes func_start instead, and the reader names it
+ * again the same way.
+ */
+static inline void unnamed_function__name(const char *module, uint64_t start, char *buf,
+					  size_t size)
+{
+	const char *slash = strrchr(module, '/');
+
+	snprintf(buf, size, "%s!0x%" PRIx64, slash ? slash + 1 : module, start);
+}
+
+/* Whether sym is the name unnamed_function__name gave a function of module; its start. */
+static inline bool unnamed_function__start(const char *sym, const char *module, uint64_t *start)
+{
+	const char *slash, *base;
+	size_t len;
+	char *end;
+
+	if (!sym || !module)
+		return false;
+	slash = strrchr(module, '/');
+	base = slash ? slash + 1 : module;
+	len = strlen(base);
+	if (strncmp(sym, base, len) || strncmp(sym + len, "!0x", 3) ||
+	    !isxdigit((unsigned char)sym[len + 3]))
+		return false;
+	*start = strtoull(sym + len + 3, &end, 16);
+	return !*end;
+}
 
 /*
  * The stats record, besides the counters: when the recording began

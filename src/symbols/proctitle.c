@@ -46,3 +46,13 @@ size_t proctitle__read(int pid, char *out, size_t out_size)
 	close(fd);
 	return proctitle__from_cmdline(buf, len > 0 ? (size_t)len : 0, out, out_size);
 }
+
+bool proctitle__due(struct proctitle_age *age, uint64_t now_ns)
+{
+	/* Records come from every CPU, not in time order: an older one is not due. */
+	if (age->read && (now_ns < age->read_ns || now_ns - age->read_ns < PROCTITLE_REFRESH_NS))
+		return false;
+	age->read = true;
+	age->read_ns = now_ns;
+	return true;
+}

@@ -12,6 +12,7 @@
 #include "lib/hash_table.h"
 #include "lib/log.h"
 #include "lib/u32_key.h"
+#include "profile/recording_schema.h"
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
 #include "symbols/elfsyms.h"
@@ -45,6 +46,26 @@ struct dso {
 struct rereads {
 	uint64_t due_ns;  /* when the next one is due; up to REREAD_BURST - 1 periods early */
 	uint64_t cost_ns; /* of the last read */
+};
+
+/*
+ * A process that exec'd is snapshot at once (the binary, ld.so, the vdso),
+ * but the dynamic loader maps its libraries a millisecond later, and a
+ * short-lived process may be gone by the time a stack misses them (seen: a
+ * 100 ms command lost its libc frames in 1 of 3 runs). Until its snapshot
+ * holds more files than those two, its maps are read again every
+ * YOUNG_REREAD_NS, for YOUNG_MAX_NS at most (a binary without libraries),
+ * by symbolizer__tick. At most YOUNG_MAX processes at once (an exec storm):
+ * the others wait for a stack to miss, as before.
+ */
+#define YOUNG_MAX 64
+#define YOUNG_REREAD_NS (1000 * 1000ULL)
+#define YOUNG_MAX_NS (100 * 1000 * 1000ULL)
+#define YOUNG_LOADER_FILES 2
+
+struct young {
+	uint32_t pid;
+	uint64_t exec_ns;
 };
 
 struct process {
@@ -101,6 +122,8 @@ struct symbolizer {
 	struct symbol_limits limits;
 	uint64_t processes_gone;
 	const char *kernel_module;
+	struct young young[YOUNG_MAX];
+	size_t nr_young;
 };
 
 static uint64_t hash_dso_key(const void *key)
@@ -398,6 +421,30 @@ static int read_process(struct symbolizer *s, struct process *p)
 	return 0;
 }
 
+/* Distinct files mapped executable: the binary and ld.so just after exec. */
+static size_t mapped_files(const struct proc_maps *maps)
+{
+	size_t nr = 0, i;
+
+	for (i = 0; i < maps->nr; i++) {
+		const struct proc_map *m = &maps->maps[i], *prev = i ? m - 1 : NULL;
+
+		if (m->inode &&
+		    (!prev || prev->inode != m->inode || prev->dev_major != m->dev_major ||
+		     prev->dev_minor != m->dev_minor))
+			nr++;
+	}
+	return nr;
+}
+
+static void count_gone(struct symbolizer *s, struct process *p)
+{
+	if (!p->counted) {
+		p->counted = true;
+		s->processes_gone++;
+	}
+}
+
 static struct process *find_or_add(struct symbolizer *s, uint32_t pid)
 {
 	struct process *p = hash_table__find(s->processes, &pid);
@@ -441,11 +488,22 @@ static struct process *mappings_of(struct symbolizer *s, uint32_t pid)
 		if (parent && !parent->gone)
 			return parent;
 	}
-	if (!p->counted) {
-		p->counted = true;
-		s->processes_gone++;
-	}
+	count_gone(s, p);
 	return p;
+}
+
+static void add_young(struct symbolizer *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_young && s->young[i].pid != pid; i++)
+		;
+	if (i == s->nr_young) {
+		if (s->nr_young == YOUNG_MAX)
+			return;
+		s->nr_young++;
+	}
+	s->young[i] = (struct young){ pid, clock__monotonic_ns() };
 }
 
 void symbolizer__exec(struct symbolizer *s, uint32_t pid)
@@ -464,6 +522,43 @@ void symbolizer__exec(struct symbolizer *s, uint32_t pid)
 	p->parent_pid = 0;
 	p->loaded = true;
 	p->gone = read_process(s, p) != 0;
+	if (!p->gone && mapped_files(&p->maps) == YOUNG_LOADER_FILES)
+		add_young(s, pid);
+}
+
+int symbolizer__poll_timeout_ms(const struct symbolizer *s, int timeout_ms)
+{
+	return s->nr_young && timeout_ms > (int)(YOUNG_REREAD_NS / 1000000)
+		   ? (int)(YOUNG_REREAD_NS / 1000000)
+		   : timeout_ms;
+}
+
+/* Whether pid is still young: not gone, its libraries not yet mapped, not too old. */
+static bool still_young(struct symbolizer *s, const struct young *y, uint64_t now)
+{
+	struct process *p = hash_table__find(s->processes, &y->pid);
+
+	if (!p || p->gone || now - y->exec_ns > YOUNG_MAX_NS)
+		return false;
+	if (now - p->read_at_ns < YOUNG_REREAD_NS)
+		return true;
+	/* Gone in between: the snapshot at exec stays, and a miss is counted. */
+	if (read_process(s, p))
+		return false;
+	return mapped_files(&p->maps) <= YOUNG_LOADER_FILES;
+}
+
+void symbolizer__tick(struct symbolizer *s)
+{
+	uint64_t now = clock__monotonic_ns();
+	size_t i = 0;
+
+	while (i < s->nr_young) {
+		if (still_young(s, &s->young[i], now))
+			i++;
+		else
+			s->young[i] = s->young[--s->nr_young];
+	}
 }
 
 void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid)
@@ -544,19 +639,18 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 
 /*
  * Code that no symbol names, in a function the unwind tables know: named
- * by module and function start ("postgres!0x4a3f20"), so that its frames
- * group together; the "!" says it is no symbol's name.
+ * by module and function start ("postgres!0x4a3f20"), as
+ * unnamed_function__name says.
  */
 static void unnamed_function(struct symbolizer *s, struct frame *f, const struct elfsyms *es,
 			     const char *path, uint64_t vaddr, uint64_t leaf_adjust)
 {
 	const struct elf_symbol *fn = elfsyms__find_function(es, vaddr);
-	const char *slash = strrchr(path, '/');
 	char name[160];
 
 	if (!fn)
 		return;
-	snprintf(name, sizeof(name), "%s!0x%" PRIx64, slash ? slash + 1 : path, fn->start);
+	unnamed_function__name(path, fn->start, name, sizeof(name));
 	f->sym = strpool__intern(s->strings, name);
 	f->off = vaddr - fn->start + leaf_adjust;
 }
@@ -631,8 +725,12 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	 * the process is gone by now, the old snapshot stays.
 	 */
 	if (!map && !p->gone && p->read_at_ns < seen_ns &&
-	    may_reread(s, &p->maps_rereads, clock__monotonic_ns()) && !read_process(s, p))
-		map = procmaps__find(&p->maps, lookup);
+	    may_reread(s, &p->maps_rereads, clock__monotonic_ns())) {
+		if (!read_process(s, p))
+			map = procmaps__find(&p->maps, lookup);
+		else
+			count_gone(s, p); /* its stack names code it mapped after the snapshot */
+	}
 	if (!map)
 		return;
 	f->module = strpool__intern(s->strings, map->path[0] ? map->path : "[anon]");

@@ -51,6 +51,14 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f);
 /* The process replaced its image: snapshot the new one now, while it lives. */
 void symbolizer__exec(struct symbolizer *s, uint32_t pid);
+/*
+ * Reads again the maps of processes that exec'd while their dynamic loader
+ * has not mapped their libraries: to be called at every poll of the trace,
+ * which waits no longer than symbolizer__poll_timeout_ms says (timeout_ms,
+ * or less while there are such processes).
+ */
+void symbolizer__tick(struct symbolizer *s);
+int symbolizer__poll_timeout_ms(const struct symbolizer *s, int timeout_ms);
 /* A new process maps what its parent maps until it execs. */
 void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_pid);
 /* The process is gone: its mappings are no longer needed. */

@@ -39,7 +39,7 @@ struct process_info {
 	uint32_t pid;
 	struct hash_table *stacks; /* raw -> cached_stack */
 	const char *title;	   /* interned; NULL: none, or the same as comm */
-	bool title_read;
+	struct proctitle_age title_age;
 };
 
 /* Waits of one thread that take the user stack of its next record. */
@@ -202,16 +202,19 @@ static struct process_info *process_of(struct collector *c, uint32_t pid)
 	return p;
 }
 
-/* Read once, at the process's first wait, while it lives. */
-static const char *title_of(struct collector *c, struct process_info *p, const char *comm)
+/*
+ * The title as of a wait that ended at end_ts_ns: read again when the last
+ * read is PROCTITLE_REFRESH_NS older; a process gone keeps its last one.
+ */
+static const char *title_of(struct collector *c, struct process_info *p, const char *comm,
+			    uint64_t end_ts_ns)
 {
 	char title[PROCESS_TITLE_MAX];
 
-	if (p->title_read)
+	if (!proctitle__due(&p->title_age, end_ts_ns))
 		return p->title;
-	p->title_read = true;
-	if (proctitle__read((int)p->pid, title, sizeof(title)) && strcmp(title, comm))
-		p->title = strpool__intern(c->profile->strings, title);
+	if (proctitle__read((int)p->pid, title, sizeof(title)))
+		p->title = strcmp(title, comm) ? strpool__intern(c->profile->strings, title) : NULL;
 	return p->title;
 }
 
@@ -450,7 +453,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
-	w.title = title_of(c, process, comm);
+	w.title = title_of(c, process, comm, r->end_ts_ns);
 	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
 	if (filtered)
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;

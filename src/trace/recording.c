@@ -88,10 +88,33 @@ static int read_inlined(struct reader *r, const struct json_value *list, struct 
 	return 0;
 }
 
+/* REC_FUNC_START, on a frame without REC_SYM: named as the live profile named it. */
+static int read_func_start(struct reader *r, const struct json_value *v, struct frame *f)
+{
+	const char *start = string_member(v, REC_FUNC_START);
+	char name[160];
+	uint64_t vaddr;
+	char *end;
+
+	if (!start)
+		return 0;
+	if (f->sym || !f->module)
+		return bad(r, "a frame's \"" REC_FUNC_START "\" comes without \"" REC_MODULE
+			      "\" or with \"" REC_SYM "\"");
+	errno = 0;
+	vaddr = strncmp(start, "0x", 2) ? 0 : strtoull(start + 2, &end, 16);
+	if (strncmp(start, "0x", 2) || errno || *end || end == start + 2)
+		return bad(r, "a frame's \"" REC_FUNC_START "\" is not a hexadecimal address");
+	unnamed_function__name(f->module, vaddr, name, sizeof(name));
+	f->sym = intern(r, name);
+	return f->sym ? 0 : -ENOMEM;
+}
+
 static int read_frame(struct reader *r, const struct json_value *v, bool kernel, struct frame *f)
 {
 	const char *addr = string_member(v, REC_ADDR);
 	char *end;
+	int err;
 
 	memset(f, 0, sizeof(*f));
 	if (!addr || strncmp(addr, "0x", 2))
@@ -112,6 +135,9 @@ static int read_frame(struct reader *r, const struct json_value *v, bool kernel,
 		return bad(r, "a frame's \"" REC_MODULE_OFF "\" is not a number");
 	if (f->sym && u64_member(v, REC_OFF, &f->off))
 		return bad(r, "a frame with \"" REC_SYM "\" has no numeric \"" REC_OFF "\"");
+	err = read_func_start(r, v, f);
+	if (err)
+		return err;
 	if (f->file) {
 		uint64_t line;
 

@@ -402,8 +402,8 @@ def test_stripped_binary_frames_grouped():
         assert own, w["user_stack"]
         for f in own:
             # No symbol is left to name it: its function's start does, honestly.
-            assert re.match(r"^wl-stripped!0x[0-9a-f]+$", f.get("sym", "")), f
-        names.add(tuple(f["sym"] for f in own))
+            assert "sym" not in f and re.match(r"^0x[0-9a-f]+$", f.get("func_start", "")), f
+        names.add(tuple(f["func_start"] for f in own))
     assert len(names) == 1, names
 
 
@@ -1197,6 +1197,254 @@ def test_second_sigint_exits_at_once_without_output():
     assert not [f for f in os.listdir(TMP) if f.startswith(".second-sigint")], "temporary left"
 
 
+def test_second_sigint_says_what_was_lost():
+    out = os.path.join(TMP, "second-sigint-said.json")
+    p = start_tracer(["-m", "0", "-f", "json", "-o", out])
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.025)  # past signals that come together, before stopping is done
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=10)
+    assert p.returncode == 128 + signal.SIGINT, p.returncode
+    lines = err.splitlines()
+    assert len(lines) == 1 and "second" in lines[0] and out in lines[0] \
+        and "not written" in lines[0], err
+    assert not os.path.exists(out)
+
+
+def test_signals_arriving_together_are_one_stop():
+    # timeout -s INT signals the process and then its group: two SIGINTs
+    # microseconds apart. The second came after the first was handled, and
+    # was taken as a second Ctrl-C (no output, no message) in 2 of 4 runs.
+    # Here 2 ms apart, so that the first has been handled when the second comes.
+    for i in range(5):
+        out = os.path.join(TMP, "together-%d.json" % i)
+        p = start_tracer(["-m", "0", "-f", "json", "-o", out])
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        time.sleep(0.002)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        assert p.returncode == 0, (i, p.returncode, err)
+        read_json_lines(out)
+    r = run(["timeout", "-s", "INT", "1", OFFCPU, "-m", "0", "-f", "json", "-o", out])
+    assert r.returncode == 124, (r.returncode, r.stderr)
+    read_json_lines(out)
+
+
+def test_help_says_what_a_second_ctrl_c_does():
+    r = run([OFFCPU, "--help"])
+    assert r.returncode == 0
+    assert re.search(r"second Ctrl-C[^.]*exits at once", " ".join(r.stdout.split())), r.stdout
+
+
+def test_unwind_only_functions_have_func_start_not_sym():
+    # SPEC: where only the unwind tables know a function, json has no sym
+    # and func_start gives its address; the other formats show module!0xSTART.
+    stripped = os.path.join(TMP, "wl-funcstart")
+    r = run(["strip", "-s", "-o", stripped, WORKLOAD])
+    assert r.returncode == 0, r.stderr
+    out = os.path.join(TMP, "funcstart.json")
+    r = run([OFFCPU, "-f", "json", "-o", out, "--", stripped, "sleep", "wl_fstart", "3", "20"])
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "wl_fstart" and w["wait"] == "sleep"]
+    assert mine, [(w["comm"], w["wait"]) for w in waits]
+    starts = set()
+    for w in mine:
+        own = [f for f in w["user_stack"] if f.get("module", "").endswith("/wl-funcstart")]
+        assert own, w["user_stack"]
+        for f in own:
+            assert "sym" not in f and "off" not in f, f
+            assert re.match(r"^0x[0-9a-f]+$", f.get("func_start", "")), f
+            starts.add(f["func_start"])
+    names = {"wl-funcstart!" + s for s in starts}
+    for fmt in ("folded", "json"):
+        r = run([OFFCPU, "report", "-f", fmt, out])
+        assert r.returncode == 0, r.stderr
+        if fmt == "folded":
+            shown = set(re.findall(r"wl-funcstart!0x[0-9a-f]+", r.stdout))
+            assert shown == names, (shown, names)
+        else:
+            again = [json.loads(l) for l in r.stdout.splitlines()]
+            back = {f["func_start"] for w in again if w["type"] == "offcpu"
+                    for f in w["user_stack"] if "func_start" in f}
+            assert back == starts, (back, starts)
+            assert not [f for w in again if w["type"] == "offcpu" for f in w["user_stack"]
+                        if "!" in f.get("sym", "")]
+
+
+RETITLE_SOURCE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* As a server retitles itself: its argv strings written over in place. */
+int main(int argc, char **argv)
+{
+	char *area = argv[0], *end = argv[argc - 1] + strlen(argv[argc - 1]);
+	int phases = atoi(argv[1]), waits = atoi(argv[2]), p, i;
+	struct timespec nap = { 0, 20 * 1000 * 1000 }, now;
+
+	for (p = 0; p < phases; p++) {
+		memset(area, 0, end - area);
+		snprintf(area, end - area, "retitled phase %d", p);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		printf("%d %lld\n", p, now.tv_sec * 1000000000LL + now.tv_nsec);
+		fflush(stdout);
+		for (i = 0; i < waits; i++)
+			nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+"""
+
+
+def test_process_title_follows_the_process():
+    # A PostgreSQL backend retitles itself per statement: each wait has the
+    # title of its time (read again at most every 100 ms), not the first one.
+    source = os.path.join(TMP, "retitle.c")
+    prog = os.path.join(TMP, "retitle")
+    with open(source, "w") as f:
+        f.write(RETITLE_SOURCE)
+    r = run(["cc", "-O1", "-Wall", "-Werror", source, "-o", prog])
+    assert r.returncode == 0, r.stderr
+    out = os.path.join(TMP, "retitle.json")
+    # Phases of 25 waits of 20 ms: 500 ms each; a long argument leaves room for the titles.
+    r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", prog, "4", "25", "x" * 40])
+    assert r.returncode == 0, r.stderr
+    changes = [tuple(int(x) for x in line.split()) for line in r.stdout.splitlines()]
+    assert [p for p, _ in changes] == [0, 1, 2, 3], r.stdout
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "retitle" and w["wait"] == "sleep"]
+    assert len(mine) >= 40, len(mine)
+    checked = 0
+    for w in mine:
+        started = [p for p, ts in changes if ts <= w["ts_ns"] - w["duration_ns"]]
+        if not started:
+            continue
+        phase = started[-1]
+        since = w["ts_ns"] - changes[phase][1]
+        # Up to 100 ms after a change the last title read is still the one
+        # before. And a title is read when offcpu reads the wait, after it
+        # ended: by then the process may have retitled itself (seen: the
+        # next phase's title on its last wait, read 7 ms after it ended).
+        before_next = (changes[phase + 1][1] if phase + 1 < len(changes) else
+                       float("inf")) - w["ts_ns"]
+        if since < 150 * 1000 * 1000 or before_next < 100 * 1000 * 1000:
+            continue
+        assert w.get("title") == "retitled phase %d" % phase, (phase, since, w.get("title"))
+        checked += 1
+    assert checked >= 4 * 5, checked
+
+
+SHORTPOLL_SOURCE = r"""
+#include <poll.h>
+
+/* Lives ~100 ms: a wait in libc's poll, then gone before offcpu reads its records. */
+int main(void)
+{
+	return poll(0, 0, 100);
+}
+"""
+
+
+def test_short_processes_keep_their_symbols():
+    # curl living 60-130 ms: libc's poll came out as libc.so.6+0xfc230 or
+    # with no module, and processes_gone stayed 0. Every frame of a process
+    # that existed while traced is named, or the miss is counted.
+    source = os.path.join(TMP, "shortpoll.c")
+    prog = os.path.join(TMP, "shortpoll")
+    with open(source, "w") as f:
+        f.write(SHORTPOLL_SOURCE)
+    r = run(["cc", "-O1", "-Wall", "-Werror", source, "-o", prog])
+    assert r.returncode == 0, r.stderr
+    out = os.path.join(TMP, "shortpoll.json")
+    r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", "sh", "-c",
+             "for i in $(seq 30); do %s; done" % prog])
+    assert r.returncode == 0, r.stderr
+    waits, stats = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "shortpoll" and w["wait"].startswith("poll")]
+    assert len(mine) >= 25, len(mine)
+    unnamed = [(w["pid"], f) for w in mine for f in w["user_stack"]
+               if "sym" not in f and "func_start" not in f]
+    assert not unnamed, (len(unnamed), stats["processes_gone"], unnamed[:3])
+    for w in mine:
+        assert [f for f in w["user_stack"] if f.get("sym") == "poll" or
+                f.get("sym") == "__poll"], w["user_stack"]
+
+
+LATELIB_SOURCE = r"""
+#include <sys/syscall.h>
+
+/* poll(NULL, 0, 30) by its own system call: the thread stops in this library. */
+int latelib_wait(void)
+{
+	register long timeout asm("rdx") = 30;
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a"(ret)
+		     : "0"((long)SYS_poll), "D"(0L), "S"(0L), "r"(timeout)
+		     : "rcx", "r11", "memory");
+	return (int)ret + 1;
+}
+"""
+
+LATEMAIN_SOURCE = r"""
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <time.h>
+
+/*
+ * Code mapped long after exec, then gone at once after its wait. A first
+ * wait before: the reader is woken at once by a process's first wait only.
+ */
+int main(int argc, char **argv)
+{
+	struct timespec nap = { 0, 2 * 1000 * 1000 };
+	void *lib;
+	int (*wait)(void);
+
+	nanosleep(&nap, NULL);
+	lib = dlopen(argv[1], RTLD_NOW);
+	wait = lib ? (int (*)(void))dlsym(lib, "latelib_wait") : NULL;
+	if (!wait)
+		return 1;
+	_Exit(wait() - 1);
+}
+"""
+
+
+def test_short_process_miss_is_counted():
+    # A library dlopen'ed long after exec, a wait in it, and the process
+    # gone before its records are read: its frames cannot be named, and
+    # that shows in processes_gone (it stayed 0).
+    lib = os.path.join(TMP, "liblatelib.so")
+    prog = os.path.join(TMP, "latemain")
+    for name, text in (("latelib.c", LATELIB_SOURCE), ("latemain.c", LATEMAIN_SOURCE)):
+        with open(os.path.join(TMP, name), "w") as f:
+            f.write(text)
+    r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
+             os.path.join(TMP, "latelib.c"), "-o", lib])
+    assert r.returncode == 0, r.stderr
+    r = run(["cc", "-O1", "-Wall", "-Werror", os.path.join(TMP, "latemain.c"), "-o", prog, "-ldl"])
+    assert r.returncode == 0, r.stderr
+    out = os.path.join(TMP, "latemain.json")
+    r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", "sh", "-c",
+             "for i in $(seq 20); do %s %s; done" % (prog, lib)])
+    assert r.returncode == 0, r.stderr
+    waits, stats = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "latemain" and w["wait"].startswith("poll")]
+    assert len(mine) >= 15, len(mine)
+    missed = {w["pid"] for w in mine
+              if not [f for f in w["user_stack"] if f.get("sym") == "latelib_wait"]}
+    print("    %d of %d processes lost latelib_wait; processes_gone %d" %
+          (len(missed), len(mine), stats["processes_gone"]))
+    assert stats["processes_gone"] >= len(missed), (stats["processes_gone"], len(missed))
+
+
 def test_closed_stdout_is_quiet():
     # Thousands of waits: far more JSON than a pipe holds, so the reader's
     # close comes while offcpu still writes.
@@ -1859,7 +2107,7 @@ def test_symbols_stripped_without_debug_file():
         own = [f for f in stack if f.get("module", "").endswith("/symprog-stripped")]
         assert len(own) == 2, stack
         for f in own:
-            assert re.match(r"^symprog-stripped!0x[0-9a-f]+$", f["sym"]), f
+            assert "sym" not in f and re.match(r"^0x[0-9a-f]+$", f["func_start"]), f
             assert "file" not in f and "inlined" not in f, f
 
 

@@ -13,6 +13,7 @@
 #include "lib/array.h"
 #include "symbols/ksyms.h"
 #include "symbols/procmaps.h"
+#include "symbols/proctitle.h"
 
 static void maps_lines(void **state)
 {
@@ -185,6 +186,23 @@ static void kallsyms_hidden_addresses(void **state)
 	fclose(f);
 }
 
+/* A title is read at the first wait, then again once PROCTITLE_REFRESH_NS has passed. */
+static void title_refresh_at_most_every_100ms(void **state)
+{
+	struct proctitle_age age = { 0 };
+	uint64_t t = 5000000000ULL;
+
+	(void)state;
+	assert_true(proctitle__due(&age, t));
+	assert_false(proctitle__due(&age, t));
+	assert_false(proctitle__due(&age, t + PROCTITLE_REFRESH_NS - 1));
+	/* A record from another CPU, older than the read: not due, no wrap. */
+	assert_false(proctitle__due(&age, t - 1));
+	assert_true(proctitle__due(&age, t + PROCTITLE_REFRESH_NS));
+	assert_false(proctitle__due(&age, t + PROCTITLE_REFRESH_NS + 1));
+	assert_int_equal(PROCTITLE_REFRESH_NS, 100 * 1000 * 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +210,7 @@ int main(void)
 		cmocka_unit_test(maps_lines_rejected),
 		cmocka_unit_test(maps_file_keeps_executable_mappings),
 		cmocka_unit_test(maps_file_with_a_bad_line_fails_whole),
+		cmocka_unit_test(title_refresh_at_most_every_100ms),
 		cmocka_unit_test(kallsyms_lines),
 		cmocka_unit_test(kallsyms_lookup),
 		cmocka_unit_test(kallsyms_hidden_addresses),

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The collector on hand-made ring buffer records: malformed ones are said,
- * once; user stacks that end in a frame-pointer loop are cut, recursions kept.
+ * once; user stacks that end in a frame-pointer loop are cut, recursions kept;
+ * kernel stacks lose their scheduler and tracing frames, never the caller that
+ * decided to sleep.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +20,7 @@
 #include "lib/array.h"
 #include "offcpu.h"
 #include "profile/profile.h"
+#include "symbols/ksyms.h"
 #include "symbols/symbolizer.h"
 #include "trace/collector.h"
 
@@ -331,6 +334,104 @@ static void unknown_depth_never_cut(void **state)
 	assert_int_equal(got.cut_short, 0);
 }
 
+/* The functions around schedule(), each 0x100 long from KERNEL_TEXT, in this order. */
+#define KERNEL_TEXT 0xffffffff81000000ULL
+static const char *const kernel_functions[] = {
+	"__traceiter_sched_switch",
+	"__bpf_trace_sched_switch",
+	"__schedule",
+	"schedule",
+	"do_nanosleep",
+	"hrtimer_nanosleep",
+	"schedule_hrtimeout_range_clock",
+	"schedule_hrtimeout_range",
+	"ep_poll",
+	"schedule_timeout",
+	"io_schedule",
+	"folio_wait_bit_common",
+};
+
+static struct ksyms *fixture_ksyms(void)
+{
+	char text[2048];
+	struct ksyms *ksyms = NULL;
+	size_t i, n = 0;
+	FILE *file;
+
+	for (i = 0; i < ARRAY_SIZE(kernel_functions); i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%llx T %s\n",
+				      (unsigned long long)(KERNEL_TEXT + 0x100 * i),
+				      kernel_functions[i]);
+	file = fmemopen(text, n, "r");
+	assert_non_null(file);
+	assert_int_equal(ksyms__load(file, &ksyms), 0);
+	fclose(file);
+	return ksyms;
+}
+
+/* A return address inside the function of that name. */
+static uint64_t kernel_return_address(const char *name)
+{
+	size_t i;
+
+	for (i = 0; strcmp(kernel_functions[i], name); i++)
+		assert_true(i + 1 < ARRAY_SIZE(kernel_functions));
+	return KERNEL_TEXT + 0x100 * i + 0x20;
+}
+
+/* The kernel stack the collector keeps of return addresses into these functions, by name. */
+static void kernel_stack_kept(const char *const *names, size_t nr, const char *const *kept,
+			      size_t nr_kept)
+{
+	struct offcpu_wait_record r = wait_of((uint8_t)nr, 0);
+	const struct stack *stack;
+	struct fixture f;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		r.ips[i] = kernel_return_address(names[i]);
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(profile__new(true, &f.profile), 0);
+	assert_int_equal(
+	    symbolizer__new(f.profile->strings, f.profile->inlines, fixture_ksyms(), &f.symbolizer),
+	    0);
+	assert_int_equal(collector__new(f.profile, f.symbolizer, &f.rules, 0, &f.collector), 0);
+	assert_int_equal(record(&f, &r, OFFCPU_WAIT_HEADER_SIZE + nr * sizeof(r.ips[0])).result, 0);
+	assert_int_equal(f.profile->nr_waits, 1);
+	stack = f.profile->waits[0].kernel_stack;
+	assert_non_null(stack);
+	assert_int_equal(stack->nr, nr_kept);
+	for (i = 0; i < nr_kept; i++)
+		assert_string_equal(stack->frames[i].sym, kept[i]);
+	finish(&f);
+}
+
+/*
+ * As perf shows a nanosleep: the tracepoint, __schedule and schedule go,
+ * do_nanosleep (which decided to sleep) stays, as perf's stack has it.
+ */
+static void kernel_leaf_keeps_the_caller_of_schedule(void **state)
+{
+	const char *const nanosleep[] = { "__traceiter_sched_switch",
+					  "__bpf_trace_sched_switch",
+					  "__schedule",
+					  "schedule",
+					  "do_nanosleep",
+					  "hrtimer_nanosleep" };
+	const char *const epoll[] = { "__schedule", "schedule", "schedule_hrtimeout_range_clock",
+				      "schedule_hrtimeout_range", "ep_poll" };
+	const char *const io[] = { "schedule", "io_schedule", "folio_wait_bit_common" };
+	const char *const timeout[] = { "schedule", "schedule_timeout", "ep_poll" };
+
+	(void)state;
+	kernel_stack_kept(nanosleep, ARRAY_SIZE(nanosleep), nanosleep + 4, 2);
+	kernel_stack_kept(epoll, ARRAY_SIZE(epoll), epoll + 2, 3);
+	kernel_stack_kept(io, ARRAY_SIZE(io), io + 1, 2);
+	kernel_stack_kept(timeout, ARRAY_SIZE(timeout), timeout + 1, 2);
+	/* Already without them (bpf_get_task_stack drops .sched.text): nothing more goes. */
+	kernel_stack_kept(nanosleep + 5, 1, nanosleep + 5, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +444,7 @@ int main(void)
 		cmocka_unit_test(full_stack_ending_in_callers_kept),
 		cmocka_unit_test(few_repetitions_at_the_depth_kept),
 		cmocka_unit_test(unknown_depth_never_cut),
+		cmocka_unit_test(kernel_leaf_keeps_the_caller_of_schedule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
