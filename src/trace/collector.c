@@ -12,6 +12,7 @@
 #include "lib/u32_key.h"
 #include "offcpu.h"
 #include "symbols/proctitle.h"
+#include "symbols/unwind.h"
 #include "trace/collector.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
@@ -65,6 +66,8 @@ struct collector {
 	struct hash_table *chains;	  /* tid -> chain */
 	struct hash_table *classes;	  /* (stacks, state) -> cached_class */
 	struct cached_stack *key;	  /* lookup key, room for the deepest stack */
+	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
+	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
 	const struct rule_set *rules;
 	uint32_t state_mask;
 	bool malformed_reported;
@@ -135,7 +138,8 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->chains = hash_table__new(u32_key__hash, u32_key__equal);
 	c->classes = hash_table__new(hash_class, equal_class);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
-	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key) {
+	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key ||
+	    unwinder__new(NULL, &c->unwinder)) {
 		collector__free(c);
 		return -ENOMEM;
 	}
@@ -168,6 +172,7 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->processes, process_info_free);
 	hash_table__free_values(c->chains, chain_free);
 	free(c->key);
+	unwinder__free(c->unwinder);
 	free(c);
 }
 
@@ -312,6 +317,53 @@ static uint32_t user_frames_kept(struct collector *c, const struct offcpu_wait_r
 	return kept;
 }
 
+/*
+ * A dwarf-mode record's user stack: the copy after the kernel frames,
+ * unwound with the CFI of the files mapped. A stack that stops before the
+ * thread's root is counted, and kept as far as it went. Returns the number
+ * of frames in c->unwound, or -EINVAL for a malformed copy.
+ */
+static int unwind_copy(struct collector *c, const struct offcpu_wait_record *r, size_t size,
+		       uint32_t kernel_frames)
+{
+	size_t off = OFFCPU_WAIT_HEADER_SIZE + kernel_frames * sizeof(__u64);
+	const struct offcpu_user_copy *copy;
+	const struct proc_maps *maps;
+	struct unwind_result res;
+	struct unwind_regs regs;
+	struct unwind_stack stack;
+	size_t max = r->stack_depth && r->stack_depth <= OFFCPU_MAX_STACK_DEPTH
+			 ? r->stack_depth
+			 : OFFCPU_MAX_STACK_DEPTH;
+	unsigned int i;
+
+	if (size < off + sizeof(*copy))
+		return -EINVAL;
+	copy = (const void *)((const char *)r + off);
+	if (copy->size > size - off - sizeof(*copy))
+		return -EINVAL;
+	if (!copy->size)
+		return 0;
+	for (i = 0; i < UNWIND_NR_REGS && i < OFFCPU_USER_REGS; i++)
+		regs.r[i] = copy->regs[i];
+	regs.valid = (1u << UNWIND_NR_REGS) - 1;
+	stack.start = copy->regs[UNWIND_REG_RSP];
+	stack.data = copy->data;
+	stack.size = copy->size;
+	maps = symbolizer__maps(c->symbolizer, r->pid, copy->regs[UNWIND_REG_RIP], r->end_ts_ns);
+	if (!maps) {
+		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
+		return 0;
+	}
+	if (unwinder__unwind(c->unwinder, r->pid, maps, &regs, &stack, c->unwound, max, &res)) {
+		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
+		return 0;
+	}
+	if (res.stop != UNWIND_STOP_ROOT)
+		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
+	return (int)res.nr;
+}
+
 static const char *wait_class_of(struct collector *c, const struct wait *w)
 {
 	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, NULL }, *cached;
@@ -440,7 +492,20 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	/* Frame-pointer walks end on a zero return address: not a frame. */
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
-	if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
+	if (r->user_stack == OFFCPU_USTACK_COPIED) {
+		int i, nr = unwind_copy(c, r, size, kernel_frames);
+		__u64 pcs[OFFCPU_MAX_STACK_DEPTH];
+
+		if (nr < 0)
+			return malformed(c, r, size, "shorter than its user stack copy");
+		for (i = 0; i < nr; i++)
+			pcs[i] = c->unwound[i];
+		if (nr) {
+			w.user_stack = symbolize(c, r->pid, pcs, (uint32_t)nr, false, r->end_ts_ns);
+			if (!w.user_stack)
+				return -ENOMEM;
+		}
+	} else if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
 		user_frames = user_frames_kept(c, r, user_frames);
 		w.user_stack =
 		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
