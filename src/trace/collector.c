@@ -303,14 +303,14 @@ static uint32_t loop_cut(const __u64 *ips, uint32_t nr)
  * thread's root (unless it had exactly that many frames: no way to tell).
  */
 static uint32_t user_frames_kept(struct collector *c, const struct offcpu_wait_record *r,
-				 uint32_t user_frames)
+				 uint32_t user_frames, bool *cut_short)
 {
 	const __u64 *ips = r->ips + r->kernel_frames;
 	uint32_t kept;
 
 	if (!r->stack_depth || user_frames < r->stack_depth)
 		return user_frames;
-	c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
+	*cut_short = true;
 	kept = loop_cut(ips, user_frames);
 	if (kept < user_frames)
 		c->profile->counters[OFFCPU_CNT_USTACK_LOOP]++;
@@ -324,7 +324,7 @@ static uint32_t user_frames_kept(struct collector *c, const struct offcpu_wait_r
  * of frames in c->unwound, or -EINVAL for a malformed copy.
  */
 static int unwind_copy(struct collector *c, const struct offcpu_wait_record *r, size_t size,
-		       uint32_t kernel_frames)
+		       uint32_t kernel_frames, bool *cut_short)
 {
 	size_t off = OFFCPU_WAIT_HEADER_SIZE + kernel_frames * sizeof(__u64);
 	const struct offcpu_user_copy *copy;
@@ -351,16 +351,12 @@ static int unwind_copy(struct collector *c, const struct offcpu_wait_record *r, 
 	stack.data = copy->data;
 	stack.size = copy->size;
 	maps = symbolizer__maps(c->symbolizer, r->pid, copy->regs[UNWIND_REG_RIP], r->end_ts_ns);
-	if (!maps) {
-		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
+	if (!maps ||
+	    unwinder__unwind(c->unwinder, r->pid, maps, &regs, &stack, c->unwound, max, &res)) {
+		*cut_short = true;
 		return 0;
 	}
-	if (unwinder__unwind(c->unwinder, r->pid, maps, &regs, &stack, c->unwound, max, &res)) {
-		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
-		return 0;
-	}
-	if (res.stop != UNWIND_STOP_ROOT)
-		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
+	*cut_short = res.stop != UNWIND_STOP_ROOT;
 	return (int)res.nr;
 }
 
@@ -410,8 +406,12 @@ static int add_chain(struct collector *c, const struct wait *w)
 	return 0;
 }
 
-/* The thread's waits that were waiting for this user stack. */
-static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack)
+/*
+ * The thread's waits that were waiting for this user stack; cut_short: it
+ * stopped before the thread's root, which each of them counts.
+ */
+static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack,
+		       bool cut_short)
 {
 	struct chain *chain = hash_table__remove(c->chains, &tid);
 	size_t i;
@@ -425,6 +425,8 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		w->user_stack = user_stack;
 		if (!user_stack)
 			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
+		else if (cut_short)
+			c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
 		/* Its user frames are known only now. */
 		w->wait_class = wait_class_of(c, w);
 		err = w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
@@ -458,7 +460,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 {
 	uint32_t kernel_frames, user_frames;
 	struct process_info *process;
-	bool filtered;
+	bool filtered, cut_short = false;
 	struct wait w = { 0 };
 	char comm[OFFCPU_COMM_LEN + 1];
 	int err;
@@ -493,7 +495,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
 	if (r->user_stack == OFFCPU_USTACK_COPIED) {
-		int i, nr = unwind_copy(c, r, size, kernel_frames);
+		int i, nr = unwind_copy(c, r, size, kernel_frames, &cut_short);
 		__u64 pcs[OFFCPU_MAX_STACK_DEPTH];
 
 		if (nr < 0)
@@ -506,7 +508,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 				return -ENOMEM;
 		}
 	} else if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
-		user_frames = user_frames_kept(c, r, user_frames);
+		user_frames = user_frames_kept(c, r, user_frames, &cut_short);
 		w.user_stack =
 		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
 		if (!w.user_stack)
@@ -522,9 +524,11 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack);
+	err = close_chain(c, w.tid, w.user_stack, cut_short);
 	if (err || filtered)
 		return err;
+	if (cut_short)
+		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
 	w.wait_class = wait_class_of(c, &w);
 	if (!w.wait_class)
 		return -ENOMEM;
@@ -592,7 +596,7 @@ int collector__finish(struct collector *c)
 	while (!err && hash_table__next(c->chains, &it, &key, NULL)) {
 		uint32_t tid = *(const uint32_t *)key;
 
-		err = close_chain(c, tid, NULL);
+		err = close_chain(c, tid, NULL, false);
 		memset(&it, 0, sizeof(it));
 	}
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
