@@ -90,7 +90,17 @@ enum offcpu_user_stack {
 	 * stack) for user space to unwind; user_frames is 0.
 	 */
 	OFFCPU_USTACK_COPIED,
+	/*
+	 * --call-graph fp: user_frames frame-pointer addresses, then a struct
+	 * offcpu_user_copy of at most OFFCPU_LEAF_COPY bytes at the SP: with
+	 * the leaf's CFI, user space finds the callers the frame chain skips
+	 * (a leaf without frame pointers, like libc's system call wrappers).
+	 */
+	OFFCPU_USTACK_TAKEN_LEAF,
 };
+
+/* Bytes at the user SP fp mode copies: a libc wrapper's frames and its caller's. */
+#define OFFCPU_LEAF_COPY 256
 
 /* The largest --call-graph dwarf,SIZE (options.h bounds it below this). */
 #define OFFCPU_MAX_STACK_COPY 65536

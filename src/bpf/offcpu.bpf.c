@@ -66,6 +66,8 @@ const volatile bool defer_user_stacks;
  * the kernel's frame-pointer walk (bpf_get_stack).
  */
 const volatile __u32 stack_copy_bytes;
+/* fp mode: a few words at the user SP too, for the leaf's caller (OFFCPU_USTACK_TAKEN_LEAF). */
+const volatile bool fix_leaf;
 /* Any of -p -t -c --cgroup -u -k --state. */
 const volatile bool any_filter;
 
@@ -178,7 +180,7 @@ struct {
  * kernel never runs twice at once on one CPU.
  */
 #define COPY_PAGE 4096
-#define COPY_USER_OFF (OFFCPU_WAIT_HEADER_SIZE + OFFCPU_MAX_STACK_DEPTH * 8)
+#define COPY_USER_OFF (OFFCPU_WAIT_HEADER_SIZE + 2 * OFFCPU_MAX_STACK_DEPTH * 8)
 #define COPY_DATA_OFF (sizeof(struct offcpu_user_copy))
 
 struct copy_buf {
@@ -438,10 +440,10 @@ static __always_inline void user_regs(__u64 *out)
  * copy, which is never failed whole. Only as long as what was copied.
  */
 static __always_inline void send_with_stack_copy(struct offcpu_counters *c, struct pending_wait *p,
-						 __u32 kernel_frames)
+						 __u32 frames, __u64 size, enum offcpu_user_stack kind)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 len = 0, chunk, sp, total, size = stack_copy_bytes;
+	__u64 len = 0, chunk, sp, total;
 	__u64 flags = BPF_RB_NO_WAKEUP, bit = OFFCPU_ID_BIT(p->record.pid);
 	struct offcpu_user_copy *u;
 	struct copy_buf *b;
@@ -449,17 +451,21 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 	int i;
 
 	b = bpf_map_lookup_elem(&copy_bufs, &cpu);
-	kernel_frames &= OFFCPU_MAX_STACK_DEPTH;
-	user_off = OFFCPU_WAIT_HEADER_SIZE + kernel_frames * 8;
+	/* At most 2 * OFFCPU_MAX_STACK_DEPTH: a kernel and a user stack. */
+	frames &= 2 * OFFCPU_MAX_STACK_DEPTH + 1;
+	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
+		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
+	user_off = OFFCPU_WAIT_HEADER_SIZE + frames * 8;
 	if (!b || size > OFFCPU_MAX_STACK_COPY ||
 	    bpf_probe_read_kernel(b->bytes, user_off, &p->record)) {
-		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
-		p->record.user_frames = 0;
+		if (kind == OFFCPU_USTACK_COPIED) {
+			count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
+			p->record.user_frames = 0;
+		}
 		submit(c, &p->record, PREEMPTIBLE);
 		return;
 	}
-	((struct offcpu_wait_record *)b->bytes)->user_stack = OFFCPU_USTACK_COPIED;
-	((struct offcpu_wait_record *)b->bytes)->user_frames = 0;
+	((struct offcpu_wait_record *)b->bytes)->user_stack = kind;
 	u = (void *)&b->bytes[user_off];
 	user_regs(u->regs);
 	sp = u->regs[7];
@@ -477,7 +483,7 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 		chunk = COPY_PAGE;
 	}
 	u->size = len;
-	if (!len)
+	if (!len && kind == OFFCPU_USTACK_COPIED)
 		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
 	total = user_off + COPY_DATA_OFF + len;
 	if (total > sizeof(*b))
@@ -501,7 +507,8 @@ static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counte
 
 	disarm(c, p, PREEMPTIBLE);
 	if (stack_copy_bytes) {
-		send_with_stack_copy(c, p, kernel_frames);
+		p->record.user_frames = 0;
+		send_with_stack_copy(c, p, kernel_frames, stack_copy_bytes, OFFCPU_USTACK_COPIED);
 		return;
 	}
 	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
@@ -511,11 +518,17 @@ static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counte
 	if (n < 0) {
 		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
 		p->record.user_frames = 0;
-	} else {
-		p->record.user_frames = n / sizeof(__u64);
-		p->record.user_stack = OFFCPU_USTACK_TAKEN;
+		submit(c, &p->record, PREEMPTIBLE);
+		return;
 	}
-	submit(c, &p->record, PREEMPTIBLE);
+	p->record.user_frames = n / sizeof(__u64);
+	p->record.user_stack = OFFCPU_USTACK_TAKEN;
+	if (!fix_leaf) {
+		submit(c, &p->record, PREEMPTIBLE);
+		return;
+	}
+	send_with_stack_copy(c, p, kernel_frames + p->record.user_frames, OFFCPU_LEAF_COPY,
+			     OFFCPU_USTACK_TAKEN_LEAF);
 }
 
 /*

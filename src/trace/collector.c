@@ -323,6 +323,31 @@ static uint32_t user_frames_kept(struct collector *c, const struct offcpu_wait_r
  * thread's root is counted, and kept as far as it went. Returns the number
  * of frames in c->unwound, or -EINVAL for a malformed copy.
  */
+/*
+ * The struct offcpu_user_copy at byte off of the record, as the unwinder
+ * takes it; NULL if the record is too short for it.
+ */
+static const struct offcpu_user_copy *copy_at(const struct offcpu_wait_record *r, size_t size,
+					      size_t off, struct unwind_regs *regs,
+					      struct unwind_stack *stack)
+{
+	const struct offcpu_user_copy *copy;
+	unsigned int i;
+
+	if (size < off + sizeof(*copy))
+		return NULL;
+	copy = (const void *)((const char *)r + off);
+	if (copy->size > size - off - sizeof(*copy))
+		return NULL;
+	for (i = 0; i < UNWIND_NR_REGS && i < OFFCPU_USER_REGS; i++)
+		regs->r[i] = copy->regs[i];
+	regs->valid = (1u << UNWIND_NR_REGS) - 1;
+	stack->start = copy->regs[UNWIND_REG_RSP];
+	stack->data = copy->data;
+	stack->size = copy->size;
+	return copy;
+}
+
 static int unwind_copy(struct collector *c, const struct offcpu_wait_record *r, size_t size,
 		       uint32_t kernel_frames, bool *cut_short)
 {
@@ -335,21 +360,12 @@ static int unwind_copy(struct collector *c, const struct offcpu_wait_record *r, 
 	size_t max = r->stack_depth && r->stack_depth <= OFFCPU_MAX_STACK_DEPTH
 			 ? r->stack_depth
 			 : OFFCPU_MAX_STACK_DEPTH;
-	unsigned int i;
 
-	if (size < off + sizeof(*copy))
-		return -EINVAL;
-	copy = (const void *)((const char *)r + off);
-	if (copy->size > size - off - sizeof(*copy))
+	copy = copy_at(r, size, off, &regs, &stack);
+	if (!copy)
 		return -EINVAL;
 	if (!copy->size)
 		return 0;
-	for (i = 0; i < UNWIND_NR_REGS && i < OFFCPU_USER_REGS; i++)
-		regs.r[i] = copy->regs[i];
-	regs.valid = (1u << UNWIND_NR_REGS) - 1;
-	stack.start = copy->regs[UNWIND_REG_RSP];
-	stack.data = copy->data;
-	stack.size = copy->size;
 	maps = symbolizer__maps(c->symbolizer, r->pid, copy->regs[UNWIND_REG_RIP], r->end_ts_ns);
 	if (!maps ||
 	    unwinder__unwind(c->unwinder, r->pid, maps, &regs, &stack, c->unwound, max, &res)) {
@@ -358,6 +374,52 @@ static int unwind_copy(struct collector *c, const struct offcpu_wait_record *r, 
 	}
 	*cut_short = res.stop != UNWIND_STOP_ROOT;
 	return (int)res.nr;
+}
+
+/* Callers of the leaf the frame chain may skip: libc's wrappers, their caller. */
+#define LEAF_STEPS 4
+
+/*
+ * fp mode: the frame chain (ips, nr) skips the callers of a leaf without
+ * frame pointers: the walk starts from the frame pointer of the first
+ * function that keeps one. Stepping from the leaf with CFI over the words
+ * copied at the SP finds them; they are put in only where that walk meets
+ * the chain's second address, so nothing unconfirmed is added. The stack
+ * goes into c->unwound; its length, or -EINVAL for a malformed copy.
+ */
+static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, size_t size,
+		    const __u64 *ips, uint32_t nr)
+{
+	size_t off = OFFCPU_WAIT_HEADER_SIZE + (r->kernel_frames + r->user_frames) * sizeof(__u64);
+	uint32_t max = r->stack_depth && r->stack_depth <= OFFCPU_MAX_STACK_DEPTH
+			   ? r->stack_depth
+			   : OFFCPU_MAX_STACK_DEPTH;
+	uint64_t pcs[LEAF_STEPS + 2];
+	const struct offcpu_user_copy *copy;
+	const struct proc_maps *maps;
+	struct unwind_result res;
+	struct unwind_regs regs;
+	struct unwind_stack stack;
+	uint32_t i, j, n = 0, meet = 0;
+
+	copy = copy_at(r, size, off, &regs, &stack);
+	if (!copy)
+		return -EINVAL;
+	if (nr >= 2 && copy->size && copy->regs[UNWIND_REG_RIP] == ips[0]) {
+		maps = symbolizer__maps(c->symbolizer, r->pid, ips[0], r->end_ts_ns);
+		if (maps && !unwinder__unwind(c->unwinder, r->pid, maps, &regs, &stack, pcs,
+					      ARRAY_SIZE(pcs), &res)) {
+			for (j = 1; j < res.nr && !meet; j++)
+				if (pcs[j] == ips[1])
+					meet = j;
+		}
+	}
+	for (i = 0; i < nr && n < max; i++) {
+		c->unwound[n++] = ips[i];
+		for (j = 1; i == 0 && j < meet && n < max; j++)
+			c->unwound[n++] = pcs[j];
+	}
+	return (int)n;
 }
 
 static const char *wait_class_of(struct collector *c, const struct wait *w)
@@ -456,6 +518,17 @@ static int malformed(struct collector *c, const void *data, size_t size, const c
 	return -EINVAL;
 }
 
+static const struct stack *symbolize_unwound(struct collector *c,
+					     const struct offcpu_wait_record *r, uint32_t nr)
+{
+	__u64 pcs[OFFCPU_MAX_STACK_DEPTH];
+	uint32_t i;
+
+	for (i = 0; i < nr; i++)
+		pcs[i] = c->unwound[i];
+	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
@@ -495,18 +568,25 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
 	if (r->user_stack == OFFCPU_USTACK_COPIED) {
-		int i, nr = unwind_copy(c, r, size, kernel_frames, &cut_short);
-		__u64 pcs[OFFCPU_MAX_STACK_DEPTH];
+		int nr = unwind_copy(c, r, size, kernel_frames, &cut_short);
 
 		if (nr < 0)
 			return malformed(c, r, size, "shorter than its user stack copy");
-		for (i = 0; i < nr; i++)
-			pcs[i] = c->unwound[i];
 		if (nr) {
-			w.user_stack = symbolize(c, r->pid, pcs, (uint32_t)nr, false, r->end_ts_ns);
+			w.user_stack = symbolize_unwound(c, r, (uint32_t)nr);
 			if (!w.user_stack)
 				return -ENOMEM;
 		}
+	} else if (r->user_stack == OFFCPU_USTACK_TAKEN_LEAF && user_frames) {
+		int nr;
+
+		user_frames = user_frames_kept(c, r, user_frames, &cut_short);
+		nr = fix_leaf(c, r, size, r->ips + kernel_frames, user_frames);
+		if (nr < 0)
+			return malformed(c, r, size, "shorter than its user stack copy");
+		w.user_stack = symbolize_unwound(c, r, (uint32_t)nr);
+		if (!w.user_stack)
+			return -ENOMEM;
 	} else if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
 		user_frames = user_frames_kept(c, r, user_frames, &cut_short);
 		w.user_stack =

@@ -216,7 +216,8 @@ static int check_tracepoints(struct offcpu_bpf *skel, const struct btf *vmlinux,
 /*
  * A ring buffer for dwarf mode's records, a few KiB each where fp mode's are
  * a few hundred bytes: 8 times fp mode's 4 MiB, room for 2,000 records of
- * 16 KiB between two reads. The copy buffer: one per CPU.
+ * 16 KiB between two reads. The copy buffer (both modes copy at the SP):
+ * one per CPU.
  */
 #define DWARF_RING_BYTES (32U << 20)
 
@@ -224,7 +225,7 @@ static int size_stack_copies(struct offcpu_bpf *skel)
 {
 	int cpus, err;
 
-	if (!skel->rodata->stack_copy_bytes)
+	if (!skel->rodata->stack_copy_bytes && !skel->rodata->fix_leaf)
 		return 0;
 	cpus = libbpf_num_possible_cpus();
 	if (cpus < 0) {
@@ -232,7 +233,7 @@ static int size_stack_copies(struct offcpu_bpf *skel)
 		return cpus;
 	}
 	err = bpf_map__set_max_entries(skel->maps.copy_bufs, (__u32)cpus);
-	if (!err)
+	if (!err && skel->rodata->stack_copy_bytes)
 		err = bpf_map__set_max_entries(skel->maps.events, DWARF_RING_BYTES);
 	if (err)
 		report_setup_error("size the user stack copies", err);
@@ -270,6 +271,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->state_mask = o->state_mask;
 	skel->rodata->stack_depth = o->stack_depth;
 	skel->rodata->stack_copy_bytes = o->user_stack ? o->stack_copy_bytes : 0;
+	skel->rodata->fix_leaf = o->user_stack && !o->stack_copy_bytes;
 	skel->rodata->want_kernel_stack = o->kernel_stack;
 	skel->rodata->want_user_stack = o->user_stack;
 	skel->rodata->user_threads_only = o->user_threads_only;

@@ -292,6 +292,38 @@ def test_stack_is_the_one_at_block_time():
             assert not [s for s in syms if s and s.startswith("chain_b")], syms
 
 
+def test_stack_is_the_one_at_block_time_in_each_mode_and_path():
+    # The same chain-A/chain-B check in fp mode, and in both modes with
+    # glibc's rseq off: those threads' user stacks are taken at their
+    # switch-out (counted), the others' at rseq_update.
+    for mode, rseq in (("fp", True), ("dwarf", False), ("fp", False)):
+        name = "chain-%s-%s" % (mode, "rseq" if rseq else "norseq")
+        saved = os.environ.get("GLIBC_TUNABLES")
+        if not rseq:
+            os.environ["GLIBC_TUNABLES"] = "glibc.pthread.rseq=0"
+        try:
+            truth, calls, waits, stats = record_truth(
+                ["-m", "1ms", "-f", "json", "--call-graph", mode], name, command=True)
+        finally:
+            if saved is None:
+                os.environ.pop("GLIBC_TUNABLES", None)
+            else:
+                os.environ["GLIBC_TUNABLES"] = saved
+        if rseq:
+            assert stats["user_stack_at_switch_out"] == 0, (name, stats)
+        else:
+            assert stats["user_stack_at_switch_out"] > 0, (name, stats)
+        check_thread("chain", "sleep", "chain_a_inner", truth, waits, calls)
+        tid = truth["chain"][0]
+        blocked = [w for w in waits if w["tid"] == tid and w["state"] in BLOCKED_STATES and
+                   in_calls(w, calls[tid]) > 0]
+        assert blocked, name
+        for w in blocked:
+            syms = user_syms(w)
+            assert "chain_a_outer" in syms, (name, syms)
+            assert not [s for s in syms if s and s.startswith("chain_b")], (name, syms)
+
+
 def test_system_wide_deferred_user_stacks():
     # System wide, glibc threads' user stacks are read in rseq_update once
     # the thread heads back to user space; -- COMMAND takes them at

@@ -413,6 +413,27 @@ def test_offcpu_stack_deeper_than_size_cut_short_counted_nothing_invented():
         assert w["addrs"] == [pc for pc, _ in deep_gdb[:len(w["addrs"])]], w["names"]
 
 
+def test_offcpu_fp_mode_finds_the_leafs_caller():
+    """--call-graph fp on the waiters built with frame pointers: libc's
+    wrappers have none, so the frame chain skips the function that called
+    them; the leaf's CFI over the words at the SP puts it back."""
+    with Program([os.path.join(UNWIND, "waiters_fp"), str(PERIOD_MS)], 8) as proc:
+        tids = tids_by_comm(proc.pid)
+        waits, stats = offcpu_waits(proc.pid, "--call-graph", "fp")
+    expected = {
+        "waiters_fp": ("clock_nanosleep", ["clock_nanosleep", "nanosleep", "nap", "sleep_c",
+                                           "sleep_b", "sleep_a", "main"]),
+        "pipe": ("__read", ["__read", "drain", "read_c", "read_b", "read_a", "run"]),
+        "mutex": ("__lll_lock_wait", ["__lll_lock_wait", "pthread_mutex_lock", "take_lock",
+                                      "lock_c", "lock_b", "lock_a", "run"]),
+    }
+    for comm, (leaf, chain) in expected.items():
+        mine = [w for w in waits.get(tids[comm], []) if w["names"] and w["names"][0] == leaf]
+        assert mine, "%s: no wait in %s" % (comm, leaf)
+        for w in mine:
+            assert w["names"][:len(chain)] == chain, "%s: %s" % (comm, w["names"])
+
+
 def main():
     if os.geteuid() != 0:
         print("the unwinder's tests need root (ptrace, map_files)")
