@@ -1215,6 +1215,15 @@ def test_postgres_pgbench_waits():
     idle = {w["title"] for w in background if w["wait"] == "sleep:pg-idle"}
     assert idle & {"postgres: walwriter", "postgres: background writer",
                    "postgres: checkpointer", "postgres: autovacuum launcher"}, idle
+    # Debian's postgres and libc have no frame pointers: with the default
+    # --call-graph dwarf each client backend's blocked wait is whole, from
+    # libc's wrapper up through PostgresMain to PostmasterMain.
+    blocked = [w for w in clients if w["state"] in BLOCKED_STATES]
+    assert blocked
+    for w in blocked:
+        syms = user_syms(w)
+        assert "PostgresMain" in syms and "PostmasterMain" in syms, syms
+        assert "libc.so" in (w["user_stack"][0].get("module") or ""), w["user_stack"][0]
 
 
 def test_second_sigint_exits_at_once_without_output():
