@@ -121,6 +121,16 @@ static bool process_alive(void *ctx, uint32_t pid)
 	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
+/*
+ * The unwinder's CFI cache, within offcpu's RSS bound of 64 MiB: libc's
+ * .eh_frame is 0.3 MiB, its .debug_frame more; 16 MiB holds the files a
+ * busy machine's blocking threads run, the rest are read again.
+ */
+static const struct unwinder_opts unwinder_opts = {
+	.max_modules = 128,
+	.max_bytes = 16 << 20,
+};
+
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   const struct rule_set *rules, uint32_t state_mask, struct collector **out)
 {
@@ -139,7 +149,7 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->classes = hash_table__new(hash_class, equal_class);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
 	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key ||
-	    unwinder__new(NULL, &c->unwinder)) {
+	    unwinder__new(&unwinder_opts, &c->unwinder)) {
 		collector__free(c);
 		return -ENOMEM;
 	}

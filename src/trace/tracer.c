@@ -214,12 +214,13 @@ static int check_tracepoints(struct offcpu_bpf *skel, const struct btf *vmlinux,
 }
 
 /*
- * A ring buffer for dwarf mode's records, a few KiB each where fp mode's are
- * a few hundred bytes: 8 times fp mode's 4 MiB, room for 2,000 records of
- * 16 KiB between two reads. The copy buffer (both modes copy at the SP):
- * one per CPU.
+ * A ring buffer for dwarf mode's records, a few KiB each (6 KiB typically)
+ * where fp mode's are a few hundred bytes: twice fp mode's 4 MiB, room for
+ * 1,300 records of 6 KiB between two reads (50 ms apart at the most).
+ * libbpf maps it twice, so each byte counts twice in offcpu's RSS. The copy
+ * buffer (both modes copy at the SP): one per CPU.
  */
-#define DWARF_RING_BYTES (32U << 20)
+#define DWARF_RING_BYTES (8U << 20)
 
 static int size_stack_copies(struct offcpu_bpf *skel)
 {
