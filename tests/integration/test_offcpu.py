@@ -309,10 +309,13 @@ def test_stack_is_the_one_at_block_time_in_each_mode_and_path():
                 os.environ.pop("GLIBC_TUNABLES", None)
             else:
                 os.environ["GLIBC_TUNABLES"] = saved
+        # With rseq, only waits before ld.so registered it (the exec's page
+        # faults) go without; with it off, every user wait of the command.
+        at_out = stats["user_stack_at_switch_out"]
         if rseq:
-            assert stats["user_stack_at_switch_out"] == 0, (name, stats)
+            assert at_out * 10 < stats["emitted"], (name, stats)
         else:
-            assert stats["user_stack_at_switch_out"] > 0, (name, stats)
+            assert at_out * 2 > stats["emitted"], (name, stats)
         check_thread("chain", "sleep", "chain_a_inner", truth, waits, calls)
         tid = truth["chain"][0]
         blocked = [w for w in waits if w["tid"] == tid and w["state"] in BLOCKED_STATES and
