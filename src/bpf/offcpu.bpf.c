@@ -486,8 +486,12 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 	if (!len && kind == OFFCPU_USTACK_COPIED)
 		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
 	total = user_off + COPY_DATA_OFF + len;
-	if (total > sizeof(*b))
+	/* Never true (the buffer has a page of slack), but the verifier needs the bound. */
+	if (total > sizeof(*b)) {
+		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
+		submit(c, &p->record, PREEMPTIBLE);
 		return;
+	}
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
 	    ((young_bits[OFFCPU_ID_WORD(p->record.pid)] & bit) &&
 	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(p->record.pid)], ~bit) & bit)))
