@@ -434,6 +434,56 @@ def test_offcpu_fp_mode_finds_the_leafs_caller():
             assert w["names"][:len(chain)] == chain, "%s: %s" % (comm, w["names"])
 
 
+GO_PROGRAM = """package main
+
+import "time"
+
+//go:noinline
+func napper() { time.Sleep(20 * time.Millisecond) }
+
+func main() {
+	println("ready")
+	for {
+		napper()
+	}
+}
+"""
+
+
+def test_offcpu_go_binary_by_frame_pointers_at_switch_out():
+    """Go registers no rseq: its threads' user stacks are walked by frame
+    pointers at switch-out, counted, and reach main.main in dwarf mode."""
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix="offcpu-go-")
+    try:
+        waits, stats = run_go_program(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    mine = [w for ws in waits.values() for w in ws if "main.napper" in w["names"]]
+    assert len(mine) >= 10, [w["names"] for ws in waits.values() for w in ws][:5]
+    for w in mine:
+        assert w["names"][w["names"].index("main.napper") + 1] == "main.main", w["names"]
+    assert stats["user_stack_at_switch_out"] == stats["emitted"] > 0, stats
+
+
+def run_go_program(d):
+    with open(os.path.join(d, "main.go"), "w") as f:
+        f.write(GO_PROGRAM)
+    with open(os.path.join(d, "go.mod"), "w") as f:
+        f.write("module gosleep\ngo 1.19\n")
+    r = run(["go", "build", "-o", "gosleep", "."], cwd=d, timeout=300)
+    assert r.returncode == 0, r.stderr
+    proc = subprocess.Popen([os.path.join(d, "gosleep")], stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr.readline().strip() == "ready"
+        waits, stats = offcpu_waits(proc.pid, "-m", "1ms", duration="1s")
+    finally:
+        proc.kill()
+        proc.wait()
+    return waits, stats
+
+
 def main():
     if os.geteuid() != 0:
         print("the unwinder's tests need root (ptrace, map_files)")
