@@ -440,7 +440,8 @@ static __always_inline void user_regs(__u64 *out)
  * copy, which is never failed whole. Only as long as what was copied.
  */
 static __always_inline void send_with_stack_copy(struct offcpu_counters *c, struct pending_wait *p,
-						 __u32 frames, __u64 size, enum offcpu_user_stack kind)
+						 __u32 frames, __u64 size,
+						 enum offcpu_user_stack kind)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 len = 0, chunk, sp, total;
