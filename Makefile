@@ -179,7 +179,7 @@ $(SYMBOLS_DIR)/symprog-stripped: $(SYMBOLS_DIR)/symprog-pie
 # file found by .gnu_debuglink; the probe that copies and unwinds stacks.
 UNWIND_DIR := $(OUTPUT)/tests/unwind
 UNWIND_CFLAGS := -O2 -g -pthread $(WARNINGS)
-UNWIND_PROGRAMS := $(addprefix $(UNWIND_DIR)/,waiters cv_waiter unwind_probe)
+UNWIND_PROGRAMS := $(addprefix $(UNWIND_DIR)/,waiters waiters_fp cv_waiter unwind_probe)
 $(UNWIND_DIR):
 	$(Q)mkdir -p $@
 
@@ -198,6 +198,11 @@ $(UNWIND_DIR)/libdebugframe.so: tests/integration/unwind/debugframe_lib.c | $(UN
 $(UNWIND_DIR)/waiters: tests/integration/unwind/waiters.c $(UNWIND_DIR)/libnocfi.so $(UNWIND_DIR)/libdebugframe.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(UNWIND_CFLAGS) $< -L$(UNWIND_DIR) -lnocfi -ldebugframe '-Wl,-rpath,$$ORIGIN' -o $@
+
+# The same with frame pointers, for --call-graph fp (libc has none: the leaf's caller).
+$(UNWIND_DIR)/waiters_fp: tests/integration/unwind/waiters.c $(UNWIND_DIR)/libnocfi.so $(UNWIND_DIR)/libdebugframe.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(UNWIND_CFLAGS) -fno-omit-frame-pointer $< -L$(UNWIND_DIR) -lnocfi -ldebugframe '-Wl,-rpath,$$ORIGIN' -o $@
 
 $(UNWIND_DIR)/cv_waiter: tests/integration/unwind/cv_waiter.cpp | $(UNWIND_DIR)
 	$(call msg,CXX,$@)

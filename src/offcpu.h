@@ -64,13 +64,14 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_LOST,	    /* ran user code or exited before we read it */
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
 	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
+	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
 	OFFCPU_CNT_PROC_GONE,			     /* process exited before its maps were read */
 	OFFCPU_CNT_RINGBUF_UNREAD,		     /* waits left in the ring buffer at stop */
 	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
-	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack filled --stack-depth */
+	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
 	OFFCPU_CNT_USTACK_LOOP, /* of those, a cycle repeated to the end: cut */
 	OFFCPU_CNT_MAX,
 };
@@ -83,6 +84,39 @@ enum offcpu_user_stack {
 	 * same user registers: its user stack is the one of its next record.
 	 */
 	OFFCPU_USTACK_FROM_NEXT,
+	/*
+	 * --call-graph dwarf: after the kernel addresses, a struct
+	 * offcpu_user_copy (the user registers and the top of the user
+	 * stack) for user space to unwind; user_frames is 0.
+	 */
+	OFFCPU_USTACK_COPIED,
+	/*
+	 * --call-graph fp: user_frames frame-pointer addresses, then a struct
+	 * offcpu_user_copy of at most OFFCPU_LEAF_COPY bytes at the SP: with
+	 * the leaf's CFI, user space finds the callers the frame chain skips
+	 * (a leaf without frame pointers, like libc's system call wrappers).
+	 */
+	OFFCPU_USTACK_TAKEN_LEAF,
+};
+
+/* Bytes at the user SP fp mode copies: a libc wrapper's frames and its caller's. */
+#define OFFCPU_LEAF_COPY 256
+
+/* The largest --call-graph dwarf,SIZE (options.h bounds it below this). */
+#define OFFCPU_MAX_STACK_COPY 65536
+
+/* The user registers in DWARF order (unwind.h): rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
+#define OFFCPU_USER_REGS 17
+
+/*
+ * A copy of a thread's user stack, 8-byte aligned in the record: size
+ * bytes that were at regs[7] (the SP) and up, copied page by page up to
+ * SIZE; a page that could not be read ended the copy.
+ */
+struct offcpu_user_copy {
+	__u64 regs[OFFCPU_USER_REGS];
+	__u64 size;
+	__u8 data[];
 };
 
 enum offcpu_record_type {

@@ -10,15 +10,20 @@
  * blocked thread with bpf_get_task_stack(next): it has not run since it
  * blocked, so that is the stack at block time.
  *
- * The user stack can only be read by the thread itself. Recording system
- * wide, a thread with rseq registered (glibc 2.35 and later registers every
- * thread) passes the rseq_update tracepoint on its way back to user space
- * after every switch: its wait is parked in task local storage and sent
- * from there, before any user code has run since the block. That hook runs
- * for every thread on the machine, so with -p -t -c --cgroup, which select
- * a few, and for threads without rseq (Go, musl; the alternative, sys_exit,
- * would cost every system call on the machine), the selected thread's user
- * stack is taken at its switch-out instead, by itself.
+ * The user stack can only be read by the thread itself. A thread with rseq
+ * registered (glibc 2.35 and later registers every thread) passes the
+ * rseq_update tracepoint on its way back to user space after every switch:
+ * a wait that passed the filters is parked in its task local storage and
+ * sent from there, before any user code has run since the block, with the
+ * user stack: the kernel's frame-pointer walk (--call-graph fp), or the
+ * user registers and a copy of the top of the user stack for user space to
+ * unwind with CFI (dwarf). So in every mode, -p -t -c --cgroup included,
+ * only the waits that passed -m -M --sample-rate pay for it; threads
+ * nobody selected pay one task storage lookup per return to user space.
+ * Threads without rseq (Go, musl; the alternative, sys_exit, would cost
+ * every system call on the machine) have their user stack walked by frame
+ * pointers at their switch-out instead, by themselves, counted
+ * (user_stack_at_switch_out).
  *
  * The in-flight start lives with the task, not in a per-CPU map: a thread
  * that blocks on one CPU and wakes on another finds its own start.
@@ -56,6 +61,13 @@ const volatile __u32 stack_depth = OFFCPU_MAX_STACK_DEPTH;
 const volatile __u32 self_tgid;
 /* Park waits for rseq_update: this kernel has it, and no -p -t -c --cgroup. */
 const volatile bool defer_user_stacks;
+/*
+ * --call-graph dwarf,SIZE: bytes of user stack rseq_update copies; 0: fp,
+ * the kernel's frame-pointer walk (bpf_get_stack).
+ */
+const volatile __u32 stack_copy_bytes;
+/* fp mode: a few words at the user SP too, for the leaf's caller (OFFCPU_USTACK_TAKEN_LEAF). */
+const volatile bool fix_leaf;
 /* Any of -p -t -c --cgroup -u -k --state. */
 const volatile bool any_filter;
 
@@ -158,6 +170,33 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_counters);
 } counters SEC(".maps");
+
+/*
+ * A dwarf-mode record is built here before it is output with the length
+ * copied: the wait's header and kernel frames, the user registers, the
+ * stack. The copy's offsets are masks, which the verifier bounds, hence a
+ * page of slack. Too large for a per-CPU array's 32 KiB values: one entry
+ * per CPU (tracer__new sizes it), used by rseq_update alone, which the
+ * kernel never runs twice at once on one CPU.
+ */
+#define COPY_PAGE 4096
+#define COPY_USER_OFF (OFFCPU_WAIT_HEADER_SIZE + 2 * OFFCPU_MAX_STACK_DEPTH * 8)
+#define COPY_DATA_OFF (sizeof(struct offcpu_user_copy))
+
+struct copy_buf {
+	__u8 bytes[COPY_USER_OFF + sizeof(struct offcpu_user_copy) + OFFCPU_MAX_STACK_COPY +
+		   COPY_PAGE];
+};
+
+_Static_assert((OFFCPU_MAX_STACK_COPY & (OFFCPU_MAX_STACK_COPY - 1)) == 0,
+	       "OFFCPU_MAX_STACK_COPY is used as a mask: it must be a power of 2");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct copy_buf);
+} copy_bufs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -364,6 +403,106 @@ static __always_inline void send_parked(struct offcpu_counters *c, struct pendin
 	submit(c, &p->record, how);
 }
 
+/*
+ * The user registers in DWARF order. Entered from user space by a system
+ * call or an interrupt, the kernel saved all of them in pt_regs.
+ */
+static __always_inline void user_regs(__u64 *out)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct pt_regs r;
+
+	if (bpf_probe_read_kernel(&r, sizeof(r), regs))
+		__builtin_memset(&r, 0, sizeof(r));
+	out[0] = r.ax;
+	out[1] = r.dx;
+	out[2] = r.cx;
+	out[3] = r.bx;
+	out[4] = r.si;
+	out[5] = r.di;
+	out[6] = r.bp;
+	out[7] = r.sp;
+	out[8] = r.r8;
+	out[9] = r.r9;
+	out[10] = r.r10;
+	out[11] = r.r11;
+	out[12] = r.r12;
+	out[13] = r.r13;
+	out[14] = r.r14;
+	out[15] = r.r15;
+	out[16] = r.ip;
+}
+
+/*
+ * Sends the parked wait with the user registers and up to stack_copy_bytes
+ * of user stack from the SP, page by page: the first page that cannot be
+ * read (the top of the stack's mapping, a page never touched) ends the
+ * copy, which is never failed whole. Only as long as what was copied.
+ */
+static __always_inline void send_with_stack_copy(struct offcpu_counters *c, struct pending_wait *p,
+						 __u32 frames, __u64 size,
+						 enum offcpu_user_stack kind)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 len = 0, chunk, sp, total;
+	__u64 flags = BPF_RB_NO_WAKEUP, bit = OFFCPU_ID_BIT(p->record.pid);
+	struct offcpu_user_copy *u;
+	struct copy_buf *b;
+	__u32 user_off;
+	int i;
+
+	b = bpf_map_lookup_elem(&copy_bufs, &cpu);
+	/* At most 2 * OFFCPU_MAX_STACK_DEPTH: a kernel and a user stack. */
+	frames &= 2 * OFFCPU_MAX_STACK_DEPTH + 1;
+	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
+		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
+	user_off = OFFCPU_WAIT_HEADER_SIZE + frames * 8;
+	if (!b || size > OFFCPU_MAX_STACK_COPY ||
+	    bpf_probe_read_kernel(b->bytes, user_off, &p->record)) {
+		if (kind == OFFCPU_USTACK_COPIED) {
+			count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
+			p->record.user_frames = 0;
+		}
+		submit(c, &p->record, PREEMPTIBLE);
+		return;
+	}
+	((struct offcpu_wait_record *)b->bytes)->user_stack = kind;
+	u = (void *)&b->bytes[user_off];
+	user_regs(u->regs);
+	sp = u->regs[7];
+	chunk = COPY_PAGE - (sp & (COPY_PAGE - 1));
+	for (i = 0; i < OFFCPU_MAX_STACK_COPY / COPY_PAGE + 1; i++) {
+		if (len + chunk > size)
+			chunk = size - len;
+		if (chunk == 0 || chunk > COPY_PAGE)
+			break;
+		if (bpf_probe_read_user(
+			&b->bytes[user_off + COPY_DATA_OFF + (len & (OFFCPU_MAX_STACK_COPY - 1))],
+			chunk, (void *)(sp + len)))
+			break;
+		len += chunk;
+		chunk = COPY_PAGE;
+	}
+	u->size = len;
+	if (!len && kind == OFFCPU_USTACK_COPIED)
+		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
+	total = user_off + COPY_DATA_OFF + len;
+	/* Never true (the buffer has a page of slack), but the verifier needs the bound. */
+	if (total > sizeof(*b)) {
+		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
+		submit(c, &p->record, PREEMPTIBLE);
+		return;
+	}
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
+	    ((young_bits[OFFCPU_ID_WORD(p->record.pid)] & bit) &&
+	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(p->record.pid)], ~bit) & bit)))
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, b, total, flags))
+		count(c, OFFCPU_CNT_RINGBUF_FULL, PREEMPTIBLE);
+	else
+		count(c, OFFCPU_CNT_EMITTED, PREEMPTIBLE);
+}
+
 /* The current thread is about to run user code: its stack is as it blocked. */
 static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counters *c,
 						 struct pending_wait *p)
@@ -372,6 +511,11 @@ static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counte
 	long n;
 
 	disarm(c, p, PREEMPTIBLE);
+	if (stack_copy_bytes) {
+		p->record.user_frames = 0;
+		send_with_stack_copy(c, p, kernel_frames, stack_copy_bytes, OFFCPU_USTACK_COPIED);
+		return;
+	}
 	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
 		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
 	n = bpf_get_stack(ctx, &p->record.ips[kernel_frames], stack_depth * sizeof(__u64),
@@ -379,11 +523,17 @@ static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counte
 	if (n < 0) {
 		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
 		p->record.user_frames = 0;
-	} else {
-		p->record.user_frames = n / sizeof(__u64);
-		p->record.user_stack = OFFCPU_USTACK_TAKEN;
+		submit(c, &p->record, PREEMPTIBLE);
+		return;
 	}
-	submit(c, &p->record, PREEMPTIBLE);
+	p->record.user_frames = n / sizeof(__u64);
+	p->record.user_stack = OFFCPU_USTACK_TAKEN;
+	if (!fix_leaf) {
+		submit(c, &p->record, PREEMPTIBLE);
+		return;
+	}
+	send_with_stack_copy(c, p, kernel_frames + p->record.user_frames, OFFCPU_LEAF_COPY,
+			     OFFCPU_USTACK_TAKEN_LEAF);
 }
 
 /*
@@ -551,6 +701,7 @@ static __always_inline void add_switch_out_stack(struct offcpu_counters *c,
 	}
 	r->user_frames = frames;
 	r->user_stack = OFFCPU_USTACK_TAKEN;
+	count(c, OFFCPU_CNT_USTACK_AT_OUT, IN_SWITCH);
 }
 
 /* The wait and its kernel stack, taken now: next has not run since it blocked. */

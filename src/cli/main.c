@@ -169,6 +169,7 @@ static int start_tracer(struct session *s)
 		.state_mask = o->state_mask,
 		.max_entries = o->max_entries,
 		.stack_depth = o->stack_depth,
+		.stack_copy_bytes = o->call_graph == CALL_GRAPH_DWARF ? o->stack_copy_bytes : 0,
 		.kernel_stack = o->kernel_stack,
 		.user_stack = o->user_stack,
 		.user_threads_only = o->user_threads_only,

@@ -20,6 +20,7 @@ enum long_only_option {
 	OPT_STACK_DEPTH,
 	OPT_NO_KERNEL_STACK,
 	OPT_NO_USER_STACK,
+	OPT_CALL_GRAPH,
 	OPT_STATS,
 	OPT_RULES,
 	OPT_GROUP_BY,
@@ -45,6 +46,7 @@ static const struct option long_options[] = {
 	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 	{ "no-kernel-stack", no_argument, NULL, OPT_NO_KERNEL_STACK },
 	{ "no-user-stack", no_argument, NULL, OPT_NO_USER_STACK },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
@@ -131,6 +133,9 @@ void options__usage(FILE *out)
 	    "      --stack-depth N         frames per stack, 1..%u (%u)\n"
 	    "      --no-kernel-stack       do not record kernel stacks\n"
 	    "      --no-user-stack         do not record user stacks\n"
+	    "      --call-graph MODE       user stacks: dwarf[,SIZE] (call-frame information,\n"
+	    "                              SIZE bytes of stack copied per wait, default %u)\n"
+	    "                              or fp (frame pointers only); default dwarf\n"
 	    "      --stats                 print the health counters to stderr at the end\n"
 	    "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
 	    "                              (repeatable; packs: postgres)\n"
@@ -149,7 +154,8 @@ void options__usage(FILE *out)
 	    "\n"
 	    "%s",
 	    min_duration, OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH,
-	    OFFCPU_MAX_STACK_DEPTH, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS, options__examples);
+	    OFFCPU_MAX_STACK_DEPTH, OPTIONS_DEFAULT_STACK_COPY_BYTES, OUTPUT_TOP_THREADS,
+	    OUTPUT_TOP_STACKS, options__examples);
 }
 
 static int bad_value(const char *option, const char *value, const char *why)
@@ -200,6 +206,35 @@ static int parse_ids(const char *option, const char *value, struct id_list *list
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+/* "fp", "dwarf" or "dwarf,SIZE". */
+static int parse_call_graph(const char *value, struct options *o)
+{
+	char why[128];
+	uint64_t n;
+
+	if (!strcmp(value, "fp")) {
+		o->call_graph = CALL_GRAPH_FP;
+		return 0;
+	}
+	if (!strcmp(value, "dwarf")) {
+		o->call_graph = CALL_GRAPH_DWARF;
+		o->stack_copy_bytes = OPTIONS_DEFAULT_STACK_COPY_BYTES;
+		return 0;
+	}
+	if (strncmp(value, "dwarf,", 6))
+		return bad_value("--call-graph", value, "expected dwarf, dwarf,SIZE or fp");
+	if (parse__uint(value + 6, OPTIONS_MIN_STACK_COPY_BYTES, OPTIONS_MAX_STACK_COPY_BYTES,
+			&n) ||
+	    n % 8) {
+		snprintf(why, sizeof(why), "SIZE is bytes, a multiple of 8 from %u to %u",
+			 OPTIONS_MIN_STACK_COPY_BYTES, OPTIONS_MAX_STACK_COPY_BYTES);
+		return bad_value("--call-graph", value, why);
+	}
+	o->call_graph = CALL_GRAPH_DWARF;
+	o->stack_copy_bytes = (uint32_t)n;
 	return 0;
 }
 
@@ -281,6 +316,8 @@ static const char *tracing_only(int opt)
 		return "--no-kernel-stack";
 	case OPT_NO_USER_STACK:
 		return "--no-user-stack";
+	case OPT_CALL_GRAPH:
+		return "--call-graph";
 	default:
 		return NULL;
 	}
@@ -343,6 +380,8 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_NO_USER_STACK:
 		o->user_stack = false;
 		return 0;
+	case OPT_CALL_GRAPH:
+		return parse_call_graph(arg, o);
 	case OPT_STATS:
 		o->stats = true;
 		return 0;
@@ -442,6 +481,8 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 	o->stack_depth = OFFCPU_MAX_STACK_DEPTH;
 	o->kernel_stack = true;
 	o->user_stack = true;
+	o->call_graph = CALL_GRAPH_DWARF;
+	o->stack_copy_bytes = OPTIONS_DEFAULT_STACK_COPY_BYTES;
 
 	opterr = 0;
 	/* 0, not 1: glibc then forgets a previous parse (a cluster it stopped in). */

@@ -15,6 +15,21 @@
 #define OPTIONS_DEFAULT_MIN_DURATION_NS 1000000ULL
 /* --max-entries: slots of the in-flight table. */
 #define OPTIONS_DEFAULT_MAX_ENTRIES 65536U
+/*
+ * --call-graph dwarf,SIZE: bytes of user stack copied per wait. 16 KiB held
+ * every stack of the unwinder's measurements (python3 in its eval loop:
+ * 11 KiB); SIZE is a multiple of 8 (the copy is read by words) from 512 to
+ * 65528 (a record's size must fit the ring buffer's 64 KiB pages of slack).
+ */
+#define OPTIONS_DEFAULT_STACK_COPY_BYTES 16384U
+#define OPTIONS_MIN_STACK_COPY_BYTES 512U
+#define OPTIONS_MAX_STACK_COPY_BYTES 65528U
+
+/* --call-graph: how user stacks are unwound. */
+enum call_graph {
+	CALL_GRAPH_DWARF, /* a copy of the stack, unwound with CFI in user space */
+	CALL_GRAPH_FP,	  /* frame pointers, walked by the kernel */
+};
 
 /* Which options apply, and how: set by the subcommand main() dispatched to. */
 enum options_mode {
@@ -51,6 +66,8 @@ struct options {
 	uint32_t stack_depth;
 	bool kernel_stack;
 	bool user_stack;
+	enum call_graph call_graph;
+	uint32_t stack_copy_bytes; /* --call-graph dwarf,SIZE */
 	bool stats;
 	bool verbose;
 	char **command;		    /* NULL-terminated argv after "--", or NULL */

@@ -701,6 +701,19 @@ static const struct elf_symbol *jit_symbol(struct symbolizer *s, struct process 
 	return perfmap__find(&p->perfmap, addr);
 }
 
+const struct proc_maps *symbolizer__maps(struct symbolizer *s, uint32_t pid, uint64_t addr,
+					 uint64_t seen_ns)
+{
+	struct process *p = mappings_of(s, pid);
+
+	if (!p || p->gone)
+		return NULL;
+	if (!procmaps__find(&p->maps, addr) && p->read_at_ns < seen_ns &&
+	    may_reread(s, &p->maps_rereads, clock__monotonic_ns()))
+		read_process(s, p);
+	return p->gone ? NULL : &p->maps;
+}
+
 void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f)
 {

@@ -15,6 +15,7 @@
 #include "profile/frame.h"
 #include "symbols/ksyms.h"
 #include "symbols/limits.h"
+#include "symbols/procmaps.h"
 
 struct symbolizer;
 struct debuginfo;
@@ -49,6 +50,14 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
  * by then.
  */
 void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f);
+/*
+ * The executable mappings of pid (or of the process standing for it) for
+ * the unwinder, read again as symbolizer__user would if addr, seen at
+ * seen_ns, is in none of them; NULL: none known. Valid until the next call
+ * for pid.
+ */
+const struct proc_maps *symbolizer__maps(struct symbolizer *s, uint32_t pid, uint64_t addr,
+					 uint64_t seen_ns);
 /* The process replaced its image: snapshot the new one now, while it lives. */
 void symbolizer__exec(struct symbolizer *s, uint32_t pid);
 /*

@@ -12,6 +12,7 @@
 #include "lib/u32_key.h"
 #include "offcpu.h"
 #include "symbols/proctitle.h"
+#include "symbols/unwind.h"
 #include "trace/collector.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
@@ -65,6 +66,8 @@ struct collector {
 	struct hash_table *chains;	  /* tid -> chain */
 	struct hash_table *classes;	  /* (stacks, state) -> cached_class */
 	struct cached_stack *key;	  /* lookup key, room for the deepest stack */
+	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
+	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
 	const struct rule_set *rules;
 	uint32_t state_mask;
 	bool malformed_reported;
@@ -118,6 +121,16 @@ static bool process_alive(void *ctx, uint32_t pid)
 	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
+/*
+ * The unwinder's CFI cache, within offcpu's RSS bound of 64 MiB: libc's
+ * .eh_frame is 0.3 MiB, its .debug_frame more; 16 MiB holds the files a
+ * busy machine's blocking threads run, the rest are read again.
+ */
+static const struct unwinder_opts unwinder_opts = {
+	.max_modules = 128,
+	.max_bytes = 16 << 20,
+};
+
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   const struct rule_set *rules, uint32_t state_mask, struct collector **out)
 {
@@ -135,7 +148,8 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->chains = hash_table__new(u32_key__hash, u32_key__equal);
 	c->classes = hash_table__new(hash_class, equal_class);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
-	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key) {
+	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key ||
+	    unwinder__new(&unwinder_opts, &c->unwinder)) {
 		collector__free(c);
 		return -ENOMEM;
 	}
@@ -168,6 +182,7 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->processes, process_info_free);
 	hash_table__free_values(c->chains, chain_free);
 	free(c->key);
+	unwinder__free(c->unwinder);
 	free(c);
 }
 
@@ -301,18 +316,123 @@ static uint32_t loop_cut(const __u64 *ips, uint32_t nr)
  * thread's root (unless it had exactly that many frames: no way to tell).
  */
 static uint32_t user_frames_kept(struct collector *c, const struct offcpu_wait_record *r,
-				 uint32_t user_frames)
+				 uint32_t user_frames, bool *cut_short)
 {
 	const __u64 *ips = r->ips + r->kernel_frames;
 	uint32_t kept;
 
 	if (!r->stack_depth || user_frames < r->stack_depth)
 		return user_frames;
-	c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
+	*cut_short = true;
 	kept = loop_cut(ips, user_frames);
 	if (kept < user_frames)
 		c->profile->counters[OFFCPU_CNT_USTACK_LOOP]++;
 	return kept;
+}
+
+/*
+ * A dwarf-mode record's user stack: the copy after the kernel frames,
+ * unwound with the CFI of the files mapped. A stack that stops before the
+ * thread's root is counted, and kept as far as it went. Returns the number
+ * of frames in c->unwound, or -EINVAL for a malformed copy.
+ */
+/*
+ * The struct offcpu_user_copy at byte off of the record, as the unwinder
+ * takes it; NULL if the record is too short for it.
+ */
+static const struct offcpu_user_copy *copy_at(const struct offcpu_wait_record *r, size_t size,
+					      size_t off, struct unwind_regs *regs,
+					      struct unwind_stack *stack)
+{
+	const struct offcpu_user_copy *copy;
+	unsigned int i;
+
+	if (size < off + sizeof(*copy))
+		return NULL;
+	copy = (const void *)((const char *)r + off);
+	if (copy->size > size - off - sizeof(*copy))
+		return NULL;
+	for (i = 0; i < UNWIND_NR_REGS && i < OFFCPU_USER_REGS; i++)
+		regs->r[i] = copy->regs[i];
+	regs->valid = (1u << UNWIND_NR_REGS) - 1;
+	stack->start = copy->regs[UNWIND_REG_RSP];
+	stack->data = copy->data;
+	stack->size = copy->size;
+	return copy;
+}
+
+static int unwind_copy(struct collector *c, const struct offcpu_wait_record *r, size_t size,
+		       uint32_t kernel_frames, bool *cut_short)
+{
+	size_t off = OFFCPU_WAIT_HEADER_SIZE + kernel_frames * sizeof(__u64);
+	const struct offcpu_user_copy *copy;
+	const struct proc_maps *maps;
+	struct unwind_result res;
+	struct unwind_regs regs;
+	struct unwind_stack stack;
+	size_t max = r->stack_depth && r->stack_depth <= OFFCPU_MAX_STACK_DEPTH
+			 ? r->stack_depth
+			 : OFFCPU_MAX_STACK_DEPTH;
+
+	copy = copy_at(r, size, off, &regs, &stack);
+	if (!copy)
+		return -EINVAL;
+	if (!copy->size)
+		return 0;
+	maps = symbolizer__maps(c->symbolizer, r->pid, copy->regs[UNWIND_REG_RIP], r->end_ts_ns);
+	if (!maps ||
+	    unwinder__unwind(c->unwinder, r->pid, maps, &regs, &stack, c->unwound, max, &res)) {
+		*cut_short = true;
+		return 0;
+	}
+	*cut_short = res.stop != UNWIND_STOP_ROOT;
+	return (int)res.nr;
+}
+
+/* Callers of the leaf the frame chain may skip: libc's wrappers, their caller. */
+#define LEAF_STEPS 4
+
+/*
+ * fp mode: the frame chain (ips, nr) skips the callers of a leaf without
+ * frame pointers: the walk starts from the frame pointer of the first
+ * function that keeps one. Stepping from the leaf with CFI over the words
+ * copied at the SP finds them; they are put in only where that walk meets
+ * the chain's second address, so nothing unconfirmed is added. The stack
+ * goes into c->unwound; its length, or -EINVAL for a malformed copy.
+ */
+static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, size_t size,
+		    const __u64 *ips, uint32_t nr)
+{
+	size_t off = OFFCPU_WAIT_HEADER_SIZE + (r->kernel_frames + r->user_frames) * sizeof(__u64);
+	uint32_t max = r->stack_depth && r->stack_depth <= OFFCPU_MAX_STACK_DEPTH
+			   ? r->stack_depth
+			   : OFFCPU_MAX_STACK_DEPTH;
+	uint64_t pcs[LEAF_STEPS + 2];
+	const struct offcpu_user_copy *copy;
+	const struct proc_maps *maps;
+	struct unwind_result res;
+	struct unwind_regs regs;
+	struct unwind_stack stack;
+	uint32_t i, j, n = 0, meet = 0;
+
+	copy = copy_at(r, size, off, &regs, &stack);
+	if (!copy)
+		return -EINVAL;
+	if (nr >= 2 && copy->size && copy->regs[UNWIND_REG_RIP] == ips[0]) {
+		maps = symbolizer__maps(c->symbolizer, r->pid, ips[0], r->end_ts_ns);
+		if (maps && !unwinder__unwind(c->unwinder, r->pid, maps, &regs, &stack, pcs,
+					      ARRAY_SIZE(pcs), &res)) {
+			for (j = 1; j < res.nr && !meet; j++)
+				if (pcs[j] == ips[1])
+					meet = j;
+		}
+	}
+	for (i = 0; i < nr && n < max; i++) {
+		c->unwound[n++] = ips[i];
+		for (j = 1; i == 0 && j < meet && n < max; j++)
+			c->unwound[n++] = pcs[j];
+	}
+	return (int)n;
 }
 
 static const char *wait_class_of(struct collector *c, const struct wait *w)
@@ -361,8 +481,12 @@ static int add_chain(struct collector *c, const struct wait *w)
 	return 0;
 }
 
-/* The thread's waits that were waiting for this user stack. */
-static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack)
+/*
+ * The thread's waits that were waiting for this user stack; cut_short: it
+ * stopped before the thread's root, which each of them counts.
+ */
+static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack,
+		       bool cut_short)
 {
 	struct chain *chain = hash_table__remove(c->chains, &tid);
 	size_t i;
@@ -376,6 +500,8 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		w->user_stack = user_stack;
 		if (!user_stack)
 			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
+		else if (cut_short)
+			c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
 		/* Its user frames are known only now. */
 		w->wait_class = wait_class_of(c, w);
 		err = w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
@@ -405,11 +531,22 @@ static int malformed(struct collector *c, const void *data, size_t size, const c
 	return -EINVAL;
 }
 
+static const struct stack *symbolize_unwound(struct collector *c,
+					     const struct offcpu_wait_record *r, uint32_t nr)
+{
+	__u64 pcs[OFFCPU_MAX_STACK_DEPTH];
+	uint32_t i;
+
+	for (i = 0; i < nr; i++)
+		pcs[i] = c->unwound[i];
+	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
 	struct process_info *process;
-	bool filtered;
+	bool filtered, cut_short = false;
 	struct wait w = { 0 };
 	char comm[OFFCPU_COMM_LEN + 1];
 	int err;
@@ -443,8 +580,28 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	/* Frame-pointer walks end on a zero return address: not a frame. */
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
-	if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
-		user_frames = user_frames_kept(c, r, user_frames);
+	if (r->user_stack == OFFCPU_USTACK_COPIED) {
+		int nr = unwind_copy(c, r, size, kernel_frames, &cut_short);
+
+		if (nr < 0)
+			return malformed(c, r, size, "shorter than its user stack copy");
+		if (nr) {
+			w.user_stack = symbolize_unwound(c, r, (uint32_t)nr);
+			if (!w.user_stack)
+				return -ENOMEM;
+		}
+	} else if (r->user_stack == OFFCPU_USTACK_TAKEN_LEAF && user_frames) {
+		int nr;
+
+		user_frames = user_frames_kept(c, r, user_frames, &cut_short);
+		nr = fix_leaf(c, r, size, r->ips + kernel_frames, user_frames);
+		if (nr < 0)
+			return malformed(c, r, size, "shorter than its user stack copy");
+		w.user_stack = symbolize_unwound(c, r, (uint32_t)nr);
+		if (!w.user_stack)
+			return -ENOMEM;
+	} else if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
+		user_frames = user_frames_kept(c, r, user_frames, &cut_short);
 		w.user_stack =
 		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
 		if (!w.user_stack)
@@ -460,9 +617,11 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack);
+	err = close_chain(c, w.tid, w.user_stack, cut_short);
 	if (err || filtered)
 		return err;
+	if (cut_short)
+		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
 	w.wait_class = wait_class_of(c, &w);
 	if (!w.wait_class)
 		return -ENOMEM;
@@ -530,7 +689,7 @@ int collector__finish(struct collector *c)
 	while (!err && hash_table__next(c->chains, &it, &key, NULL)) {
 		uint32_t tid = *(const uint32_t *)key;
 
-		err = close_chain(c, tid, NULL);
+		err = close_chain(c, tid, NULL, false);
 		memset(&it, 0, sizeof(it));
 	}
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);

@@ -22,6 +22,7 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_USTACK_LOST] = "user_stack_lost",
 	[OFFCPU_CNT_USTACK_PENDING] = "user_stack_pending",
 	[OFFCPU_CNT_SWITCH_UNSEEN] = "switch_in_unseen",
+	[OFFCPU_CNT_USTACK_AT_OUT] = "user_stack_at_switch_out",
 	[OFFCPU_CNT_SYMBOL_MISS] = "symbol_misses",
 	[OFFCPU_CNT_PROC_GONE] = "processes_gone",
 	[OFFCPU_CNT_RINGBUF_UNREAD] = "ringbuf_unread",

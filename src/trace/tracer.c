@@ -213,6 +213,34 @@ static int check_tracepoints(struct offcpu_bpf *skel, const struct btf *vmlinux,
 	return 0;
 }
 
+/*
+ * A ring buffer for dwarf mode's records, a few KiB each (6 KiB typically)
+ * where fp mode's are a few hundred bytes: twice fp mode's 4 MiB, room for
+ * 1,300 records of 6 KiB between two reads (50 ms apart at the most).
+ * libbpf maps it twice, so each byte counts twice in offcpu's RSS. The copy
+ * buffer (both modes copy at the SP): one per CPU.
+ */
+#define DWARF_RING_BYTES (8U << 20)
+
+static int size_stack_copies(struct offcpu_bpf *skel)
+{
+	int cpus, err;
+
+	if (!skel->rodata->stack_copy_bytes && !skel->rodata->fix_leaf)
+		return 0;
+	cpus = libbpf_num_possible_cpus();
+	if (cpus < 0) {
+		report_setup_error("count the CPUs", cpus);
+		return cpus;
+	}
+	err = bpf_map__set_max_entries(skel->maps.copy_bufs, (__u32)cpus);
+	if (!err && skel->rodata->stack_copy_bytes)
+		err = bpf_map__set_max_entries(skel->maps.events, DWARF_RING_BYTES);
+	if (err)
+		report_setup_error("size the user stack copies", err);
+	return err;
+}
+
 static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 {
 	const char *path = o->btf_path ?: KERNEL_BTF_PATH;
@@ -224,12 +252,14 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	switch_args = tracepoint_args(vmlinux, "sched_switch");
 	skel->rodata->has_prev_state_arg = switch_args >= 4;
 	/*
-	 * Without rseq_update, or when a filter selects a few threads (the
-	 * hook would run for every thread), user stacks are taken at switch-out.
+	 * In every mode, filtered or not: at rseq_update the wait's duration is
+	 * known, so only the waits that passed -m -M --sample-rate pay for the
+	 * user stack (a copy of it in dwarf mode). Its cost for the threads
+	 * nobody selected is one task storage lookup on their way to user
+	 * space. Without rseq_update, user stacks are taken at switch-out.
 	 */
 	skel->rodata->defer_user_stacks =
-	    o->user_stack && tracepoint_args(vmlinux, "rseq_update") >= 0 && !o->pids->nr &&
-	    !o->tids->nr && !o->nr_comms && !o->filter_cgroup;
+	    o->user_stack && tracepoint_args(vmlinux, "rseq_update") >= 0;
 	if (!skel->rodata->defer_user_stacks)
 		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
 	err = check_tracepoints(skel, vmlinux, path);
@@ -241,6 +271,8 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->sample_rate = o->sample_rate;
 	skel->rodata->state_mask = o->state_mask;
 	skel->rodata->stack_depth = o->stack_depth;
+	skel->rodata->stack_copy_bytes = o->user_stack ? o->stack_copy_bytes : 0;
+	skel->rodata->fix_leaf = o->user_stack && !o->stack_copy_bytes;
 	skel->rodata->want_kernel_stack = o->kernel_stack;
 	skel->rodata->want_user_stack = o->user_stack;
 	skel->rodata->user_threads_only = o->user_threads_only;
@@ -256,8 +288,11 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 
 	skel->rodata->max_slots = o->max_entries;
 	err = bpf_map__set_max_entries(skel->maps.comms, o->nr_comms ?: 1);
-	if (err)
+	if (err) {
 		report_setup_error("size the -c map", err);
+		goto out;
+	}
+	err = size_stack_copies(skel);
 out:
 	btf__free(vmlinux);
 	return err;

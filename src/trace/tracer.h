@@ -16,6 +16,7 @@ struct tracer_opts {
 	uint32_t state_mask; /* 0: all */
 	uint32_t max_entries;
 	uint32_t stack_depth;
+	uint32_t stack_copy_bytes; /* --call-graph dwarf,SIZE; 0: fp */
 	bool kernel_stack;
 	bool user_stack;
 	bool user_threads_only;

@@ -292,6 +292,41 @@ def test_stack_is_the_one_at_block_time():
             assert not [s for s in syms if s and s.startswith("chain_b")], syms
 
 
+def test_stack_is_the_one_at_block_time_in_each_mode_and_path():
+    # The same chain-A/chain-B check in fp mode, and in both modes with
+    # glibc's rseq off: those threads' user stacks are taken at their
+    # switch-out (counted), the others' at rseq_update.
+    for mode, rseq in (("fp", True), ("dwarf", False), ("fp", False)):
+        name = "chain-%s-%s" % (mode, "rseq" if rseq else "norseq")
+        saved = os.environ.get("GLIBC_TUNABLES")
+        if not rseq:
+            os.environ["GLIBC_TUNABLES"] = "glibc.pthread.rseq=0"
+        try:
+            truth, calls, waits, stats = record_truth(
+                ["-m", "1ms", "-f", "json", "--call-graph", mode], name, command=True)
+        finally:
+            if saved is None:
+                os.environ.pop("GLIBC_TUNABLES", None)
+            else:
+                os.environ["GLIBC_TUNABLES"] = saved
+        # With rseq, only waits before ld.so registered it (the exec's page
+        # faults) go without; with it off, every user wait of the command.
+        at_out = stats["user_stack_at_switch_out"]
+        if rseq:
+            assert at_out * 10 < stats["emitted"], (name, stats)
+        else:
+            assert at_out * 2 > stats["emitted"], (name, stats)
+        check_thread("chain", "sleep", "chain_a_inner", truth, waits, calls)
+        tid = truth["chain"][0]
+        blocked = [w for w in waits if w["tid"] == tid and w["state"] in BLOCKED_STATES and
+                   in_calls(w, calls[tid]) > 0]
+        assert blocked, name
+        for w in blocked:
+            syms = user_syms(w)
+            assert "chain_a_outer" in syms, (name, syms)
+            assert not [s for s in syms if s and s.startswith("chain_b")], (name, syms)
+
+
 def test_system_wide_deferred_user_stacks():
     # System wide, glibc threads' user stacks are read in rseq_update once
     # the thread heads back to user space; -- COMMAND takes them at
@@ -1070,6 +1105,10 @@ BAD_INPUTS = [
     (["--max-entries", "99999999999999999999"], "99999999999999999999"),
     (["--max-entries", "-5"], "'-5'"),
     (["--stack-depth", "0"], "'0'"),
+    (["--call-graph", "lbr"], "'lbr'"),
+    (["--call-graph", "dwarf,1001"], "'dwarf,1001'"),
+    (["--call-graph", "dwarf,65536"], "'dwarf,65536'"),
+    (["--call-graph", "dwarf,256"], "'dwarf,256'"),
     (["--sample-rate", "1.5"], "'1.5'"),
     (["-p", "4194303"], "4194303"),
     (["-t", "1,-2"], "'1,-2'"),
@@ -1183,6 +1222,15 @@ def test_postgres_pgbench_waits():
     idle = {w["title"] for w in background if w["wait"] == "sleep:pg-idle"}
     assert idle & {"postgres: walwriter", "postgres: background writer",
                    "postgres: checkpointer", "postgres: autovacuum launcher"}, idle
+    # Debian's postgres and libc have no frame pointers: with the default
+    # --call-graph dwarf each client backend's blocked wait is whole, from
+    # libc's wrapper up through PostgresMain to PostmasterMain.
+    blocked = [w for w in clients if w["state"] in BLOCKED_STATES]
+    assert blocked
+    for w in blocked:
+        syms = user_syms(w)
+        assert "PostgresMain" in syms and "PostmasterMain" in syms, syms
+        assert "libc.so" in (w["user_stack"][0].get("module") or ""), w["user_stack"][0]
 
 
 def test_second_sigint_exits_at_once_without_output():

@@ -272,6 +272,218 @@ def test_stack_deeper_than_the_copy_is_cut_short_nothing_invented():
     compare(whole, deep_gdb)
 
 
+# offcpu itself on the same programs, their waits ending every PERIOD_MS.
+OFFCPU = os.path.join(ROOT, "offcpu")
+PERIOD_MS = 50
+
+
+def offcpu_waits(pid, *options, duration="1500ms"):
+    """tid -> offcpu's waits of process pid (json), and the stats record."""
+    r = run([OFFCPU, "-p", str(pid), "-m", "0", "-d", duration, "-f", "json"] + list(options))
+    assert r.returncode == 0, "offcpu failed: %s" % r.stderr.strip()[-500:]
+    by_tid, stats = {}, None
+    for line in r.stdout.splitlines():
+        rec = json.loads(line)
+        if rec["type"] == "stats":
+            stats = rec
+        elif rec["type"] == "offcpu":
+            frames = rec["user_stack"]
+            rec["addrs"] = [int(f["addr"], 16) for f in frames]
+            rec["names"] = [f.get("sym") for f in frames]
+            by_tid.setdefault(rec["tid"], []).append(rec)
+    assert stats is not None, "no stats record"
+    return by_tid, stats
+
+
+def tids_by_comm(pid):
+    out = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+            out[f.read().strip()] = int(tid)
+    return out
+
+
+def rooted(w):
+    return bool(w["names"]) and bool(ROOTS.match(w["names"][-1] or ""))
+
+
+def assert_waits_as_gdb(comm, waits, gdb_frames, leaf, chains):
+    """Every wait of the thread in its leaf (None: every wait holding the
+    first chain's first frame) has the chains and reaches the root; at least
+    one is gdb's stack, frame by frame and whole."""
+    if leaf is None:
+        mine = [w for w in waits if chains[0][0] in w["names"]]
+    else:
+        mine = [w for w in waits if w["names"] and w["names"][0] == leaf]
+    assert mine, "%s: no wait in %s: %s" % (comm, leaf, [w["names"][:3] for w in waits])
+    for w in mine:
+        for chain in chains:
+            assert_chain(w, chain)
+        assert rooted(w), "%s: a wait ends in %s: %s" % (comm, w["names"][-1], w["names"])
+    good = trusted(gdb_frames)
+    assert any(w["addrs"] == [pc for pc, _ in good] for w in mine), \
+        "%s: no wait is gdb's %s: %s" % (comm, [n for _, n in good], mine[0]["names"])
+    return mine
+
+
+def test_offcpu_dwarf_every_wait_whole_as_gdb_prints_it():
+    """offcpu -p (default --call-graph dwarf) on the -O2 waiters: each
+    wait in nanosleep, the mutex, the pipe read, through a signal frame and
+    .debug_frame, carries the whole chain to its root, gdb's frames."""
+    with Program([os.path.join(UNWIND, "waiters"), str(PERIOD_MS)], 8) as proc:
+        gdb = gdb_stacks(proc.pid)
+        tids = tids_by_comm(proc.pid)
+        waits, stats = offcpu_waits(proc.pid)
+    for comm, chains in WAITERS_CHAINS.items():
+        if comm == "nocfi":
+            continue  # gdb goes astray there: its own test below
+        assert_waits_as_gdb(comm, waits.get(tids[comm], []), gdb[tids[comm]],
+                            WAITERS_LEAVES[comm], chains)
+    nocfi = [w for w in waits[tids["nocfi"]] if w["names"][0] == "clock_nanosleep"]
+    assert nocfi, waits[tids["nocfi"]]
+    for w in nocfi:
+        assert_chain(w, WAITERS_CHAINS["nocfi"][0])
+        assert rooted(w), w["names"]
+    # Only the deep recursion (past 16 KiB) stopped before its root.
+    deep = waits[tids["deep"]]
+    short = [w for tid, ws in waits.items() for w in ws if not rooted(w)]
+    assert all(w["tid"] == tids["deep"] for w in short), [(w["comm"], w["names"]) for w in short]
+    assert stats["user_stack_cut_short"] == len(short) >= len(deep) > 0, (stats, len(short))
+    assert stats["user_stack_at_switch_out"] == 0, stats
+
+
+def test_offcpu_cxx_condition_variable_wait_as_gdb_prints_it():
+    """Each std::condition_variable::wait, woken every period: whole, gdb's."""
+    with Program([os.path.join(UNWIND, "cv_waiter"), str(PERIOD_MS)], 3) as proc:
+        gdb = gdb_stacks(proc.pid)
+        tids = tids_by_comm(proc.pid)
+        waits, stats = offcpu_waits(proc.pid)
+    assert_waits_as_gdb("condvar", waits.get(tids["condvar"], []), gdb[tids["condvar"]], None,
+                        [["pthread_cond_wait", "wait_ready(int)", "cv_c(int)", "cv_b(int)",
+                          "cv_a(int)"]])
+
+
+PY_PERIODIC = """
+import threading, time
+lock = threading.Lock()
+lock.acquire()
+def waiter():
+    while True:
+        lock.acquire(timeout=0.05)
+threading.Thread(target=waiter).start()
+print("ready", flush=True)
+while True:
+    time.sleep(0.05)
+"""
+
+
+def test_offcpu_python_sleep_and_lock_reach_the_interpreter_and_main():
+    """Debian's python3 under offcpu: time.sleep and threading.Lock waits
+    reach _PyEval_EvalFrameDefault, the main thread's Py_BytesMain, the root."""
+    with Program([PYTHON, "-c", PY_PERIODIC], 2) as proc:
+        waits, stats = offcpu_waits(proc.pid)
+        main_tid = proc.pid
+    assert len(waits) == 2, waits.keys()
+    for tid, ws in waits.items():
+        blocked = [w for w in ws if w["state"] == "interruptible"]
+        assert blocked, [w["names"] for w in ws]
+        for w in blocked:
+            assert "_PyEval_EvalFrameDefault" in w["names"], w["names"]
+            assert rooted(w), w["names"]
+            if tid == main_tid:
+                assert "Py_BytesMain" in w["names"], w["names"]
+
+
+def test_offcpu_stack_deeper_than_size_cut_short_counted_nothing_invented():
+    """--call-graph dwarf,8192 on the 48 KiB recursion: each wait stops
+    before its root, is counted, and every frame it has is gdb's."""
+    with Program([os.path.join(UNWIND, "waiters"), str(PERIOD_MS)], 8) as proc:
+        gdb = gdb_stacks(proc.pid)
+        tids = tids_by_comm(proc.pid)
+        waits, stats = offcpu_waits(proc.pid, "--call-graph", "dwarf,8192")
+    deep = waits[tids["deep"]]
+    deep_gdb = gdb[tids["deep"]]
+    short = [w for ws in waits.values() for w in ws if not rooted(w)]
+    assert stats["user_stack_cut_short"] == len(short) >= len(deep) > 0, (stats, len(short))
+    slept = [w for w in deep if w["names"][0] == "clock_nanosleep"]
+    assert slept, [w["names"][:3] for w in deep]
+    for w in slept:
+        assert not rooted(w), w["names"]
+        assert 4 < len(w["addrs"]) < len(deep_gdb), len(w["addrs"])
+        assert w["addrs"] == [pc for pc, _ in deep_gdb[:len(w["addrs"])]], w["names"]
+
+
+def test_offcpu_fp_mode_finds_the_leafs_caller():
+    """--call-graph fp on the waiters built with frame pointers: libc's
+    wrappers have none, so the frame chain skips the function that called
+    them; the leaf's CFI over the words at the SP puts it back."""
+    with Program([os.path.join(UNWIND, "waiters_fp"), str(PERIOD_MS)], 8) as proc:
+        tids = tids_by_comm(proc.pid)
+        waits, stats = offcpu_waits(proc.pid, "--call-graph", "fp")
+    expected = {
+        "waiters_fp": ("clock_nanosleep", ["clock_nanosleep", "nanosleep", "nap", "sleep_c",
+                                           "sleep_b", "sleep_a", "main"]),
+        "pipe": ("__read", ["__read", "drain", "read_c", "read_b", "read_a", "run"]),
+        "mutex": ("__lll_lock_wait", ["__lll_lock_wait", "pthread_mutex_lock", "take_lock",
+                                      "lock_c", "lock_b", "lock_a", "run"]),
+    }
+    for comm, (leaf, chain) in expected.items():
+        mine = [w for w in waits.get(tids[comm], []) if w["names"] and w["names"][0] == leaf]
+        assert mine, "%s: no wait in %s" % (comm, leaf)
+        for w in mine:
+            assert w["names"][:len(chain)] == chain, "%s: %s" % (comm, w["names"])
+
+
+GO_PROGRAM = """package main
+
+import "time"
+
+//go:noinline
+func napper() { time.Sleep(20 * time.Millisecond) }
+
+func main() {
+	println("ready")
+	for {
+		napper()
+	}
+}
+"""
+
+
+def test_offcpu_go_binary_by_frame_pointers_at_switch_out():
+    """Go registers no rseq: its threads' user stacks are walked by frame
+    pointers at switch-out, counted, and reach main.main in dwarf mode."""
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix="offcpu-go-")
+    try:
+        waits, stats = run_go_program(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    mine = [w for ws in waits.values() for w in ws if "main.napper" in w["names"]]
+    assert len(mine) >= 10, [w["names"] for ws in waits.values() for w in ws][:5]
+    for w in mine:
+        assert w["names"][w["names"].index("main.napper") + 1] == "main.main", w["names"]
+    assert stats["user_stack_at_switch_out"] == stats["emitted"] > 0, stats
+
+
+def run_go_program(d):
+    with open(os.path.join(d, "main.go"), "w") as f:
+        f.write(GO_PROGRAM)
+    with open(os.path.join(d, "go.mod"), "w") as f:
+        f.write("module gosleep\ngo 1.19\n")
+    r = run(["go", "build", "-o", "gosleep", "."], cwd=d, timeout=300)
+    assert r.returncode == 0, r.stderr
+    proc = subprocess.Popen([os.path.join(d, "gosleep")], stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr.readline().strip() == "ready"
+        waits, stats = offcpu_waits(proc.pid, "-m", "1ms", duration="1s")
+    finally:
+        proc.kill()
+        proc.wait()
+    return waits, stats
+
+
 def main():
     if os.geteuid() != 0:
         print("the unwinder's tests need root (ptrace, map_files)")

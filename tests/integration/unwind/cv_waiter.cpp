@@ -2,10 +2,15 @@
 /*
  * A thread blocked forever in std::condition_variable::wait under a chain
  * of static functions, and the main thread in std::thread::join; plain
- * -O2, no frame pointers. Prints "ready" once the thread is started.
+ * -O2, no frame pointers. With an argument MS, a notifier thread wakes the
+ * waiter every MS milliseconds and it waits again at the same call site,
+ * so offcpu sees its waits complete. Prints "ready" once the threads are
+ * started.
  */
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -43,8 +48,19 @@ __attribute__((noipa)) static int join_waiter(std::thread &t)
 	return never; /* read after the call: no tail call */
 }
 
-int main()
+int main(int argc, char **argv)
 {
+	if (argc > 1) {
+		int ms = std::atoi(argv[1]);
+
+		std::thread([ms] {
+			pthread_setname_np(pthread_self(), "notifier");
+			for (;;) {
+				std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+				cv.notify_one();
+			}
+		}).detach();
+	}
 	std::thread t([] {
 		pthread_setname_np(pthread_self(), "condvar");
 		cv_a(0);

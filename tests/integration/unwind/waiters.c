@@ -8,14 +8,19 @@
  * .debug_frame of its separate debug file, a signal handler (the stack
  * goes on through the signal frame into the interrupted pthread_kill),
  * and a recursion deeper than a stack copy (DEEP_LEVELS frames of
- * DEEP_FRAME_BYTES each). Prints
+ * DEEP_FRAME_BYTES each). With an argument MS, every wait ends after
+ * MS milliseconds and begins again from the same call sites, so offcpu
+ * sees them complete: a feeder thread writes the pipe and lets the mutex
+ * go each period. Prints
  * "ready" once every thread is started; a test waits until each one is
  * blocked (/proc/PID/task/TID/syscall).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,10 +40,16 @@
 
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
 static int pipe_fds[2];
+static int period_ms = FOREVER_MS;
 
 __attribute__((noipa)) static int nap(int ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts;
+
+	if (ms > period_ms)
+		ms = period_ms;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
 
 	for (;;)
 		nanosleep(&ts, NULL);
@@ -51,6 +62,7 @@ CHAIN(sleep_a, sleep_b)
 __attribute__((noipa)) static int take_lock(int x)
 {
 	pthread_mutex_lock(&held);
+	pthread_mutex_unlock(&held);
 	return x + 1;
 }
 CHAIN(lock_c, take_lock)
@@ -116,19 +128,54 @@ static const struct waiter waiters[] = {
 static void *run(void *arg)
 {
 	const struct waiter *w = arg;
+	long sum = 0;
 
 	pthread_setname_np(pthread_self(), w->name);
-	return (void *)(long)w->chain(w->arg);
+	for (;;)
+		sum += w->chain(w->arg == FOREVER_MS ? period_ms : w->arg);
+	return (void *)sum;
 }
 
-int main(void)
+/* Each period: a byte for the pipe reader, the mutex let go for a moment. */
+static void *feed(void *arg)
 {
-	pthread_t threads[sizeof(waiters) / sizeof(waiters[0])];
+	struct timespec period = { period_ms / 1000, (period_ms % 1000) * 1000000L };
+	struct timespec moment = { 0, 1000000L };
+
+	pthread_setname_np(pthread_self(), "feeder");
+	pthread_mutex_lock(&held);
+	sem_post(arg);
+	for (;;) {
+		nanosleep(&period, NULL);
+		if (write(pipe_fds[1], "x", 1) != 1)
+			return NULL;
+		pthread_mutex_unlock(&held);
+		nanosleep(&moment, NULL);
+		pthread_mutex_lock(&held);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t threads[sizeof(waiters) / sizeof(waiters[0])], feeder;
+	sem_t fed;
 	size_t i;
 
 	if (pipe(pipe_fds) || signal(SIGUSR1, on_signal) == SIG_ERR)
 		return 1;
-	pthread_mutex_lock(&held);
+	if (argc > 1)
+		period_ms = atoi(argv[1]);
+	if (period_ms <= 0)
+		return 1;
+	/* Periodic, the feeder holds the mutex, to let it go each period. */
+	if (argc > 1) {
+		if (sem_init(&fed, 0, 0) || pthread_create(&feeder, NULL, feed, &fed))
+			return 1;
+		while (sem_wait(&fed))
+			;
+	} else {
+		pthread_mutex_lock(&held);
+	}
 	for (i = 0; i < sizeof(waiters) / sizeof(waiters[0]); i++)
 		if (pthread_create(&threads[i], NULL, run, (void *)&waiters[i]))
 			return 1;

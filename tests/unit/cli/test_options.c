@@ -165,6 +165,41 @@ static void report_mode(void **state)
 	options__free(&o);
 }
 
+/* dwarf (16 KiB) by default; SIZE a multiple of 8 in 512..65528; anything else refused. */
+static void call_graph(void **state)
+{
+	static const char *const bad[] = {
+		"dwarf,", "dwarf,100", "dwarf,65536", "dwarf,1001", "dwarf,8k", "lbr", "fp,8", "",
+	};
+	struct options o;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu"), 0);
+	assert_int_equal(o.call_graph, CALL_GRAPH_DWARF);
+	assert_int_equal(o.stack_copy_bytes, 16384);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--call-graph", "fp"), 0);
+	assert_int_equal(o.call_graph, CALL_GRAPH_FP);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--call-graph", "dwarf,512"), 0);
+	assert_int_equal(o.call_graph, CALL_GRAPH_DWARF);
+	assert_int_equal(o.stack_copy_bytes, 512);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--call-graph", "dwarf,65528"), 0);
+	assert_int_equal(o.stack_copy_bytes, 65528);
+	options__free(&o);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--call-graph", (char *)bad[i]),
+				 -EINVAL);
+		options__free(&o);
+	}
+	/* Tracing only: a recording's stacks are already unwound. */
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "--call-graph", "fp", "r.json"),
+			 -EINVAL);
+	options__free(&o);
+}
+
 /* A parse that stopped inside "-hV" leaves nothing for the next one to resume. */
 static void parsed_twice(void **state)
 {
@@ -242,6 +277,7 @@ int main(void)
 		cmocka_unit_test(option_looking_values),
 		cmocka_unit_test(help_ends_with_examples),
 		cmocka_unit_test(idle_shown_when_asked_for),
+		cmocka_unit_test(call_graph),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -109,6 +109,10 @@ static void malformed_records_say_type_and_size(void **state)
 	struct offcpu_wait_record too_deep = wait_of(OFFCPU_MAX_STACK_DEPTH + 1, 0);
 	struct offcpu_task_record exit = { .type = OFFCPU_RECORD_EXIT, .pid = 1 };
 	struct offcpu_task_record unknown = { .type = 9 };
+	/* Two kernel frames, then a copy of the user stack that says 64 bytes and has 56. */
+	struct offcpu_wait_record copied = wait_of(2, 0);
+	struct offcpu_user_copy *copy = (void *)&copied.ips[2];
+	size_t copy_at = OFFCPU_WAIT_HEADER_SIZE + 2 * sizeof(__u64);
 	const uint32_t wait_type = OFFCPU_RECORD_WAIT;
 	const struct {
 		const void *data;
@@ -126,10 +130,16 @@ static void malformed_records_say_type_and_size(void **state)
 		{ &too_deep, sizeof(too_deep),
 		  "type 1, %zu bytes: more frames than a stack holds" },
 		{ &exit, 8, "type 4, %zu bytes: shorter than a process record" },
+		{ &copied, copy_at + sizeof(*copy) - 8,
+		  "type 1, %zu bytes: shorter than its user stack copy" },
+		{ &copied, copy_at + sizeof(*copy) + 56,
+		  "type 1, %zu bytes: shorter than its user stack copy" },
 	};
 	size_t i;
 
 	(void)state;
+	copied.user_stack = OFFCPU_USTACK_COPIED;
+	copy->size = 64;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		char expected[256], format[160];
 		struct fixture f;
