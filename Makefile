@@ -41,7 +41,8 @@ SYMBOL_PROGRAMS := $(addprefix $(SYMBOLS_DIR)/,libsymlib.so symprog-pie symprog-
 HOSTILE_DIR := $(OUTPUT)/tests/hostile
 HOSTILE_PROGRAMS := $(addprefix $(HOSTILE_DIR)/,hostile libhostile.so)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
-WORKLOADS := $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
+# Recursive (=): the unwinder's programs are defined further down.
+WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
 	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS)
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
