@@ -47,9 +47,10 @@ WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/t
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
 # links, and libc's debug symbols, which name glibc's lock functions for the
-# wait classes (README, Wait classes).
+# wait classes (README, Wait classes); liblzma and libbz2 for make static
+# (libdw's own, not pulled in by libdw-dev alone).
 DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
-	libc6-dbg
+	libc6-dbg liblzma-dev libbz2-dev
 # Only the tests: cmocka, the C++ workload, BCC's offcputime and perf to
 # compare with, PostgreSQL, go tool pprof, Chromium and node for the SVG,
 # clang's fuzzer runtime, unshare, gdb.
