@@ -586,15 +586,20 @@ long syscall(long nr, ...)
 """
 
 
-def faults_library():
-    path = os.path.join(TMP, "faults.so")
+def preload_library(name, text):
+    """TMP/NAME.so built once from the C source text, for LD_PRELOAD."""
+    path = os.path.join(TMP, name + ".so")
     if not os.path.exists(path):
-        source = os.path.join(TMP, "faults.c")
+        source = os.path.join(TMP, name + ".c")
         with open(source, "w") as f:
-            f.write(FAULTS_SOURCE)
+            f.write(text)
         r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", source, "-o", path, "-ldl"])
         assert r.returncode == 0, r.stderr
     return path
+
+
+def faults_library():
+    return preload_library("faults", FAULTS_SOURCE)
 
 
 def test_out_of_memory_before_tracing_is_one_line():
@@ -1709,14 +1714,7 @@ WRAP(openat64)
 
 
 def no_tmpfile_library():
-    path = os.path.join(TMP, "no-tmpfile.so")
-    if not os.path.exists(path):
-        source = os.path.join(TMP, "no-tmpfile.c")
-        with open(source, "w") as f:
-            f.write(NO_TMPFILE_SOURCE)
-        r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", source, "-o", path, "-ldl"])
-        assert r.returncode == 0, r.stderr
-    return path
+    return preload_library("no-tmpfile", NO_TMPFILE_SOURCE)
 
 
 def big_recording():
