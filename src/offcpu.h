@@ -144,6 +144,8 @@ struct offcpu_wait_record {
 	char comm[OFFCPU_COMM_LEN];
 	__u8 stack_depth; /* --stack-depth: a stack this deep may have gone on */
 	__u8 reserved[3]; /* 0; ips[] 8-byte aligned without hidden padding */
+	/* Issue #20: the thread's cgroup v2 (its kernfs node id, the directory's inode). */
+	__u64 cgroup_id;
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -154,6 +156,18 @@ struct offcpu_task_record {
 	__u32 type;
 	__u32 pid;
 	__u32 parent_pid; /* OFFCPU_RECORD_FORK only */
+};
+
+/*
+ * Issue #20: what the open_waits task iterator writes for each selected
+ * thread off CPU now (its slot holds a start), for offcpu serve's gauge.
+ */
+struct offcpu_open_wait {
+	__u32 pid;
+	__u32 tid;
+	__u64 start_ts_ns; /* CLOCK_MONOTONIC at its switch-out */
+	__u32 state;	   /* enum offcpu_state */
+	__u32 reserved;
 };
 
 struct offcpu_counters {

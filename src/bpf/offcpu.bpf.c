@@ -723,6 +723,12 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->user_frames = 0;
 	r->stack_depth = stack_depth;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
+	/*
+	 * Issue #20: the cgroup it blocked in, read only for the waits that
+	 * passed (four loads): it has not run since, so it is the one of its
+	 * switch-out unless it was moved while asleep.
+	 */
+	r->cgroup_id = BPF_CORE_READ(next, cgroups, dfl_cgrp, kn, id);
 	if (want_kernel_stack) {
 		n = bpf_get_task_stack(next, r->ips, stack_depth * sizeof(__u64), 0);
 		if (n < 0)
@@ -943,5 +949,31 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 		__sync_fetch_and_or(&pid_bits[OFFCPU_ID_WORD(child_tgid)],
 				    OFFCPU_ID_BIT(child_tgid));
 	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);
+	return 0;
+}
+
+/*
+ * Issue #20: offcpu serve's gauge of the threads off CPU right now. Each
+ * selected thread whose slot holds a start and that is not on a CPU (a
+ * switch-in this kernel never traced leaves a start behind: see
+ * unseen_switch_in()) is written out as a struct offcpu_open_wait.
+ */
+SEC("iter/task")
+int offcpu_open_waits(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct offcpu_open_wait out = { 0 };
+	struct wait_start *slot;
+
+	if (!task)
+		return 0;
+	slot = bpf_task_storage_get(&inflight, task, 0, 0);
+	if (!slot || !slot->start_ts_ns || BPF_CORE_READ(task, on_cpu))
+		return 0;
+	out.pid = task->tgid;
+	out.tid = task->pid;
+	out.start_ts_ns = slot->start_ts_ns;
+	out.state = state_of(slot->prev_state, slot->preempt);
+	bpf_seq_write(ctx->meta->seq, &out, sizeof(out));
 	return 0;
 }

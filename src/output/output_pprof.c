@@ -391,6 +391,8 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		string_label(pp, "wait.class", w->wait_class);
 		string_label(pp, "thread.name", w->comm);
 		string_label(pp, "process.title", w->title ? w->title : w->comm);
+		if (w->cgroup)
+			string_label(pp, "cgroup", w->cgroup);
 		/* Merged exited processes have no one pid to give. */
 		if (w->pid != PROFILE_EXITED_ID) {
 			number_label(pp, "process.pid", w->pid);

@@ -79,6 +79,7 @@ static uint64_t hash_entry(const void *key)
 	h = hash_table__hash_bytes(&w->title, sizeof(w->title), h);
 	h = hash_table__hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
 	h = hash_table__hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
+	h = hash_table__hash_bytes(&w->cgroup, sizeof(w->cgroup), h);
 	return hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
 }
 
@@ -88,7 +89,8 @@ static bool equal_entry(const void *a, const void *b)
 
 	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
 	       x->title == y->title && x->wait_class == y->wait_class &&
-	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack;
+	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
+	       x->cgroup == y->cgroup;
 }
 
 int profile__new(bool keep_waits, struct profile **out)
@@ -192,8 +194,11 @@ static int compact(struct profile *p)
 
 int profile__add(struct profile *p, const struct wait *w)
 {
-	struct profile_entry *e = hash_table__find(p->entries, w);
+	struct profile_entry *e;
 
+	if (p->on_add)
+		return p->on_add(p->on_add_ctx, w);
+	e = hash_table__find(p->entries, w);
 	/*
 	 * Every sum a report shows is part of the total: if it cannot wrap,
 	 * none can. Past 2^64 ns (584 years, so only a forged recording) the

@@ -33,6 +33,8 @@ struct wait {
 	const char *wait_class;		  /* interned */
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;
+	/* Issue #20. */
+	const char *cgroup; /* interned cgroup v2 path; NULL: not known */
 };
 
 struct profile_entry {
@@ -67,6 +69,12 @@ struct profile {
 	size_t compact_at;	/* entries at which to merge exited processes next */
 	uint64_t start_time_ns; /* CLOCK_REALTIME when recording began; 0: unknown */
 	uint64_t duration_ns;	/* how long it recorded */
+	/*
+	 * Issue #20: where offcpu serve takes each wait instead: a profile
+	 * with on_add interns the strings and stacks and sums nothing.
+	 */
+	int (*on_add)(void *ctx, const struct wait *w);
+	void *on_add_ctx;
 };
 
 int profile__new(bool keep_waits, struct profile **out);

@@ -26,6 +26,7 @@
 #define REC_TID "tid"
 #define REC_COMM "comm"
 #define REC_TITLE "title"
+#define REC_CGROUP "cgroup" /* issue #20 */
 #define REC_STATE "state"
 #define REC_WAIT "wait"
 #define REC_DURATION_NS "duration_ns"

@@ -11,6 +11,7 @@
 #include "lib/log.h"
 #include "lib/u32_key.h"
 #include "offcpu.h"
+#include "symbols/cgroups.h"
 #include "symbols/proctitle.h"
 #include "symbols/unwind.h"
 #include "trace/collector.h"
@@ -72,6 +73,7 @@ struct collector {
 	uint32_t state_mask;
 	bool malformed_reported;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
+	struct cgroups *cgroups; /* issue #20: made at the first wait */
 };
 
 /*
@@ -183,6 +185,7 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->chains, chain_free);
 	free(c->key);
 	unwinder__free(c->unwinder);
+	cgroups__free(c->cgroups);
 	free(c);
 }
 
@@ -542,6 +545,15 @@ static const struct stack *symbolize_unwound(struct collector *c,
 	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
 }
 
+/* Issue #20: the wait's cgroup by its path; NULL when out of memory. */
+static const char *cgroup_of(struct collector *c, uint64_t id, uint64_t now_ns)
+{
+	if (!c->cgroups && cgroups__new(NULL, c->profile->strings,
+					&c->cgroups))
+		return NULL;
+	return cgroups__name(c->cgroups, id, now_ns);
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
@@ -611,6 +623,9 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (!process)
 		return -ENOMEM;
 	w.title = title_of(c, process, comm, r->end_ts_ns);
+	w.cgroup = cgroup_of(c, r->cgroup_id, r->end_ts_ns);
+	if (!w.cgroup)
+		return -ENOMEM;
 	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
 	if (filtered)
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -112,6 +113,8 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_sched_process_fork, &skel->links.offcpu_sched_process_fork },
 		/* Loaded only when waits are parked for it (defer_user_stacks). */
 		{ skel->progs.offcpu_rseq_update, &skel->links.offcpu_rseq_update },
+		/* Issue #20: runs only when read (tracer__open_waits). */
+		{ skel->progs.offcpu_open_waits, &skel->links.offcpu_open_waits },
 	};
 	struct bpf_program *prog;
 	char text[128];
@@ -201,7 +204,8 @@ static int check_tracepoints(struct offcpu_bpf *skel, const struct btf *vmlinux,
 	const char *name;
 
 	bpf_object__for_each_program (prog, skel->obj) {
-		if (!bpf_program__autoload(prog))
+		/* Issue #20: an iterator, on no tracepoint. */
+		if (!bpf_program__autoload(prog) || prog == skel->progs.offcpu_open_waits)
 			continue;
 		name = strchr(bpf_program__section_name(prog), '/');
 		name = name ? name + 1 : bpf_program__section_name(prog);
@@ -509,4 +513,26 @@ void tracer__free(struct tracer *t)
 	ring_buffer__free(t->ring);
 	offcpu_bpf__destroy(t->skel);
 	free(t);
+}
+
+/* Issue #20: the open_waits iterator read through, one record at a time. */
+int tracer__open_waits(struct tracer *t, tracer_open_wait_fn fn, void *ctx)
+{
+	struct offcpu_open_wait w[64];
+	ssize_t n, i;
+	int fd, err = 0;
+
+	if (!t->skel->links.offcpu_open_waits)
+		return -ENOENT;
+	fd = bpf_iter_create(bpf_link__fd(t->skel->links.offcpu_open_waits));
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, w, sizeof(w))) > 0) {
+		for (i = 0; i < n / (ssize_t)sizeof(w[0]); i++)
+			fn(ctx, &w[i]);
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
 }

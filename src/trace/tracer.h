@@ -62,4 +62,10 @@ int tracer__stop(struct tracer *t, uint64_t *counters);
 int tracer__counters(struct tracer *t, uint64_t *out);
 void tracer__free(struct tracer *t);
 
+/* Issue #20: one selected thread off CPU now (offcpu.h). */
+struct offcpu_open_wait;
+typedef void (*tracer_open_wait_fn)(void *ctx, const struct offcpu_open_wait *w);
+/* Calls fn for each selected thread off CPU at the time of the call. */
+int tracer__open_waits(struct tracer *t, tracer_open_wait_fn fn, void *ctx);
+
 #endif
