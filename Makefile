@@ -20,13 +20,14 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc
 WARNINGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU_SOURCE
-LDLIBS := -lbpf -ldw -lelf -lz -liberty
+# libmicrohttpd: offcpu serve's HTTP server (issue #20).
+LDLIBS := -lbpf -ldw -lelf -lz -liberty -lmicrohttpd -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
 
 # src/ is one folder per stage of the pipeline (README, "Source layout");
 # everything but main.c also goes into the unit tests. Objects mirror it
 # under $(OUTPUT)/obj.
-STAGES := lib profile symbols classify trace output cli
+STAGES := lib profile symbols classify trace output serve cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach s,$(STAGES),$(wildcard src/$(s)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 # tests/unit/ mirrors src/: tests/unit/STAGE/test_NAME.c.
@@ -50,12 +51,12 @@ WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/t
 # wait classes (README, Wait classes); liblzma and libbz2 for make static
 # (libdw's own, not pulled in by libdw-dev alone).
 DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
-	libc6-dbg liblzma-dev libbz2-dev
+	libc6-dbg liblzma-dev libbz2-dev libmicrohttpd-dev
 # Only the tests: cmocka, the C++ workload, BCC's offcputime and perf to
 # compare with, PostgreSQL, go tool pprof, Chromium and node for the SVG,
-# clang's fuzzer runtime, unshare, gdb.
+# clang's fuzzer runtime, unshare, gdb, and Prometheus to scrape offcpu serve.
 TEST_DEB_PACKAGES := g++ libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 golang-go \
-	chromium nodejs libclang-rt-14-dev util-linux gdb
+	chromium nodejs libclang-rt-14-dev util-linux gdb prometheus
 
 ifeq ($(V),1)
 Q :=

@@ -167,7 +167,7 @@ struct offcpu_open_wait {
 	__u32 tid;
 	__u64 start_ts_ns; /* CLOCK_MONOTONIC at its switch-out */
 	__u32 state;	   /* enum offcpu_state */
-	__u32 reserved;
+	__u32 kernel_thread;
 };
 
 struct offcpu_counters {

@@ -974,6 +974,7 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 	out.tid = task->pid;
 	out.start_ts_ns = slot->start_ts_ns;
 	out.state = state_of(slot->prev_state, slot->preempt);
+	out.kernel_thread = !!(task->flags & PF_KTHREAD);
 	bpf_seq_write(ctx->meta->seq, &out, sizeof(out));
 	return 0;
 }

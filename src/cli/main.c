@@ -35,6 +35,8 @@
 #include "lib/log.h"
 #include "output/output.h"
 #include "profile/profile.h"
+#include "serve/listen.h"
+#include "serve/serve.h"
 #include "symbols/ksyms.h"
 #include "symbols/symbolizer.h"
 #include "trace/collector.h"
@@ -481,6 +483,41 @@ static int trace(struct options *o)
 	return status;
 }
 
+/*
+ * Issue #20: offcpu serve. The port is bound first, so a taken one fails
+ * before anything is loaded; the HTTP threads start once capabilities are
+ * dropped (serve__run), so none of them ever holds more.
+ */
+static int serve(struct options *o)
+{
+	struct session s = { .opts = o };
+	struct serve_opts so = {
+		.duration_ns = o->duration_ns,
+		.verbose = o->verbose,
+		.stop = &stop_requested,
+	};
+	int status;
+
+	install_signal_handlers(on_signal);
+	so.listen_fd = listen_addr__bind(&o->listen);
+	if (so.listen_fd < 0) {
+		log__error("cannot listen on %s: %s", o->listen_text, strerror(-so.listen_fd));
+		return EXIT_ENVIRONMENT;
+	}
+	status = setup(&s);
+	if (status) {
+		close(so.listen_fd);
+	} else {
+		log__info("serving on http://%s/metrics and /debug/pprof/offcpu; stop with Ctrl-C",
+			  o->listen_text);
+		status = serve__run(&so, s.tracer, s.collector, s.profile, s.symbolizer)
+			     ? EXIT_ENVIRONMENT
+			     : 0;
+	}
+	teardown(&s);
+	return status;
+}
+
 struct subcommand {
 	const char *name; /* argv[1] */
 	enum options_mode mode;
@@ -489,6 +526,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "report", OPTIONS_REPORT, report },
+	{ "serve", OPTIONS_SERVE, serve },
 };
 
 /* Without a subcommand's name first, offcpu traces. */

@@ -26,6 +26,8 @@ enum long_only_option {
 	OPT_GROUP_BY,
 	OPT_LINES,
 	OPT_TOP,
+	OPT_LISTEN, /* issue #20 */
+	OPT_ALLOW_REMOTE,
 };
 
 static const struct option long_options[] = {
@@ -52,6 +54,8 @@ static const struct option long_options[] = {
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -107,9 +111,14 @@ void options__usage(FILE *out)
 	    out,
 	    "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
 	    "       offcpu report [-f FMT] [-o FILE] [FILTERS] RECORDING.json\n"
+	    "       offcpu serve [--listen ADDR:PORT] [--allow-remote] [FILTERS]\n"
 	    "Records where and why threads wait off CPU, with kernel and user stacks.\n"
 	    "'report' turns a json recording into another format; -p -t -c -m -M --state\n"
 	    "--rules --group-by --lines and --top apply to it as to tracing.\n"
+	    "'serve' records until SIGINT/SIGTERM (or -d) and serves over HTTP /metrics\n"
+	    "(Prometheus), /debug/pprof/offcpu?seconds=N (pprof of the next N seconds)\n"
+	    "and /healthz; --listen defaults to " LISTEN_DEFAULT ", --allow-remote lets\n"
+	    "it listen on an address that is not loopback.\n"
 	    "\n"
 	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
 	    "  -t, --tid LIST              thread IDs, comma separated\n"
@@ -294,6 +303,27 @@ static int parse_format(const char *value, struct options *o)
 	return 0;
 }
 
+/* Issue #20: options offcpu serve has no use for: it writes no file and runs no command. */
+static const char *not_serving(int opt)
+{
+	switch (opt) {
+	case 'f':
+		return "--format";
+	case 'o':
+		return "--output";
+	case OPT_GROUP_BY:
+		return "--group-by";
+	case OPT_LINES:
+		return "--lines";
+	case OPT_TOP:
+		return "--top";
+	case OPT_STATS:
+		return "--stats";
+	default:
+		return NULL;
+	}
+}
+
 /* Options that shape tracing itself, which a report of a recording cannot redo. */
 static const char *tracing_only(int opt)
 {
@@ -327,6 +357,8 @@ static int parse_one(int opt, const char *arg, struct options *o)
 {
 	if (!o->tracing_option)
 		o->tracing_option = tracing_only(opt);
+	if (!o->not_serving_option)
+		o->not_serving_option = not_serving(opt);
 	switch (opt) {
 	case 'p':
 		/* A recording's processes may be long gone. */
@@ -397,6 +429,22 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		return 0;
 	case OPT_TOP:
 		return parse_number_option("--top", arg, 1, UINT32_MAX, &o->report.top);
+	case OPT_LISTEN:
+		if (o->mode != OPTIONS_SERVE)
+			return bad_value("--listen", arg, "only 'offcpu serve' listens");
+		o->listen_text = arg;
+		if (listen_addr__parse(arg, &o->listen))
+			return bad_value("--listen", arg,
+					 "expected ADDR:PORT, a numeric address and a port from 1 "
+					 "to 65535 (127.0.0.1:9465, [::1]:9465)");
+		return 0;
+	case OPT_ALLOW_REMOTE:
+		if (o->mode != OPTIONS_SERVE) {
+			log__error("--allow-remote applies to 'offcpu serve' only");
+			return -EINVAL;
+		}
+		o->allow_remote = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -429,6 +477,32 @@ static int check_report(struct options *o, int argc, char **argv)
 	/* The recording already passed its own -m: keep every wait it holds. */
 	if (!o->min_duration_given)
 		o->min_duration_ns = 0;
+	return 0;
+}
+
+/* Issue #20: offcpu serve takes no command and no output, and stays on loopback unless told. */
+static int check_serve(struct options *o, int argc, char **argv)
+{
+	if (o->not_serving_option) {
+		log__error("%s applies to writing a report, not to 'offcpu serve'",
+			   o->not_serving_option);
+		return -EINVAL;
+	}
+	if (optind < argc) {
+		log__error("unexpected argument '%s' ('offcpu serve' runs no command)",
+			   argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->listen_text) {
+		o->listen_text = LISTEN_DEFAULT;
+		listen_addr__parse(LISTEN_DEFAULT, &o->listen);
+	}
+	if (!o->listen.loopback && !o->allow_remote) {
+		log__error("invalid --listen '%s': not a loopback address; --allow-remote serves "
+			   "the profiles of this machine to whoever can reach it",
+			   o->listen_text);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -469,7 +543,7 @@ static int option_looking_value(int opt, int argc, char **argv)
 int options__parse(int argc, char **argv, enum options_mode mode, struct options *o)
 {
 	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
-	const char *shorts = mode == OPTIONS_REPORT ? short_options + 1 : short_options;
+	const char *shorts = mode != OPTIONS_TRACE ? short_options + 1 : short_options;
 	int opt, err;
 
 	memset(o, 0, sizeof(*o));
@@ -510,6 +584,10 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 	o->report.show_idle = o->kernel_threads_only || o->pids.nr || o->tids.nr || o->nr_comms;
 	if (mode == OPTIONS_REPORT) {
 		err = check_report(o, argc, argv);
+		if (err)
+			return err;
+	} else if (mode == OPTIONS_SERVE) {
+		err = check_serve(o, argc, argv);
 		if (err)
 			return err;
 	} else if (optind < argc) {

@@ -9,6 +9,7 @@
 #include "classify/rules.h"
 #include "lib/parse.h"
 #include "output/output.h"
+#include "serve/listen.h"
 
 /* Defaults, written once for the options and the help text. */
 /* -m: shorter waits are counted and summed, not listed. */
@@ -35,6 +36,7 @@ enum call_graph {
 enum options_mode {
 	OPTIONS_TRACE, /* offcpu [OPTIONS] [-- COMMAND] */
 	OPTIONS_REPORT,
+	OPTIONS_SERVE, /* issue #20: offcpu serve [--listen ADDR:PORT] [OPTIONS] */
 };
 
 enum options_action {
@@ -74,6 +76,11 @@ struct options {
 	const char *recording_path; /* offcpu report: read instead of tracing */
 	const char *tracing_option; /* the first option given that only tracing takes */
 	bool min_duration_given;
+	/* Issue #20: offcpu serve. */
+	struct listen_addr listen; /* --listen */
+	const char *listen_text;
+	bool allow_remote;
+	const char *not_serving_option; /* the first option given that serve does not take */
 };
 
 /*
