@@ -23,6 +23,8 @@
 #define METRICS_WAIT_MS 2000
 /* Idle connections (a client that sends nothing) are closed after this many seconds. */
 #define IDLE_TIMEOUT_S 30
+/* At stop, connections still open get this long to send what they were answered. */
+#define STOP_GRACE_MS 1000
 
 struct profile_request {
 	struct server *server;
@@ -80,6 +82,8 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int status,
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -317,6 +321,28 @@ int server__start(int listen_fd, bool verbose, struct server **out)
 	return 0;
 }
 
+/*
+ * The handlers told to stop have queued their 503s: MHD_stop_daemon would
+ * close their sockets before the answers went out. New connections are
+ * refused, and those left get STOP_GRACE_MS to finish (a client that keeps
+ * its connection open, as Prometheus does, costs that much at exit).
+ */
+static void let_answers_go_out(struct server *s)
+{
+	const union MHD_DaemonInfo *info;
+	int listen_fd = MHD_quiesce_daemon(s->daemon), i;
+
+	for (i = 0; i < STOP_GRACE_MS / 20; i++) {
+		info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (!info || !info->num_connections)
+			break;
+		usleep(20000);
+	}
+	MHD_stop_daemon(s->daemon);
+	if (listen_fd >= 0)
+		close(listen_fd);
+}
+
 void server__stop(struct server *s)
 {
 	struct profile_request *r;
@@ -335,7 +361,7 @@ void server__stop(struct server *s)
 		request_put(s, r);
 	}
 	if (s->daemon)
-		MHD_stop_daemon(s->daemon);
+		let_answers_go_out(s);
 	pthread_cond_destroy(&s->metrics_cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s->metrics);
