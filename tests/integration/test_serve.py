@@ -538,6 +538,69 @@ def test_serve_listen_and_option_errors():
     assert p.returncode == 0, err
 
 
+UNIT = os.path.join(t.ROOT, "contrib", "offcpu.service")
+
+
+def test_serve_under_the_units_capabilities():
+    """offcpu serve started as contrib/offcpu.service starts it: its
+    capability bounding set, no new privileges, its ExecStart's options
+    (this VM's init is not systemd, so setpriv stands in for it). It traces,
+    symbolizes another user's process and serves."""
+    unit = open(UNIT).read()
+    caps = re.search(r"^CapabilityBoundingSet=(.*)$", unit, re.M).group(1).split()
+    assert "NoNewPrivileges=yes" in unit and "ProtectSystem=strict" in unit
+    exec_start = re.search(r"^ExecStart=(\S+) (.*)$", unit, re.M)
+    args = exec_start.group(2).split()
+    assert args[:3] == ["serve", "--listen", "127.0.0.1:9465"], args
+    port = free_port()
+    args[2] = "127.0.0.1:%d" % port
+    bounding = ",".join(["-all"] + ["+" + c[len("CAP_"):].lower() for c in caps])
+    log = os.path.join(TMP, "unit-%d.log" % time.monotonic_ns())
+    p = subprocess.Popen(["setpriv", "--bounding-set", bounding, "--inh-caps", "-all",
+                          "--no-new-privs", OFFCPU] + args + ["-v", "-c", "wl_unit"],
+                         stderr=open(log, "w"))
+    sleeper = subprocess.Popen(["setpriv", "--reuid", "65534", "--regid", "65534",
+                                "--clear-groups", sys.executable, "-c", SLEEPER, "wl_unit", "50",
+                                "20"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "serving on" not in open(log).read():
+            assert p.poll() is None and time.monotonic() < deadline, open(log).read()
+            time.sleep(0.1)
+        assert "warning" not in open(log).read(), open(log).read()
+        with open("/proc/%d/status" % p.pid) as f:
+            eff = int(re.search(r"^CapEff:\s+(\S+)", f.read(), re.M).group(1), 16)
+        # CAP_SYS_PTRACE 19, CAP_DAC_OVERRIDE 1, CAP_DAC_READ_SEARCH 2, CAP_CHECKPOINT_RESTORE 40.
+        assert eff == (1 << 19 | 1 << 1 | 1 << 2 | 1 << 40), hex(eff)
+        url = "http://127.0.0.1:%d/debug/pprof/offcpu?seconds=2" % port
+        window = {}
+
+        def fetch():
+            with urllib.request.urlopen(url, timeout=30) as r:
+                window["status"], window["body"] = r.status, r.read()
+        fetcher = threading.Thread(target=fetch)
+        fetcher.start()
+        time.sleep(0.3)
+        release(sleeper)
+        finish(sleeper)
+        fetcher.join()
+        assert window["status"] == 200
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30) as r:
+            samples = parse_exposition(r.read().decode())[1]
+        assert value(samples, "offcpu_waits_total", comm="wl_unit", wait="sleep") == 50
+        # The nobody-owned python3's own frames are named: its map_files were readable.
+        path = os.path.join(TMP, "unit-window.pb.gz")
+        with open(path, "wb") as f:
+            f.write(window["body"])
+        raw = pprof_raw(path)
+        assert "_PyEval_EvalFrameDefault" in raw and "Py_BytesMain" in raw, raw[-3000:]
+    finally:
+        p.terminate()
+        assert p.wait(timeout=30) == 0, open(log).read()
+        if sleeper.poll() is None:
+            sleeper.kill()
+
+
 def rss_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         return int(re.search(r"^VmRSS:\s+(\d+)", f.read(), re.M).group(1))
