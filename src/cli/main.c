@@ -494,6 +494,7 @@ static int serve(struct options *o)
 	struct serve_opts so = {
 		.duration_ns = o->duration_ns,
 		.verbose = o->verbose,
+		.stats = o->stats,
 		.stop = &stop_requested,
 	};
 	int status;

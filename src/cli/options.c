@@ -317,8 +317,6 @@ static const char *not_serving(int opt)
 		return "--lines";
 	case OPT_TOP:
 		return "--top";
-	case OPT_STATS:
-		return "--stats";
 	default:
 		return NULL;
 	}

@@ -15,6 +15,7 @@
 #include "serve/metrics.h"
 #include "serve/serve.h"
 #include "serve/server.h"
+#include "trace/counters.h"
 
 /* The loop comes round at least this often: windows close and /metrics renders on time. */
 #define POLL_INTERVAL_MS 50
@@ -306,6 +307,13 @@ int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c
 	}
 	close_windows(&s, clock__monotonic_ns(), true);
 	server__stop(s.server);
+	if (o->stats) {
+		uint64_t counters[OFFCPU_CNT_MAX];
+
+		counters_now(&s, counters);
+		fputs("offcpu health counters:\n", stderr);
+		counters__print(stderr, counters, "  ");
+	}
 	profile->on_add = NULL;
 	metrics__free(s.metrics);
 	return err;
