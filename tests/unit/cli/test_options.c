@@ -266,10 +266,42 @@ static void option_looking_values(void **state)
 	options__free(&o);
 }
 
+/* Issue #20: offcpu serve listens on loopback unless told, and writes no report. */
+static void serve_mode(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "-c", "postgres", "-m", "5ms"), 0);
+	assert_string_equal(o.listen_text, LISTEN_DEFAULT);
+	assert_true(o.listen.loopback);
+	assert_int_equal(o.nr_comms, 1);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "--listen", "[::1]:8080", "--stats"), 0);
+	assert_true(o.listen.loopback && o.stats);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "--listen", "0.0.0.0:8080"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(
+	    PARSE(OPTIONS_SERVE, &o, "serve", "--allow-remote", "--listen", "0.0.0.0:8080"), 0);
+	assert_false(o.listen.loopback);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "-o", "x.json"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "--", "ls"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--listen", "127.0.0.1:1"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "--allow-remote", "r.json"),
+			 -EINVAL);
+	options__free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults),
+		cmocka_unit_test(serve_mode),
 		cmocka_unit_test(help_shows_the_defaults),
 		cmocka_unit_test(top),
 		cmocka_unit_test(report_mode),
