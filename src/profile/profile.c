@@ -146,6 +146,23 @@ const struct stack *profile__intern_stack(struct profile *p, const struct frame 
 	return s;
 }
 
+struct hash_table *profile__take_stacks(struct profile *p)
+{
+	struct hash_table *old = p->stacks, *fresh;
+
+	fresh = p->keep_waits ? hash_table__new(hash_stack_exact, equal_stack_exact)
+			      : hash_table__new(hash_stack_symbolic, equal_stack_symbolic);
+	if (!fresh)
+		return NULL;
+	p->stacks = fresh;
+	return old;
+}
+
+void profile__free_stacks(struct hash_table *stacks)
+{
+	hash_table__free_values(stacks, free);
+}
+
 /*
  * Folds the entries of processes that have exited into one per comm, title,
  * state, class and stacks, under PROFILE_EXITED_ID: their time stays where

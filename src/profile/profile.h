@@ -89,6 +89,13 @@ const struct stack *profile__intern_stack(struct profile *p, const struct frame 
  * would pass 2^64 ns: an exact total or none. -ENOMEM.
  */
 int profile__add(struct profile *p, const struct wait *w);
+/*
+ * Issue #20: the stacks interned so far, handed to the caller (NULL when out
+ * of memory, nothing changed), and a fresh table for those to come: offcpu
+ * serve frees them once no profile window holds them.
+ */
+struct hash_table *profile__take_stacks(struct profile *p);
+void profile__free_stacks(struct hash_table *stacks);
 /* Calls fn on every frame of every stack, which it may complete. */
 void profile__for_each_frame(struct profile *p, void (*fn)(void *ctx, struct frame *f), void *ctx);
 /* Entries sorted by total time, largest first; free the array, not the entries. */

@@ -689,6 +689,53 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	}
 }
 
+/* A new, empty table for *cache, its cached stacks freed; -ENOMEM keeps the old. */
+static int renew_cache(struct hash_table **cache, hash_table_hash_fn hash,
+		       hash_table_equal_fn equal)
+{
+	struct hash_table *fresh = hash_table__new(hash, equal);
+
+	if (!fresh)
+		return -ENOMEM;
+	hash_table__free_values(*cache, free);
+	*cache = fresh;
+	return 0;
+}
+
+static int intern_again(struct collector *c, const struct stack **stack)
+{
+	if (!*stack)
+		return 0;
+	*stack = profile__intern_stack(c->profile, (*stack)->frames, (*stack)->nr);
+	return *stack ? 0 : -ENOMEM;
+}
+
+int collector__forget_stacks(struct collector *c)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+	size_t i;
+	int err;
+
+	err = renew_cache(&c->kernel_stacks, hash_raw, equal_raw);
+	err = err ?: renew_cache(&c->classes, hash_class, equal_class);
+	while (!err && hash_table__next(c->processes, &it, NULL, &value)) {
+		struct process_info *p = value;
+
+		err = renew_cache(&p->stacks, hash_raw, equal_raw);
+	}
+	memset(&it, 0, sizeof(it));
+	while (!err && hash_table__next(c->chains, &it, NULL, &value)) {
+		struct chain *chain = value;
+
+		for (i = 0; i < chain->nr && !err; i++) {
+			err = intern_again(c, &chain->waits[i].kernel_stack);
+			err = err ?: intern_again(c, &chain->waits[i].user_stack);
+		}
+	}
+	return err;
+}
+
 static void resolve_lines(void *ctx, struct frame *f)
 {
 	symbolizer__resolve_lines(ctx, f);

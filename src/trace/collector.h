@@ -29,6 +29,13 @@ void collector__free(struct collector *c);
  */
 int collector__record(struct collector *c, const void *data, size_t size);
 /*
+ * Issue #20: forgets every stack the collector caches, once the profile's
+ * were taken (profile__take_stacks): the next records intern theirs anew,
+ * and the waits of open chains get their stacks interned again, so nothing
+ * here points at the old ones. -ENOMEM: some may still point there.
+ */
+int collector__forget_stacks(struct collector *c);
+/*
  * Ends the open chains (their waits go in without a user stack), then looks
  * up the source lines of every frame recorded.
  */
