@@ -156,6 +156,37 @@ struct {
 	__type(value, struct switch_out_stack);
 } switch_out_stacks SEC(".maps");
 
+/*
+ * Issue #17 item 4: the kernel leaf. bpf_get_task_stack() of a task that is
+ * not running walks it with stack_trace_save_tsk(), which drops every return
+ * address in .sched.text (kernel/stacktrace.c, stack_trace_consume_entry_nosched):
+ * do_nanosleep, schedule_hrtimeout_range_clock, schedule_timeout, mutex_lock...
+ * are __sched, so the caller that decided to sleep was lost. The switch-out
+ * of a voluntary sleep walks its own stack (prev is current: nothing is
+ * dropped) KERNEL_LEAF_DEPTH frames deep into its task storage; the
+ * switch-in of a wait that passed puts that walk's run of .sched.text frames
+ * before the task's stack, if the walk reached the task's first frame.
+ * Measured in bench/run ("no switch-out kernel leaf" row).
+ */
+#define KERNEL_LEAF_DEPTH 16
+extern const void __sched_text_start __ksym __weak;
+extern const void __sched_text_end __ksym __weak;
+/* Test and bench override (OFFCPU_TEST_NO_KERNEL_LEAF): bpf_get_task_stack alone. */
+const volatile bool take_kernel_leaf = true;
+
+struct kernel_leaf {
+	__s32 frames; /* < 0: not taken, or the stack of a preempted switch-out */
+	__u32 reserved;
+	__u64 ips[KERNEL_LEAF_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct kernel_leaf);
+} kernel_leaves SEC(".maps");
+
 /* Too large for the 512-byte BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -623,6 +654,33 @@ static __always_inline void take_switch_out_stack(void *ctx, struct task_struct 
 	u->frames = n < 0 ? -1 : n / sizeof(__u64);
 }
 
+static __always_inline bool in_sched_text(__u64 ip)
+{
+	return ip >= (__u64)&__sched_text_start && ip < (__u64)&__sched_text_end;
+}
+
+/* Issue #17 item 4: prev is current, so its own walk keeps the __sched frames. */
+static __always_inline void take_switch_out_leaf(void *ctx, struct task_struct *prev,
+						 bool preempt)
+{
+	struct kernel_leaf *l;
+	long n;
+
+	if (!take_kernel_leaf || !want_kernel_stack || !(__u64)&__sched_text_end)
+		return;
+	l = bpf_task_storage_get(&kernel_leaves, prev, 0,
+				 preempt ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!l)
+		return;
+	/* A preemption has no sleeping caller to lose: nothing is added. */
+	if (preempt) {
+		l->frames = -1;
+		return;
+	}
+	n = bpf_get_stack(ctx, l->ips, sizeof(l->ips), 0);
+	l->frames = n < 0 ? -1 : n / sizeof(__u64);
+}
+
 /*
  * --state. A runnable thread without the preempt flag may have yielded or
  * been preempted on its way back to user space: user space tells which
@@ -668,6 +726,7 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	count(c, OFFCPU_CNT_WAITS_STARTED, IN_SWITCH);
 	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev))
 		take_switch_out_stack(ctx, prev);
+	take_switch_out_leaf(ctx, prev, preempt);
 }
 
 /*
@@ -704,13 +763,72 @@ static __always_inline void add_switch_out_stack(struct offcpu_counters *c,
 	count(c, OFFCPU_CNT_USTACK_AT_OUT, IN_SWITCH);
 }
 
+/*
+ * Issue #17 item 4: the run of .sched.text frames of the switch-out walk,
+ * as a start and a length in l->ips, and the frame right after the run,
+ * which must be the task's own first frame (a walk that did not reach it
+ * would leave a gap, a stale one would not match). 0: none.
+ */
+static __always_inline __u32 switch_out_leaf(struct kernel_leaf *l, __u32 *start, __u64 *after)
+{
+	__u32 i, nr = 0, frames = l->frames;
+
+	for (i = 0; i < KERNEL_LEAF_DEPTH && i < frames; i++) {
+		if (in_sched_text(l->ips[i])) {
+			if (!nr)
+				*start = i;
+			nr++;
+		} else if (nr) {
+			*after = l->ips[i];
+			return nr;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The kernel stack of next at block time: bpf_get_task_stack(next), after
+ * the leaf of its switch-out walk when there is one (issue #17 item 4). The
+ * task's stack goes in after room for the leaf; if its first frame is not
+ * the one the walk found after the leaf, it is taken again without.
+ */
+static __always_inline void take_kernel_stack(struct offcpu_counters *c,
+					      struct offcpu_wait_record *r, struct task_struct *next)
+{
+	__u32 i, start = 0, nr = 0;
+	struct kernel_leaf *l = NULL;
+	__u64 after = 0;
+	long n;
+
+	if (take_kernel_leaf && (__u64)&__sched_text_end)
+		l = bpf_task_storage_get(&kernel_leaves, next, 0, 0);
+	if (l && l->frames > 0) {
+		nr = switch_out_leaf(l, &start, &after) & (KERNEL_LEAF_DEPTH - 1);
+		l->frames = -1;
+	}
+	if (nr && stack_depth > nr) {
+		n = bpf_get_task_stack(next, &r->ips[nr], (stack_depth - nr) * sizeof(__u64), 0);
+		if (n > 0 && r->ips[nr] == after) {
+			for (i = 0; i < KERNEL_LEAF_DEPTH - 1; i++) {
+				if (i < nr)
+					r->ips[i] = l->ips[(start + i) & (KERNEL_LEAF_DEPTH - 1)];
+			}
+			r->kernel_frames = nr + n / sizeof(__u64);
+			return;
+		}
+	}
+	n = bpf_get_task_stack(next, r->ips, stack_depth * sizeof(__u64), 0);
+	if (n < 0)
+		count(c, OFFCPU_CNT_KSTACK_FAIL, IN_SWITCH);
+	else
+		r->kernel_frames = n / sizeof(__u64);
+}
+
 /* The wait and its kernel stack, taken now: next has not run since it blocked. */
 static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu_wait_record *r,
 					struct task_struct *next, __u32 tid,
 					const struct wait_start *start, __u64 now)
 {
-	long n;
-
 	r->type = OFFCPU_RECORD_WAIT;
 	r->pid = next->tgid;
 	r->tid = tid;
@@ -723,13 +841,8 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->user_frames = 0;
 	r->stack_depth = stack_depth;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
-	if (want_kernel_stack) {
-		n = bpf_get_task_stack(next, r->ips, stack_depth * sizeof(__u64), 0);
-		if (n < 0)
-			count(c, OFFCPU_CNT_KSTACK_FAIL, IN_SWITCH);
-		else
-			r->kernel_frames = n / sizeof(__u64);
-	}
+	if (want_kernel_stack)
+		take_kernel_stack(c, r, next);
 }
 
 /*
