@@ -171,6 +171,11 @@ struct {
 #define LEAF_WORDS 128	       /* of the blocked task's stack read from its saved SP */
 #define LEAF_MAX_FRAMES 8      /* __sched frames put back, __schedule included */
 #define LEAF_FUNCTION_MAX 8192 /* bytes from a function's start to a return address in it */
+/*
+ * x86-64's THREAD_SIZE (PAGE_SIZE << THREAD_SIZE_ORDER, 2 without KASAN):
+ * no BTF has it. A larger stack only means a shorter read than could be.
+ */
+#define KERNEL_STACK_SIZE 16384
 #define X86_CALL_REL32 0xe8
 extern const void __sched_text_start __ksym __weak;
 extern const void __sched_text_end __ksym __weak;
@@ -755,6 +760,35 @@ static __always_inline __u64 call_target(__u64 ip)
 	return ip + (__s64)rel;
 }
 
+#define X86_JMP_REL32 0xe9
+#define LEAF_WRAPPER_BYTES 16
+
+/*
+ * Where a wrapper ending in a tail call jumps (schedule_hrtimeout_range ->
+ * schedule_hrtimeout_range_clock: the caller's call names the wrapper, the
+ * return address is in the function it jumps to): a jmp rel32 in its first
+ * LEAF_WRAPPER_BYTES that lands in .sched.text, else 0. Looked at only
+ * when no return address into fn was found (a byte that only looks like a
+ * jmp in a function that called on would name a wrong function).
+ */
+static __always_inline __u64 tail_target(__u64 fn)
+{
+	__u8 code[LEAF_WRAPPER_BYTES];
+	__s32 rel;
+	__u32 i;
+
+	if (bpf_probe_read_kernel(code, sizeof(code), (void *)fn))
+		return 0;
+	for (i = 0; i + 5 <= LEAF_WRAPPER_BYTES; i++) {
+		if (code[i] != X86_JMP_REL32)
+			continue;
+		__builtin_memcpy(&rel, &code[(i + 1) & (LEAF_WRAPPER_BYTES - 1)], sizeof(rel));
+		if (in_sched_text(fn + i + 5 + (__s64)rel))
+			return fn + i + 5 + (__s64)rel;
+	}
+	return 0;
+}
+
 /* Issue #17 item 4: kernel_leaf()'s walk, in bpf_loop callbacks (the verifier sees each once). */
 struct leaf_walk {
 	struct leaf_scan *l;
@@ -763,6 +797,9 @@ struct leaf_walk {
 	__u64 fn;    /* the function whose return address is looked for */
 	__u32 slot;  /* of the last return address found */
 	__u32 nr;    /* return addresses found */
+	__u32 words; /* of l->words read */
+	__u32 step_slot; /* where the look for fn began */
+	bool retried;	 /* fn replaced by where it tail-calls */
 	bool done;
 };
 
@@ -777,6 +814,8 @@ static long find_first(__u32 i, void *ctx)
 {
 	struct leaf_walk *w = ctx;
 
+	if (i >= w->words)
+		return 1;
 	if (i < LEAF_FRAME_WORDS || w->l->words[i & (LEAF_WORDS - 1)] != w->first)
 		return 0;
 	w->slot = i;
@@ -790,12 +829,21 @@ static long walk_down(__u32 k, void *ctx)
 	__u32 i = w->slot - 1;
 	__u64 word;
 
-	/* slot is at least LEAF_FRAME_WORDS: i does not wrap; the mask below bounds it. */
-	if (!in_sched_text(w->fn) || w->nr >= LEAF_MAX_FRAMES - 1 || i < LEAF_FRAME_WORDS)
+	if (!in_sched_text(w->fn) || w->nr >= LEAF_MAX_FRAMES - 1)
 		return 1;
 	if (returns_into(w->saved, w->fn)) {
 		w->done = true;
 		return 1;
+	}
+	/* slot is at least LEAF_FRAME_WORDS: i does not wrap; the mask below bounds it. */
+	if (i < LEAF_FRAME_WORDS) {
+		/* Nothing returns into fn: once per step, where fn tail-calls. */
+		if (w->retried)
+			return 1;
+		w->retried = true;
+		w->fn = tail_target(w->fn);
+		w->slot = w->step_slot;
+		return 0;
 	}
 	w->slot = i;
 	word = w->l->words[i & (LEAF_WORDS - 1)];
@@ -803,6 +851,8 @@ static long walk_down(__u32 k, void *ctx)
 		w->l->frames[(LEAF_MAX_FRAMES - 2 - w->nr) & (LEAF_MAX_FRAMES - 1)] = word;
 		w->nr++;
 		w->fn = call_target(word);
+		w->step_slot = i;
+		w->retried = false;
 	}
 	return 0;
 }
@@ -825,16 +875,26 @@ static __always_inline __u32 kernel_leaf(struct task_struct *next, __u64 first,
 {
 	struct leaf_walk w = { .l = l, .first = first };
 	__u64 sp = BPF_CORE_READ(next, thread.sp);
+	__u64 top = (__u64)BPF_CORE_READ(next, stack) + KERNEL_STACK_SIZE;
+	__u32 len = sizeof(l->words);
 
-	if (!sp || bpf_probe_read_kernel(l->words, sizeof(l->words), (void *)sp))
+	/* Never past the stack's top (a guard page may follow): the read would fail whole. */
+	if (!sp || sp >= top)
 		return 0;
+	if (top - sp < len)
+		len = top - sp;
+	if (len < 8 * (LEAF_FRAME_WORDS + 1) || bpf_probe_read_kernel(l->words, len, (void *)sp))
+		return 0;
+	w.words = len / 8;
 	w.saved = l->words[bpf_core_field_offset(struct inactive_task_frame, ret_addr) / 8 &
 			   (LEAF_WORDS - 1)];
 	bpf_loop(LEAF_WORDS, find_first, &w, 0);
 	if (!w.slot)
 		return 0;
 	w.fn = call_target(first);
-	bpf_loop(LEAF_WORDS, walk_down, &w, 0);
+	w.step_slot = w.slot;
+	/* Each word once, and once more per step that looks where fn tail-calls. */
+	bpf_loop(LEAF_WORDS * 2, walk_down, &w, 0);
 	if (!w.done)
 		return 0;
 	l->frames[(LEAF_MAX_FRAMES - 2 - w.nr) & (LEAF_MAX_FRAMES - 1)] = w.saved;
