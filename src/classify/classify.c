@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "classify/classify.h"
+#include "classify/goroutine.h"
 #include "lib/array.h"
 #include "offcpu.h"
 
@@ -207,6 +208,13 @@ const char *classify__wait(const struct rule_set *user_rules, unsigned int state
 			   const struct frame *kernel, size_t nr_kernel, const struct frame *user,
 			   size_t nr_user)
 {
+	return classify__wait_parked(user_rules, state, kernel, nr_kernel, user, nr_user, NULL);
+}
+
+const char *classify__wait_parked(const struct rule_set *user_rules, unsigned int state,
+				  const struct frame *kernel, size_t nr_kernel,
+				  const struct frame *user, size_t nr_user, const char *parked)
+{
 	const char *found;
 	size_t r;
 
@@ -216,6 +224,12 @@ const char *classify__wait(const struct rule_set *user_rules, unsigned int state
 		if (rules__match(&user_rules->rules[r], kernel, nr_kernel, user, nr_user))
 			return user_rules->rules[r].wait_class;
 	}
+	/* Issue #17 item 6: Go's scheduler waits, for the goroutine that parked or its own. */
+	if (parked)
+		return parked;
+	found = goroutine__m_class(user, nr_user);
+	if (found)
+		return found;
 	if (is_idle_loop(kernel, nr_kernel))
 		return "idle";
 	found = first_match(kernel_rules, ARRAY_SIZE(kernel_rules), kernel, nr_kernel);
