@@ -38,6 +38,8 @@ static const struct go_rule m_rules[] = {
 	{ "runtime.sysmon", "sleep:go-sysmon" },     /* usleep, or notetsleep while idle */
 	{ "runtime.templateThread", "idle:go" },     /* waits to start Ms */
 	{ "runtime.netpoll", "poll:go-netpoll" },    /* findRunnable blocks in epoll_wait */
+	/* Only netpoll calls it; a frame-pointer walk skips netpoll (epollwait keeps no frame). */
+	{ "runtime.epollwait*", "poll:go-netpoll" },
 	{ "runtime.stopm", "idle:go" },		     /* an M with nothing to run */
 	{ "runtime.gcstopm", "idle:go" },
 	{ "runtime.stoplockedm", "idle:go" },
