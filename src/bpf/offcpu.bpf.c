@@ -792,12 +792,12 @@ static __always_inline __u64 tail_target(__u64 fn)
 /* Issue #17 item 4: kernel_leaf()'s walk, in bpf_loop callbacks (the verifier sees each once). */
 struct leaf_walk {
 	struct leaf_scan *l;
-	__u64 first; /* the task's first frame outside .sched.text */
-	__u64 saved; /* the saved frame's return into __schedule */
-	__u64 fn;    /* the function whose return address is looked for */
-	__u32 slot;  /* of the last return address found */
-	__u32 nr;    /* return addresses found */
-	__u32 words; /* of l->words read */
+	__u64 first;	 /* the task's first frame outside .sched.text */
+	__u64 saved;	 /* the saved frame's return into __schedule */
+	__u64 fn;	 /* the function whose return address is looked for */
+	__u32 slot;	 /* of the last return address found */
+	__u32 nr;	 /* return addresses found */
+	__u32 words;	 /* of l->words read */
 	__u32 step_slot; /* where the look for fn began */
 	bool retried;	 /* fn replaced by where it tail-calls */
 	bool done;
@@ -870,8 +870,7 @@ static long walk_down(__u32 k, void *ctx)
  * .sched.text; anything else (an indirect call, a function not found) gives
  * up: the stack stays as bpf_get_task_stack gave it.
  */
-static __always_inline __u32 kernel_leaf(struct task_struct *next, __u64 first,
-					 struct leaf_scan *l)
+static __always_inline __u32 kernel_leaf(struct task_struct *next, __u64 first, struct leaf_scan *l)
 {
 	struct leaf_walk w = { .l = l, .first = first };
 	__u64 sp = BPF_CORE_READ(next, thread.sp);
@@ -905,8 +904,8 @@ static __always_inline __u32 kernel_leaf(struct task_struct *next, __u64 first,
  * The kernel stack of next at block time: bpf_get_task_stack(next), after
  * the __sched frames it drops (issue #17 item 4), for the waits that passed.
  */
-static __always_inline void take_kernel_stack(struct offcpu_counters *c,
-					      struct offcpu_wait_record *r, struct task_struct *next)
+static __always_inline void
+take_kernel_stack(struct offcpu_counters *c, struct offcpu_wait_record *r, struct task_struct *next)
 {
 	struct leaf_scan *l = NULL;
 	__u32 i, nr = 0, zero = 0;

@@ -35,12 +35,12 @@ static const struct go_rule park_rules[] = {
 
 /* An M's own paths, over its whole stack (it ends at runtime.mcall or its root). */
 static const struct go_rule m_rules[] = {
-	{ "runtime.sysmon", "sleep:go-sysmon" },     /* usleep, or notetsleep while idle */
-	{ "runtime.templateThread", "idle:go" },     /* waits to start Ms */
-	{ "runtime.netpoll", "poll:go-netpoll" },    /* findRunnable blocks in epoll_wait */
+	{ "runtime.sysmon", "sleep:go-sysmon" },  /* usleep, or notetsleep while idle */
+	{ "runtime.templateThread", "idle:go" },  /* waits to start Ms */
+	{ "runtime.netpoll", "poll:go-netpoll" }, /* findRunnable blocks in epoll_wait */
 	/* Only netpoll calls it; a frame-pointer walk skips netpoll (epollwait keeps no frame). */
 	{ "runtime.epollwait*", "poll:go-netpoll" },
-	{ "runtime.stopm", "idle:go" },		     /* an M with nothing to run */
+	{ "runtime.stopm", "idle:go" }, /* an M with nothing to run */
 	{ "runtime.gcstopm", "idle:go" },
 	{ "runtime.stoplockedm", "idle:go" },
 };
@@ -72,7 +72,8 @@ const char *goroutine__park_class(const struct frame *frames, size_t nr)
 {
 	size_t i = 0;
 
-	if (i < nr && (is(frames[i].sym, "runtime.gopark") || is(frames[i].sym, "runtime.goparkunlock")))
+	if (i < nr &&
+	    (is(frames[i].sym, "runtime.gopark") || is(frames[i].sym, "runtime.goparkunlock")))
 		i++;
 	if (i < nr && is(frames[i].sym, "runtime.goparkunlock"))
 		i++;

@@ -477,11 +477,10 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 	if (!cached)
 		return NULL;
 	*cached = key;
-	cached->wait_class =
-	    strpool__intern(c->profile->strings,
-			    classify__wait_parked(c->rules, w->state, k ? k->frames : NULL,
-						  k ? k->nr : 0, u ? u->frames : NULL, u ? u->nr : 0,
-						  parked));
+	cached->wait_class = strpool__intern(
+	    c->profile->strings,
+	    classify__wait_parked(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
+				  u ? u->frames : NULL, u ? u->nr : 0, parked));
 	if (!cached->wait_class || hash_table__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;

@@ -39,8 +39,8 @@ static void parked_goroutines(void **state)
 				     fr("internal/poll.(*pollDesc).wait") };
 	const struct frame sel[] = { fr("runtime.selectgo"), fr("main.main") };
 	const struct frame with_gopark[] = { fr("runtime.gopark"), fr("time.Sleep") };
-	const struct frame cond[] = { fr("runtime.goparkunlock"),
-				      fr("sync.runtime_notifyListWait"), fr("sync.(*Cond).Wait") };
+	const struct frame cond[] = { fr("runtime.goparkunlock"), fr("sync.runtime_notifyListWait"),
+				      fr("sync.(*Cond).Wait") };
 	const struct frame other[] = { fr("main.spin"), fr("main.main") };
 
 	(void)state;
@@ -60,8 +60,8 @@ static void parked_goroutines(void **state)
 static void m_paths(void **state)
 {
 	const struct frame idle[] = { fr("runtime.futex.abi0"), fr("runtime.notesleep"),
-				      fr("runtime.stopm"), fr("runtime.findRunnable"),
-				      fr("runtime.schedule"), fr("runtime.park_m"),
+				      fr("runtime.stopm"),	fr("runtime.findRunnable"),
+				      fr("runtime.schedule"),	fr("runtime.park_m"),
 				      fr("runtime.mcall") };
 	const struct frame netpoll[] = { fr("runtime.epollwait.abi0"), fr("runtime.findRunnable"),
 					 fr("runtime.schedule"), fr("runtime.park_m"),
@@ -77,7 +77,8 @@ static void m_paths(void **state)
 	assert_null(goroutine__m_class(c_code, ARRAY_SIZE(c_code)));
 }
 
-/* In classify__wait_parked's order: cpu first, then the user's rules, the park, the M, the kernel. */
+/* In classify__wait_parked's order: cpu first, then the user's rules, the park, the M, the kernel.
+ */
 static void order_of_the_classes(void **state)
 {
 	const struct frame futex[] = { fr("futex_wait"), fr("do_futex") };
@@ -87,9 +88,8 @@ static void order_of_the_classes(void **state)
 	const unsigned int S = OFFCPU_STATE_INTERRUPTIBLE;
 
 	(void)state;
-	assert_string_equal(classify__wait_parked(NULL, OFFCPU_STATE_PREEMPTED, futex, 2, idle, 3,
-						  "sleep"),
-			    "cpu");
+	assert_string_equal(
+	    classify__wait_parked(NULL, OFFCPU_STATE_PREEMPTED, futex, 2, idle, 3, "sleep"), "cpu");
 	assert_string_equal(classify__wait_parked(NULL, S, futex, 2, idle, 3, "sleep"), "sleep");
 	assert_string_equal(classify__wait_parked(NULL, S, futex, 2, idle, 3, NULL), "idle:go");
 	assert_string_equal(classify__wait(NULL, S, futex, 2, c_code, 2), "lock:mutex");

@@ -46,16 +46,22 @@ static void stops_at_roots_and_switches(void **state)
 		fr("runtime.mstart.abi0", GO), fr("runtime.execute", GO),
 	};
 	const struct frame on_g0[] = {
-		fr("runtime.futex.abi0", GO), fr("runtime.systemstack.abi0", GO),
-		fr("runtime.entersyscallblock", GO), fr("main.main", GO),
+		fr("runtime.futex.abi0", GO),
+		fr("runtime.systemstack.abi0", GO),
+		fr("runtime.entersyscallblock", GO),
+		fr("main.main", GO),
 	};
 	const struct frame goroutine[] = {
-		fr("syscall.Syscall", GO), fr("main.reader", GO),
-		fr("runtime.goexit.abi0", GO), fr("runtime.mstart", GO),
+		fr("syscall.Syscall", GO),
+		fr("main.reader", GO),
+		fr("runtime.goexit.abi0", GO),
+		fr("runtime.mstart", GO),
 	};
 	/* Names that only begin like one of them are not one. */
 	const struct frame lookalike[] = {
-		fr("runtime.mcallers", GO), fr("runtime.mstartm", GO), fr("main.main", GO),
+		fr("runtime.mcallers", GO),
+		fr("runtime.mstartm", GO),
+		fr("main.main", GO),
 	};
 
 	(void)state;
@@ -69,8 +75,10 @@ static void no_frame_outside_executable_mappings(void **state)
 {
 	/* 0xc000024000: a Go heap word the walk took for a return address. */
 	const struct frame heap[] = {
-		fr("runtime.futex.abi0", GO), fr("runtime.notetsleep", GO),
-		fr(NULL, NULL),		      fr("runtime.execute", GO),
+		fr("runtime.futex.abi0", GO),
+		fr("runtime.notetsleep", GO),
+		fr(NULL, NULL),
+		fr("runtime.execute", GO),
 	};
 	/* The leaf is where the thread is, even with no mapping known for it. */
 	const struct frame leaf[] = { fr(NULL, NULL), fr("main", "/bin/x"), fr(NULL, NULL) };
