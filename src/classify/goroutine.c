@@ -26,23 +26,23 @@ static const struct go_rule park_rules[] = {
 	{ "sync.runtime_SemacquireRWMutex*", "lock:go-rwmutex" },
 	{ "sync.runtime_notifyListWait", "lock:go-cond" },
 	{ "sync.runtime_Semacquire", "lock:go-semaphore" }, /* sync.WaitGroup */
-	{ "runtime.gcBgMarkWorker", "idle:go-gc" },
-	{ "runtime.bgsweep", "idle:go-gc" },
-	{ "runtime.bgscavenge", "idle:go-gc" },
-	{ "runtime.forcegchelper", "idle:go-gc" },
-	{ "runtime.runfinq", "idle:go-gc" },
+	{ "runtime.gcBgMarkWorker", "sleep:go-idle" },
+	{ "runtime.bgsweep", "sleep:go-idle" },
+	{ "runtime.bgscavenge", "sleep:go-idle" },
+	{ "runtime.forcegchelper", "sleep:go-idle" },
+	{ "runtime.runfinq", "sleep:go-idle" },
 };
 
 /* An M's own paths, over its whole stack (it ends at runtime.mcall or its root). */
 static const struct go_rule m_rules[] = {
 	{ "runtime.sysmon", "sleep:go-sysmon" },  /* usleep, or notetsleep while idle */
-	{ "runtime.templateThread", "idle:go" },  /* waits to start Ms */
+	{ "runtime.templateThread", "sleep:go-idle" },  /* waits to start Ms */
 	{ "runtime.netpoll", "poll:go-netpoll" }, /* findRunnable blocks in epoll_wait */
 	/* Only netpoll calls it; a frame-pointer walk skips netpoll (epollwait keeps no frame). */
 	{ "runtime.epollwait*", "poll:go-netpoll" },
-	{ "runtime.stopm", "idle:go" }, /* an M with nothing to run */
-	{ "runtime.gcstopm", "idle:go" },
-	{ "runtime.stoplockedm", "idle:go" },
+	{ "runtime.stopm", "sleep:go-idle" }, /* an M with nothing to run */
+	{ "runtime.gcstopm", "sleep:go-idle" },
+	{ "runtime.stoplockedm", "sleep:go-idle" },
 };
 
 static bool is(const char *sym, const char *name)

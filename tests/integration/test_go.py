@@ -236,7 +236,7 @@ def test_go_cgo_dwarf_stacks_and_scheduler_classes():
     waits, stats, gdb_stacks = record(cgo=True)
     assert stats["user_stack_at_switch_out"] == 0 < stats["emitted"], stats
     check_stacks_end_as_gdb(waits, gdb_stacks)
-    check_scheduler_waits_classed(waits, ("idle:go", "poll:go-netpoll", "sleep:go-sysmon"))
+    check_scheduler_waits_classed(waits, ("sleep:go-idle", "poll:go-netpoll", "sleep:go-sysmon"))
 
 
 def main():

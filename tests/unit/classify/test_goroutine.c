@@ -71,7 +71,7 @@ static void m_paths(void **state)
 	const struct frame c_code[] = { fr("pthread_cond_wait"), fr("main") };
 
 	(void)state;
-	assert_string_equal(goroutine__m_class(idle, ARRAY_SIZE(idle)), "idle:go");
+	assert_string_equal(goroutine__m_class(idle, ARRAY_SIZE(idle)), "sleep:go-idle");
 	assert_string_equal(goroutine__m_class(netpoll, ARRAY_SIZE(netpoll)), "poll:go-netpoll");
 	assert_string_equal(goroutine__m_class(sysmon, ARRAY_SIZE(sysmon)), "sleep:go-sysmon");
 	assert_null(goroutine__m_class(c_code, ARRAY_SIZE(c_code)));
@@ -91,7 +91,7 @@ static void order_of_the_classes(void **state)
 	assert_string_equal(
 	    classify__wait_parked(NULL, OFFCPU_STATE_PREEMPTED, futex, 2, idle, 3, "sleep"), "cpu");
 	assert_string_equal(classify__wait_parked(NULL, S, futex, 2, idle, 3, "sleep"), "sleep");
-	assert_string_equal(classify__wait_parked(NULL, S, futex, 2, idle, 3, NULL), "idle:go");
+	assert_string_equal(classify__wait_parked(NULL, S, futex, 2, idle, 3, NULL), "sleep:go-idle");
 	assert_string_equal(classify__wait(NULL, S, futex, 2, c_code, 2), "lock:mutex");
 }
 
