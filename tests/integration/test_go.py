@@ -170,6 +170,7 @@ def record(cgo):
     gdb_stacks = [json.loads(l.split(" ", 1)[1]) for l in g.stdout.splitlines()
                   if l.startswith("GOFRAMES ")]
     assert waits and stats and gdb_stacks, (len(waits), g.stderr[-500:])
+    record.json = r.stdout
     return waits, stats, gdb_stacks
 
 
@@ -228,6 +229,34 @@ def test_go_frame_pointers_stacks_and_parking_classes():
     check_stacks_end_as_gdb(waits, gdb_stacks, leaf_caller_skipped=True)
     check_scheduler_waits_classed(waits, ("sleep", "lock:go-chan", "lock:go-mutex",
                                           "poll:go-netpoll", "sleep:go-sysmon"))
+    check_report_keeps_parking_classes(record.json)
+
+
+def classes_of(json_lines):
+    counts = {}
+    for line in json_lines.splitlines():
+        rec = json.loads(line)
+        if rec["type"] == "offcpu":
+            counts[rec["wait"]] = counts.get(rec["wait"], 0) + 1
+    return counts
+
+
+def check_report_keeps_parking_classes(json_lines):
+    """offcpu report --rules classifies again from the recorded stacks, which end at
+    runtime.mcall: what the goroutine parked for is the recorded class, kept."""
+    d = tempfile.mkdtemp(prefix="offcpu-go-report-")
+    try:
+        recording, rules = os.path.join(d, "rec.json"), os.path.join(d, "none.rules")
+        with open(recording, "w") as f:
+            f.write(json_lines)
+        with open(rules, "w") as f:
+            f.write("user main.no_such_function other:never\n")
+        r = t.run([t.OFFCPU, "report", "-f", "json", "--rules", rules, recording])
+        assert r.returncode == 0, r.stderr[-500:]
+        assert classes_of(r.stdout) == classes_of(json_lines), (classes_of(r.stdout),
+                                                                classes_of(json_lines))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def test_go_cgo_dwarf_stacks_and_scheduler_classes():
