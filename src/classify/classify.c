@@ -163,14 +163,38 @@ static const char *const idle_loops[] = {
 	"hwrng_fillfn",
 };
 
-static bool is_idle_loop(const struct frame *kernel, size_t nr_kernel)
+/*
+ * The scheduler's own ways to sleep, which a kernel thread's loop calls
+ * (kcompactd and rcu_gp_fqs_loop sleep in schedule_timeout). They are
+ * __sched: since the kernel leaf keeps them (issue #17 item 4) the loop is
+ * the first frame after them.
+ */
+static const char *const sleep_helpers[] = {
+	"schedule_timeout*", "schedule_hrtimeout*", "schedule_preempt_disabled",
+	"io_schedule*",	     "__cond_resched",	    "preempt_schedule*",
+};
+
+static bool is_sleep_helper(const char *sym)
 {
 	size_t i;
 
-	if (!nr_kernel || !kernel[0].sym)
+	for (i = 0; i < ARRAY_SIZE(sleep_helpers); i++) {
+		if (rules__symbol_matches(sleep_helpers[i], sym))
+			return true;
+	}
+	return false;
+}
+
+static bool is_idle_loop(const struct frame *kernel, size_t nr_kernel)
+{
+	size_t i, leaf = 0;
+
+	while (leaf < nr_kernel && kernel[leaf].sym && is_sleep_helper(kernel[leaf].sym))
+		leaf++;
+	if (leaf == nr_kernel || !kernel[leaf].sym)
 		return false;
 	for (i = 0; i < ARRAY_SIZE(idle_loops); i++) {
-		if (rules__symbol_matches(idle_loops[i], kernel[0].sym))
+		if (rules__symbol_matches(idle_loops[i], kernel[leaf].sym))
 			return true;
 	}
 	return false;
