@@ -900,41 +900,69 @@ static __always_inline __u32 kernel_leaf(struct task_struct *next, __u64 first, 
 	return w.nr + 1;
 }
 
+/* Issue #17 item 4: the kernel stack moved down over the room left for the leaf. */
+struct leaf_move {
+	struct offcpu_wait_record *r;
+	__u32 by; /* < LEAF_MAX_FRAMES */
+	__u32 nr; /* frames to move, at most OFFCPU_MAX_STACK_DEPTH */
+};
+
+static long move_down(__u32 i, void *ctx)
+{
+	struct leaf_move *m = ctx;
+	__u32 to = i & OFFCPU_MAX_STACK_DEPTH;
+
+	if (i >= m->nr)
+		return 1;
+	m->r->ips[to] = m->r->ips[to + (m->by & (LEAF_MAX_FRAMES - 1))];
+	return 0;
+}
+
 /*
  * The kernel stack of next at block time: bpf_get_task_stack(next), after
  * the __sched frames it drops (issue #17 item 4), for the waits that passed.
+ * The task's stack is taken once, LEAF_MAX_FRAMES - 1 entries in, so the
+ * frames kernel_leaf() finds (l->frames[room - nr..room), leaf first) go
+ * right before it at the same indexes; then all moves down to ips[0].
  */
 static __always_inline void
 take_kernel_stack(struct offcpu_counters *c, struct offcpu_wait_record *r, struct task_struct *next)
 {
+	const __u32 room = LEAF_MAX_FRAMES - 1;
+	struct leaf_move m = { .r = r };
 	struct leaf_scan *l = NULL;
-	__u32 i, nr = 0, zero = 0;
-	__u64 first = 0;
+	__u32 i, nr = 0, zero = 0, frames;
 	long n;
 
-	if (take_kernel_leaf && (__u64)&__sched_text_end &&
-	    bpf_get_task_stack(next, &first, sizeof(first), 0) == sizeof(first))
-		l = bpf_map_lookup_elem(&leaf_scans, &zero);
-	if (l)
-		nr = kernel_leaf(next, first, l);
-	if (nr && nr < LEAF_MAX_FRAMES && stack_depth > nr) {
-		n = bpf_get_task_stack(next, &r->ips[nr], (stack_depth - nr) * sizeof(__u64), 0);
-		if (n > 0 && r->ips[nr] == first) {
-			/* l->frames ends with them: frames[LEAF_MAX_FRAMES - nr...]. */
-			for (i = 0; i < LEAF_MAX_FRAMES; i++) {
-				if (i < nr)
-					r->ips[i] = l->frames[(LEAF_MAX_FRAMES - 1 - nr + i) &
-							      (LEAF_MAX_FRAMES - 1)];
-			}
-			r->kernel_frames = nr + n / sizeof(__u64);
-			return;
-		}
+	if (!take_kernel_leaf || !(__u64)&__sched_text_end) {
+		n = bpf_get_task_stack(next, r->ips, stack_depth * sizeof(__u64), 0);
+		if (n < 0)
+			count(c, OFFCPU_CNT_KSTACK_FAIL, IN_SWITCH);
+		else
+			r->kernel_frames = n / sizeof(__u64);
+		return;
 	}
-	n = bpf_get_task_stack(next, r->ips, stack_depth * sizeof(__u64), 0);
+	n = bpf_get_task_stack(next, &r->ips[room], stack_depth * sizeof(__u64), 0);
 	if (n < 0)
 		count(c, OFFCPU_CNT_KSTACK_FAIL, IN_SWITCH);
-	else
-		r->kernel_frames = n / sizeof(__u64);
+	if (n <= 0)
+		return;
+	frames = n / sizeof(__u64);
+	l = bpf_map_lookup_elem(&leaf_scans, &zero);
+	if (l)
+		nr = kernel_leaf(next, r->ips[room], l);
+	if (nr > room || nr >= stack_depth)
+		nr = 0;
+	if (nr + frames > stack_depth)
+		frames = stack_depth - nr;
+	for (i = 0; i < LEAF_MAX_FRAMES - 1; i++) {
+		if (i >= room - nr && l)
+			r->ips[i] = l->frames[i];
+	}
+	m.by = room - nr;
+	m.nr = nr + frames;
+	bpf_loop(OFFCPU_MAX_STACK_DEPTH, move_down, &m, 0);
+	r->kernel_frames = nr + frames;
 }
 
 /* The wait and its kernel stack, taken now: next has not run since it blocked. */
