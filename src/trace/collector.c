@@ -515,8 +515,9 @@ static int add_chain(struct collector *c, const struct wait *w)
  * The thread's waits that were waiting for this user stack; cut_short: it
  * stopped before the thread's root, which each of them counts.
  */
+/* parked: what user_stack's goroutine parked for (issue #17 item 6), or NULL. */
 static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack,
-		       bool cut_short)
+		       bool cut_short, const char *parked)
 {
 	struct chain *chain = hash_table__remove(c->chains, &tid);
 	size_t i;
@@ -533,7 +534,7 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		else if (cut_short)
 			c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
 		/* Its user frames are known only now. */
-		w->wait_class = wait_class_of(c, w, NULL);
+		w->wait_class = wait_class_of(c, w, user_stack ? parked : NULL);
 		err = w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
 	}
 	chain_free(chain);
@@ -650,7 +651,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack, cut_short);
+	err = close_chain(c, w.tid, w.user_stack, cut_short, parked);
 	if (err || filtered)
 		return err;
 	if (cut_short)
@@ -722,7 +723,7 @@ int collector__finish(struct collector *c)
 	while (!err && hash_table__next(c->chains, &it, &key, NULL)) {
 		uint32_t tid = *(const uint32_t *)key;
 
-		err = close_chain(c, tid, NULL, false);
+		err = close_chain(c, tid, NULL, false, NULL);
 		memset(&it, 0, sizeof(it));
 	}
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
