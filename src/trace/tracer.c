@@ -68,8 +68,9 @@ struct tracer {
 #define RECORD_DELAY_ENV "OFFCPU_TEST_RECORD_DELAY_US"
 
 /*
- * Test and bench only (issue #17 item 4): no switch-out walk for the kernel
- * leaf, bpf_get_task_stack alone, as before; bench/run measures both.
+ * Test and bench only (issue #17 item 4): no kernel leaf scan, the kernel
+ * stack as bpf_get_task_stack gives it, as before; bench/run and
+ * bench/kernel_leaf measure both, test_fixes.py fails with it.
  */
 #define NO_KERNEL_LEAF_ENV "OFFCPU_TEST_NO_KERNEL_LEAF"
 
