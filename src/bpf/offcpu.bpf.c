@@ -747,6 +747,12 @@ static __always_inline bool in_sched_text(__u64 ip)
 	return ip >= (__u64)&__sched_text_start && ip < (__u64)&__sched_text_end;
 }
 
+/*
+ * Issue #17 item 4: x86-64's call and jmp encodings and its saved frame
+ * (struct inactive_task_frame); elsewhere the kernel stack stays as
+ * bpf_get_task_stack gives it.
+ */
+#if defined(__TARGET_ARCH_x86)
 /* The target of the direct call that returns to ip, or 0 if the call is none. */
 static __always_inline __u64 call_target(__u64 ip)
 {
@@ -899,6 +905,12 @@ static __always_inline __u32 kernel_leaf(struct task_struct *next, __u64 first, 
 	l->frames[(LEAF_MAX_FRAMES - 2 - w.nr) & (LEAF_MAX_FRAMES - 1)] = w.saved;
 	return w.nr + 1;
 }
+#else
+static __always_inline __u32 kernel_leaf(struct task_struct *next, __u64 first, struct leaf_scan *l)
+{
+	return 0;
+}
+#endif
 
 /* Issue #17 item 4: the kernel stack moved down over the room left for the leaf. */
 struct leaf_move {
