@@ -20,7 +20,9 @@
  * Frames to keep of frames[0..nr), leaf first: up to and including a stack
  * switch or a root, and none from the first one past the leaf in no
  * executable mapping when maps_known (its process's mappings were read:
- * otherwise no frame has a module and each is kept).
+ * otherwise no frame has a module and each is kept; the caller also passes
+ * false for a stack its unwinder found by CFI, which takes no word for a
+ * frame).
  */
 size_t stack_end__user(const struct frame *frames, size_t nr, bool maps_known);
 

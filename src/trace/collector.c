@@ -76,6 +76,14 @@ struct collector {
 	uint32_t state_mask;
 	bool malformed_reported;
 	const char *parked; /* issue #17 item 6: of the user stack symbolize() gave last */
+	/*
+	 * Issue #17 item 6: the user stack being symbolized is a frame-pointer
+	 * walk, which may take any word for a return address (a CFI unwind
+	 * stops where no CFI is): its frames in no executable mapping are cut.
+	 * Only there, since a mapping the symbolizer has not seen yet (a
+	 * stale snapshot) would cut a CFI-unwound stack too.
+	 */
+	bool fp_walk;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -246,7 +254,8 @@ static const char *title_of(struct collector *c, struct process_info *p, const c
 static size_t walk_end(struct collector *c, uint32_t pid, const struct frame *frames, size_t nr,
 		       const char **parked)
 {
-	size_t kept = stack_end__user(frames, nr, symbolizer__maps_known(c->symbolizer, pid));
+	bool maps_known = c->fp_walk && symbolizer__maps_known(c->symbolizer, pid);
+	size_t kept = stack_end__user(frames, nr, maps_known);
 
 	if (kept && kept < nr && stack_end__is_goroutine_switch(&frames[kept - 1]))
 		*parked = goroutine__park_class(frames + kept, nr - kept);
@@ -612,6 +621,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	/* Frame-pointer walks end on a zero return address: not a frame. */
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
+	c->fp_walk = r->user_stack != OFFCPU_USTACK_COPIED;
 	if (r->user_stack == OFFCPU_USTACK_COPIED) {
 		int nr = unwind_copy(c, r, size, kernel_frames, &cut_short);
 
