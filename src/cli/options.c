@@ -153,6 +153,8 @@ void options__usage(FILE *out)
 	    "      --lines                 file:line of user frames in the text report\n"
 	    "      --top N                 rows of each table and stacks in the text report\n"
 	    "                              (default %u threads, %u stacks)\n"
+	    "      --listen ADDR:PORT      serve: where to listen (default " LISTEN_DEFAULT ")\n"
+	    "      --allow-remote          serve: on an address that is not loopback\n"
 	    "  -v, --verbose               say more on stderr\n"
 	    "  -h, --help                  this help\n"
 	    "  -V, --version               the version\n"

@@ -35,9 +35,9 @@ struct metrics_open_waits {
 
 /* What is read when the text is rendered. */
 struct metrics_now {
-	const uint64_t *counters; /* OFFCPU_CNT_MAX health counters */
+	const uint64_t *counters;		     /* OFFCPU_CNT_MAX health counters */
 	const struct metrics_open_waits *open_waits; /* NULL: not known */
-	uint64_t cpu_ns;			      /* offcpu's user + system CPU time */
+	uint64_t cpu_ns;			     /* offcpu's user + system CPU time */
 	uint64_t rss_bytes;
 	uint64_t start_time_s; /* CLOCK_REALTIME at start */
 	uint32_t windows_open; /* profile windows being recorded */

@@ -247,9 +247,9 @@ static void render_metrics(struct serve *s)
 	if (!tracer__open_waits(s->tracer, count_open_wait, &open))
 		now.open_waits = &open;
 	if (!getrusage(RUSAGE_SELF, &ru))
-		now.cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
-				 1000000000ULL +
-			     ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
+		now.cpu_ns =
+		    ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
+		    ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
 	now.rss_bytes = rss_bytes();
 	now.start_time_s = s->start_time_s;
 	now.windows_open = server__windows_open(s->server);

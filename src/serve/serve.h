@@ -22,7 +22,7 @@ struct serve_opts {
 	int listen_fd;	      /* bound and listening; serve__run owns it */
 	uint64_t duration_ns; /* -d; 0: until *stop */
 	bool verbose;
-	bool stats; /* --stats: the health counters to stderr at the end */
+	bool stats;		     /* --stats: the health counters to stderr at the end */
 	volatile sig_atomic_t *stop; /* set by the signal handler */
 };
 

@@ -69,8 +69,8 @@ static void request_put(struct server *s, struct profile_request *r)
 	free(r);
 }
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int status,
-			       const char *type, void *data, size_t size, enum MHD_ResponseMemoryMode mode)
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int status, const char *type,
+			       void *data, size_t size, enum MHD_ResponseMemoryMode mode)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(size, data, mode);
 	enum MHD_Result ret;
@@ -171,10 +171,10 @@ static enum MHD_Result serve_profile(struct server *s, struct MHD_Connection *co
 		pthread_mutex_unlock(&s->lock);
 		pthread_cond_destroy(&r->cond);
 		free(r);
-		return respond_text(conn, stopping ? MHD_HTTP_SERVICE_UNAVAILABLE
-						   : MHD_HTTP_TOO_MANY_REQUESTS,
-				    stopping ? "offcpu is stopping\n"
-					     : "too many profiles being recorded at once\n");
+		return respond_text(
+		    conn, stopping ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_TOO_MANY_REQUESTS,
+		    stopping ? "offcpu is stopping\n"
+			     : "too many profiles being recorded at once\n");
 	}
 	s->windows_open++;
 	*s->pending_tail = r;

@@ -588,8 +588,7 @@ static const struct stack *symbolize_unwound(struct collector *c,
 /* Issue #20: the wait's cgroup by its path; NULL when out of memory. */
 static const char *cgroup_of(struct collector *c, uint64_t id, uint64_t now_ns)
 {
-	if (!c->cgroups && cgroups__new(NULL, c->profile->strings,
-					&c->cgroups))
+	if (!c->cgroups && cgroups__new(NULL, c->profile->strings, &c->cgroups))
 		return NULL;
 	return cgroups__name(c->cgroups, id, now_ns);
 }

@@ -292,8 +292,7 @@ static void serve_mode(void **state)
 	options__free(&o);
 	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--listen", "127.0.0.1:1"), -EINVAL);
 	options__free(&o);
-	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "--allow-remote", "r.json"),
-			 -EINVAL);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "--allow-remote", "r.json"), -EINVAL);
 	options__free(&o);
 }
 

@@ -87,7 +87,8 @@ static void label_values_escaped(void **state)
 	w = a_wait(pool, "a\"b\\c\nd\x1b\xff", NULL, OFFCPU_STATE_INTERRUPTIBLE, 1);
 	assert_int_equal(metrics__add(m, &w), 0);
 	text = render(m);
-	assert_non_null(strstr(text, "comm=\"a\\\"b\\\\c\\\\x0ad\\\\x1b\xef\xbf\xbd\",cgroup=\"\"}"));
+	assert_non_null(
+	    strstr(text, "comm=\"a\\\"b\\\\c\\\\x0ad\\\\x1b\xef\xbf\xbd\",cgroup=\"\"}"));
 	free(text);
 	metrics__free(m);
 	strpool__free(pool);
@@ -176,9 +177,17 @@ static void listen_addresses(void **state)
 
 static void listen_addresses_rejected(void **state)
 {
-	static const char *const bad[] = { "",		"127.0.0.1",  "127.0.0.1:",	 "127.0.0.1:0",
-					   "127.0.0.1:65536", "localhost:80", "::1:80",	 "[::1]",
-					   "[::1:80",	"1.2.3:80",	"127.0.0.1:8x" };
+	static const char *const bad[] = { "",
+					   "127.0.0.1",
+					   "127.0.0.1:",
+					   "127.0.0.1:0",
+					   "127.0.0.1:65536",
+					   "localhost:80",
+					   "::1:80",
+					   "[::1]",
+					   "[::1:80",
+					   "1.2.3:80",
+					   "127.0.0.1:8x" };
 	struct listen_addr a;
 	size_t i;
 
