@@ -70,6 +70,7 @@ struct serve {
 	struct generation *retired;
 	uint64_t generation;
 	bool stacks_pinned; /* a collector that could not forget: never free a generation */
+	size_t rotate_stacks, idle_rotate_stacks;
 	uint64_t last_promote_ns;
 	uint64_t start_time_s;
 };
@@ -290,7 +291,7 @@ static void rotate_stacks(struct serve *s)
 	size_t nr = hash_table__size(s->base->stacks);
 	struct generation *g;
 
-	if (nr < (s->windows ? ROTATE_STACKS : IDLE_ROTATE_STACKS))
+	if (nr < (s->windows ? s->rotate_stacks : s->idle_rotate_stacks))
 		return;
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -340,8 +341,12 @@ int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c
 		.last_promote_ns = started_ns,
 		.start_time_s = realtime_ns() / 1000000000ULL,
 	};
+	const char *rotate = getenv("OFFCPU_TEST_ROTATE_STACKS");
 	int err;
 
+	/* A test-only override: generations of this many stacks, windows open or not. */
+	s.rotate_stacks = rotate ? strtoul(rotate, NULL, 10) : ROTATE_STACKS;
+	s.idle_rotate_stacks = rotate ? s.rotate_stacks : IDLE_ROTATE_STACKS;
 	if (o->duration_ns)
 		deadline = o->duration_ns > UINT64_MAX - started_ns ? UINT64_MAX
 								    : started_ns + o->duration_ns;
