@@ -109,13 +109,16 @@ offcpu: $(OUTPUT)/obj/cli/main.o $(LIB_OBJS)
 # Debian 12 ships every library offcpu links as a static archive too; libdw's
 # own needs (liblzma, libbz2) come along. glibc static is fine: offcpu uses no
 # NSS and no dlopen.
-STATIC_LDLIBS := $(LDLIBS) -llzma -lbz2
+# Issue #20: not libmicrohttpd: its .a needs GnuTLS's, which needs p11-kit's,
+# which Debian 12 does not ship; the static binary has no offcpu serve.
+STATIC_LDLIBS := $(filter-out -lmicrohttpd,$(LDLIBS)) -llzma -lbz2
+STATIC_LIB_OBJS := $(filter-out $(OUTPUT)/obj/serve/server.o $(OUTPUT)/obj/serve/serve.o,$(LIB_OBJS))
 $(OUTPUT)/obj/cli/main-static.o: src/cli/main.c $(OUTPUT)/offcpu.skel.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -DOFFCPU_STATIC -c $< -o $@
 
-$(OUTPUT)/offcpu-static: $(OUTPUT)/obj/cli/main-static.o $(LIB_OBJS)
+$(OUTPUT)/offcpu-static: $(OUTPUT)/obj/cli/main-static.o $(STATIC_LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LDLIBS) -o $@
 

@@ -36,7 +36,9 @@
 #include "output/output.h"
 #include "profile/profile.h"
 #include "serve/listen.h"
+#ifndef OFFCPU_STATIC
 #include "serve/serve.h"
+#endif
 #include "symbols/ksyms.h"
 #include "symbols/symbolizer.h"
 #include "trace/collector.h"
@@ -48,8 +50,8 @@
 /* make static: one binary to copy; it leaves nothing out (no library it needs lacks a .a). */
 #ifdef OFFCPU_STATIC
 #define OFFCPU_BUILD                                                                               \
-	" (static: libbpf, libelf, libdw, zlib, liblzma, libbz2, libiberty linked in; nothing "    \
-	"left out)"
+	" (static: libbpf, libelf, libdw, zlib, liblzma, libbz2, libiberty linked in; offcpu "    \
+	"serve left out: libmicrohttpd's static library needs p11-kit's, which Debian 12 lacks)"
 #else
 #define OFFCPU_BUILD ""
 #endif
@@ -483,6 +485,16 @@ static int trace(struct options *o)
 	return status;
 }
 
+#ifdef OFFCPU_STATIC
+/* Issue #20: make static links no HTTP server (Makefile, STATIC_LDLIBS). */
+static int serve(struct options *o)
+{
+	(void)o;
+	log__error("offcpu serve is not in the static build (libmicrohttpd's static library "
+		   "needs p11-kit's, which Debian 12 does not ship): run the dynamic offcpu");
+	return EXIT_ENVIRONMENT;
+}
+#else
 /*
  * Issue #20: offcpu serve. The port is bound first, so a taken one fails
  * before anything is loaded; the HTTP threads start once capabilities are
@@ -518,6 +530,7 @@ static int serve(struct options *o)
 	teardown(&s);
 	return status;
 }
+#endif
 
 struct subcommand {
 	const char *name; /* argv[1] */
