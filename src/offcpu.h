@@ -65,6 +65,9 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
 	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
 	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
+	/* Issue 15. */
+	OFFCPU_CNT_WAKER_STACKS,     /* --wakers: waker stacks taken at a wakeup */
+	OFFCPU_CNT_WAKER_STACK_FAIL, /* --wakers: waker stack could not be taken or sent */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
@@ -73,6 +76,7 @@ enum offcpu_counter {
 	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
 	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
 	OFFCPU_CNT_USTACK_LOOP, /* of those, a cycle repeated to the end: cut */
+	OFFCPU_CNT_WAKER_STACK_UNMATCHED, /* issue 15: waker stacks whose wait never came */
 	OFFCPU_CNT_MAX,
 };
 
@@ -124,6 +128,15 @@ enum offcpu_record_type {
 	OFFCPU_RECORD_EXEC = 2, /* a process replaced its image: re-read its maps */
 	OFFCPU_RECORD_FORK = 3, /* a new process: it maps what its parent maps */
 	OFFCPU_RECORD_EXIT = 4, /* a process is gone: forget its maps */
+	OFFCPU_RECORD_WAKER = 5, /* --wakers: the waker's stacks of the wait that follows */
+};
+
+/* Who ended a wait (issue 15). */
+enum offcpu_waker {
+	OFFCPU_WAKER_NONE,    /* no wakeup seen: preempted, running, or woken before tracing */
+	OFFCPU_WAKER_TASK,    /* a task woke it: waker_pid/tid/comm */
+	OFFCPU_WAKER_HARDIRQ, /* an interrupt handler did; waker_* ran beneath it */
+	OFFCPU_WAKER_SOFTIRQ, /* a softirq did (timers, network receive, block completion) */
 };
 
 /*
@@ -144,6 +157,15 @@ struct offcpu_wait_record {
 	char comm[OFFCPU_COMM_LEN];
 	__u8 stack_depth; /* --stack-depth: a stack this deep may have gone on */
 	__u8 reserved[3]; /* 0; ips[] 8-byte aligned without hidden padding */
+	/* Issue 15: who ended the wait, and how long it then waited for a CPU. */
+	__u64 runq_ns;	  /* wakeup to switch-in; the whole wait for preempted and running */
+	__u32 waker_pid;  /* the waking task, or the task an interrupt interrupted */
+	__u32 waker_tid;
+	char waker_comm[OFFCPU_COMM_LEN];
+	__u8 waker;	  /* enum offcpu_waker */
+	__u8 runq_known;  /* 0: this kernel keeps no sched_info; runq_ns is 0 */
+	__u8 waker_stack; /* an OFFCPU_RECORD_WAKER with the waker's stacks came just before */
+	__u8 reserved15[5];
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -155,6 +177,25 @@ struct offcpu_task_record {
 	__u32 pid;
 	__u32 parent_pid; /* OFFCPU_RECORD_FORK only */
 };
+
+/*
+ * --wakers: the waker's kernel and user stacks at the wakeup (leaf first,
+ * kernel_frames then user_frames; the user ones by frame pointers), sent
+ * just before the wait of tid that ended at end_ts_ns. pid is the waker's
+ * process, which its user addresses belong to.
+ */
+struct offcpu_waker_record {
+	__u32 type;
+	__u32 pid;
+	__u32 tid; /* the wakee */
+	__u8 kernel_frames;
+	__u8 user_frames;
+	__u8 reserved[2];
+	__u64 end_ts_ns;
+	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
+};
+
+#define OFFCPU_WAKER_HEADER_SIZE __builtin_offsetof(struct offcpu_waker_record, ips)
 
 struct offcpu_counters {
 	__u64 value[OFFCPU_CNT_BPF_MAX];

@@ -73,6 +73,8 @@ const volatile bool any_filter;
 
 /* --max-entries: threads that can hold an in-flight slot at once. */
 const volatile __u64 max_slots;
+/* Issue 15, --wakers: the waker's stacks at wakeups of waits already past -m. */
+const volatile bool want_waker_stacks;
 
 /* task_struct::flags bit of kernel threads. */
 #define PF_KTHREAD 0x00200000
@@ -82,6 +84,13 @@ struct wait_start {
 	__u64 start_ts_ns;
 	__u32 prev_state;
 	__u32 preempt;
+	/* Issue 15: the first wakeup of the wait in flight (wakeup_start()). */
+	__u64 run_delay_ns; /* the thread's sched_info.run_delay when it left */
+	__u32 waker_pid;
+	__u32 waker_tid;
+	char waker_comm[OFFCPU_COMM_LEN];
+	__u8 waker;	  /* enum offcpu_waker: NONE until the first wakeup */
+	__u8 waker_stack; /* waker_stacks holds the stacks of that wakeup */
 };
 
 /*
@@ -604,6 +613,163 @@ static __always_inline __u64 now_ns(__u64 *now)
 	return *now;
 }
 
+/*
+ * Issue 15: who woke a wait, and how long it then sat runnable.
+ *
+ * The run-queue part needs no clock read of ours: with CONFIG_SCHED_INFO
+ * the scheduler stamps a task's sched_info.last_queued (rq clock) when it
+ * is enqueued, and at its switch-in adds now - last_queued to run_delay
+ * (sched_info_arrive(), in prepare_task_switch(), after the sched_switch
+ * tracepoint, so last_queued is still set here). A migration while
+ * runnable adds the part so far to run_delay at the dequeue and stamps
+ * last_queued again, so the wait's run-queue time is run_delay's growth
+ * since the switch-out plus rq->clock - last_queued: exactly what the
+ * kernel itself accounts, with rq->clock updated by __schedule() just
+ * before it picked this task.
+ *
+ * The rq is found from the task: per-CPU variables (runqueues,
+ * __preempt_count) are not in this kernel's kallsyms (no
+ * CONFIG_KALLSYMS_ALL), so the verifier cannot resolve them as ksyms.
+ * set_task_rq() points every task's se.cfs_rq at its CPU's root or group
+ * cfs_rq, whatever its class, and cfs_rq->rq is that CPU's rq
+ * (CONFIG_FAIR_GROUP_SCHED).
+ */
+struct cfs_rq___group {
+	struct rq *rq;
+} __attribute__((preserve_access_index));
+
+/*
+ * Which interrupt context this CPU is in, for want of __preempt_count:
+ * depths kept by the irq, softirq and local timer tracepoints (a few per
+ * interrupt, nothing per switch). Entered before tracing began, an exit
+ * finds 0 and leaves it.
+ */
+struct irq_depth {
+	__u32 hardirq;
+	__u32 softirq;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_depth);
+} irq_depths SEC(".maps");
+
+static __always_inline void irq_depth_add(bool hard, int delta)
+{
+	__u32 zero = 0;
+	struct irq_depth *d = bpf_map_lookup_elem(&irq_depths, &zero);
+	__u32 *depth;
+
+	if (!d)
+		return;
+	depth = hard ? &d->hardirq : &d->softirq;
+	if (delta > 0)
+		(*depth)++;
+	else if (*depth)
+		(*depth)--;
+}
+
+/* --wakers: the waker's stacks, on the wakee, until its switch-in sends them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_waker_record);
+} waker_stacks SEC(".maps");
+
+static __always_inline bool has_sched_info(struct task_struct *t)
+{
+	struct cfs_rq___group *g = (void *)t->se.cfs_rq;
+
+	return bpf_core_field_exists(t->sched_info) && bpf_core_field_exists(g->rq);
+}
+
+/* At the switch-out: a new wait, not woken yet. A load and three stores. */
+static __always_inline void wakeup_start(struct wait_start *slot, struct task_struct *prev)
+{
+	slot->waker = OFFCPU_WAKER_NONE;
+	slot->waker_stack = 0;
+	slot->run_delay_ns = has_sched_info(prev) ? prev->sched_info.run_delay : 0;
+}
+
+/* The record's waker and run-queue time, at its switch-in. */
+static __always_inline void fill_wakeup(struct offcpu_counters *c, struct offcpu_wait_record *r,
+					struct task_struct *next, __u32 tid,
+					const struct wait_start *start)
+{
+	struct offcpu_waker_record *w;
+	__u64 runq = 0, queued, clock, size;
+	struct rq *rq;
+
+	r->waker = start->waker;
+	r->waker_pid = start->waker_pid;
+	r->waker_tid = start->waker_tid;
+	__builtin_memcpy(r->waker_comm, start->waker_comm, sizeof(r->waker_comm));
+	r->waker_stack = 0;
+	r->runq_known = 1;
+	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
+		runq = r->duration_ns;
+	} else if (has_sched_info(next)) {
+		runq = next->sched_info.run_delay - start->run_delay_ns;
+		queued = next->sched_info.last_queued;
+		rq = BPF_CORE_READ((struct cfs_rq___group *)next->se.cfs_rq, rq);
+		clock = rq ? BPF_CORE_READ(rq, clock) : 0;
+		if (queued && clock > queued)
+			runq += clock - queued;
+	} else {
+		r->runq_known = 0;
+	}
+	r->runq_ns = runq < r->duration_ns ? runq : r->duration_ns;
+	if (!start->waker_stack)
+		return;
+	/* Sent first: the wait's record follows it (now, or from rseq_update). */
+	w = bpf_task_storage_get(&waker_stacks, next, 0, 0);
+	if (!w)
+		return;
+	w->type = OFFCPU_RECORD_WAKER;
+	w->tid = tid;
+	w->end_ts_ns = r->end_ts_ns;
+	size = (__u64)w->kernel_frames + w->user_frames;
+	if (size > 2 * OFFCPU_MAX_STACK_DEPTH)
+		size = 2 * OFFCPU_MAX_STACK_DEPTH;
+	if (bpf_ringbuf_output(&events, w, OFFCPU_WAKER_HEADER_SIZE + size * sizeof(__u64), 0))
+		count(c, OFFCPU_CNT_WAKER_STACK_FAIL, IN_SWITCH);
+	else
+		r->waker_stack = 1;
+}
+
+/* --wakers: the current task's stacks into the wakee's waker_stacks. */
+static __always_inline void take_waker_stacks(void *ctx, struct task_struct *wakee,
+					      struct task_struct *cur, bool in_interrupt)
+{
+	struct offcpu_waker_record *w;
+	long n, kernel_frames = 0, user_frames = 0;
+
+	w = bpf_task_storage_get(&waker_stacks, wakee, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!w) {
+		count(counters_get(), OFFCPU_CNT_WAKER_STACK_FAIL, PREEMPTIBLE);
+		return;
+	}
+	n = bpf_get_stack(ctx, w->ips, stack_depth * sizeof(__u64), 0);
+	if (n > 0)
+		kernel_frames = n / sizeof(__u64);
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
+		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
+	/* An interrupt's user stack is whoever it interrupted: not the waker's. */
+	if (!in_interrupt && !(cur->flags & PF_KTHREAD)) {
+		n = bpf_get_stack(ctx, &w->ips[kernel_frames], stack_depth * sizeof(__u64),
+				  BPF_F_USER_STACK);
+		if (n > 0)
+			user_frames = n / sizeof(__u64);
+	}
+	w->pid = cur->tgid;
+	w->kernel_frames = kernel_frames;
+	w->user_frames = user_frames;
+	count(counters_get(), OFFCPU_CNT_WAKER_STACKS, PREEMPTIBLE);
+}
+
 /* Threads whose user stack rseq_update takes; the others' is taken at switch-out. */
 static __always_inline bool user_stack_deferred(struct task_struct *t)
 {
@@ -665,6 +831,7 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	slot->start_ts_ns = now_ns(now);
 	slot->prev_state = prev_state;
 	slot->preempt = preempt;
+	wakeup_start(slot, prev);
 	count(c, OFFCPU_CNT_WAITS_STARTED, IN_SWITCH);
 	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev))
 		take_switch_out_stack(ctx, prev);
@@ -754,6 +921,7 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	if (!r)
 		return;
 	fill_record(c, r, next, tid, start, now);
+	fill_wakeup(c, r, next, tid, start);
 	if (p) {
 		park(c, p);
 		return;
@@ -943,5 +1111,91 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 		__sync_fetch_and_or(&pid_bits[OFFCPU_ID_WORD(child_tgid)],
 				    OFFCPU_ID_BIT(child_tgid));
 	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);
+	return 0;
+}
+
+/*
+ * Issue 15. sched_waking runs in the waker's context (try_to_wake_up(),
+ * with the wakee's pi_lock held, interrupts off) for every wakeup on the
+ * machine: one task storage lookup, and out, unless the wakee has a wait
+ * in flight that no wakeup has ended yet. No clock read: the run-queue
+ * time comes from sched_info at the switch-in; only --wakers reads the
+ * clock here, to take stacks only for waits already past -m (they can
+ * only grow).
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(offcpu_sched_waking, struct task_struct *p)
+{
+	struct wait_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
+	struct task_struct *cur;
+	struct irq_depth *depth;
+	bool in_interrupt;
+	__u32 zero = 0;
+	__u8 waker;
+
+	if (!slot || !slot->start_ts_ns || slot->waker != OFFCPU_WAKER_NONE)
+		return 0;
+	depth = bpf_map_lookup_elem(&irq_depths, &zero);
+	if (depth && depth->hardirq)
+		waker = OFFCPU_WAKER_HARDIRQ;
+	else if (depth && depth->softirq)
+		waker = OFFCPU_WAKER_SOFTIRQ;
+	else
+		waker = OFFCPU_WAKER_TASK;
+	in_interrupt = waker != OFFCPU_WAKER_TASK;
+	cur = bpf_get_current_task_btf();
+	slot->waker_pid = cur->tgid;
+	slot->waker_tid = cur->pid;
+	bpf_probe_read_kernel_str(slot->waker_comm, sizeof(slot->waker_comm), cur->comm);
+	slot->waker = waker;
+	if (want_waker_stacks &&
+	    bpf_ktime_get_ns() - slot->start_ts_ns >= min_duration_ns) {
+		take_waker_stacks(ctx, p, cur, in_interrupt);
+		slot->waker_stack = 1;
+	}
+	return 0;
+}
+
+/* Interrupt contexts for sched_waking (struct irq_depth). */
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(offcpu_irq_entry)
+{
+	irq_depth_add(true, 1);
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(offcpu_irq_exit)
+{
+	irq_depth_add(true, -1);
+	return 0;
+}
+
+/* x86's APIC timer: hrtimer expiry (sleeps, timeouts) runs in it, not in an irq handler. */
+SEC("tp_btf/local_timer_entry")
+int BPF_PROG(offcpu_local_timer_entry)
+{
+	irq_depth_add(true, 1);
+	return 0;
+}
+
+SEC("tp_btf/local_timer_exit")
+int BPF_PROG(offcpu_local_timer_exit)
+{
+	irq_depth_add(true, -1);
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(offcpu_softirq_entry)
+{
+	irq_depth_add(false, 1);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(offcpu_softirq_exit)
+{
+	irq_depth_add(false, -1);
 	return 0;
 }

@@ -26,6 +26,8 @@ enum long_only_option {
 	OPT_GROUP_BY,
 	OPT_LINES,
 	OPT_TOP,
+	OPT_WAKERS,
+	OPT_TIME,
 };
 
 static const struct option long_options[] = {
@@ -52,6 +54,8 @@ static const struct option long_options[] = {
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -124,10 +128,10 @@ void options__usage(FILE *out)
 	    "                              uninterruptible, idle, preempted, running,\n"
 	    "                              stopped, traced, parked, other\n"
 	    "  -d, --duration DUR          stop after this long (default: at SIGINT/SIGTERM)\n"
-	    "  -f, --format FMT            text, folded, json, pprof, svg (default: from -o, else\n"
-	    "                              text)\n"
+	    "  -f, --format FMT            text, folded, json, pprof, svg, dot (default: from -o,\n"
+	    "                              else text)\n"
 	    "  -o, --output FILE           write here ('-': stdout); .txt .folded .json .pb.gz\n"
-	    "                              .svg pick the format\n"
+	    "                              .svg .dot pick the format\n"
 	    "      --max-entries N         slots for the selected threads: each holds one from\n"
 	    "                              its first wait until it exits (default %u)\n"
 	    "      --stack-depth N         frames per stack, 1..%u (%u)\n"
@@ -139,8 +143,14 @@ void options__usage(FILE *out)
 	    "      --stats                 print the health counters to stderr at the end\n"
 	    "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
 	    "                              (repeatable; packs: postgres)\n"
+	    "      --wakers                also the waker's stacks at each wakeup, for waits\n"
+	    "                              already past -m: off-wake folded and svg\n"
+	    "      --time KIND             what folded and svg weigh: off-cpu (default),\n"
+	    "                              blocked (until the wakeup) or runq (wakeup to\n"
+	    "                              switch-in: waiting for a CPU)\n"
 	    "      --group-by KEY          the text report's table by tid (default), pid,\n"
-	    "                              comm, title, state or wait\n"
+	    "                              comm, title, state, wait or waker; with dot, pid\n"
+	    "                              makes processes the nodes\n"
 	    "      --lines                 file:line of user frames in the text report\n"
 	    "      --top N                 rows of each table and stacks in the text report\n"
 	    "                              (default %u threads, %u stacks)\n"
@@ -290,7 +300,8 @@ static int parse_format(const char *value, struct options *o)
 {
 	o->format = output_format__by_name(value);
 	if (!o->format)
-		return bad_value("--format", value, "expected text, folded, json, pprof or svg");
+		return bad_value("--format", value,
+				 "expected text, folded, json, pprof, svg or dot");
 	return 0;
 }
 
@@ -318,6 +329,8 @@ static const char *tracing_only(int opt)
 		return "--no-user-stack";
 	case OPT_CALL_GRAPH:
 		return "--call-graph";
+	case OPT_WAKERS:
+		return "--wakers";
 	default:
 		return NULL;
 	}
@@ -390,13 +403,20 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_GROUP_BY:
 		if (output_group_by__parse(arg, &o->report.group_by))
 			return bad_value("--group-by", arg,
-					 "expected title, comm, pid, tid, state or wait");
+					 "expected title, comm, pid, tid, state, wait or waker");
 		return 0;
 	case OPT_LINES:
 		o->report.lines = true;
 		return 0;
 	case OPT_TOP:
 		return parse_number_option("--top", arg, 1, UINT32_MAX, &o->report.top);
+	case OPT_WAKERS:
+		o->wakers = true;
+		return 0;
+	case OPT_TIME:
+		if (output_time__parse(arg, &o->report.time))
+			return bad_value("--time", arg, "expected off-cpu, blocked or runq");
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;

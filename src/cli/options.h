@@ -74,6 +74,7 @@ struct options {
 	const char *recording_path; /* offcpu report: read instead of tracing */
 	const char *tracing_option; /* the first option given that only tracing takes */
 	bool min_duration_given;
+	bool wakers; /* issue 15, --wakers: the waker's stacks at each wakeup */
 };
 
 /*

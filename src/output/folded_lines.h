@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "output/output.h"
 #include "profile/profile.h"
 
 struct folded_line {
@@ -31,6 +32,14 @@ struct folded_lines {
  */
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out);
+/*
+ * Issue 15: lines weighed by time (--time), entries with none left out;
+ * a wait with the waker's stacks (--wakers) goes on with "--", then the
+ * waker's kernel and user frames leaf first and its name: the off-wake
+ * flame graph, the waker above the wakee.
+ */
+int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines,
+			     enum output_time time, struct folded_lines *out);
 void folded_lines__free(struct folded_lines *lines);
 
 #endif

@@ -65,6 +65,30 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 	json_writer__end_array(w);
 }
 
+/* Issue 15. A task's context is implied: only interrupts name theirs. */
+static void write_waker(struct json_writer *w, const struct wait *wait)
+{
+	const struct waker *k = &wait->waker;
+
+	json_writer__member_u64(w, REC_RUNQ_NS, wait->runq_ns);
+	if (!output__waker_context(k->context))
+		return;
+	json_writer__key(w, REC_WAKER);
+	json_writer__begin_object(w);
+	if (k->context != OFFCPU_WAKER_TASK)
+		json_writer__member_string(w, REC_CONTEXT, output__waker_context(k->context));
+	json_writer__member_u64(w, REC_PID, k->pid);
+	json_writer__member_u64(w, REC_TID, k->tid);
+	json_writer__member_string(w, REC_COMM, k->comm ? k->comm : "");
+	if (wait->waker_kernel_stack || wait->waker_user_stack) {
+		json_writer__key(w, REC_KERNEL_STACK);
+		write_stack(w, wait->waker_kernel_stack);
+		json_writer__key(w, REC_USER_STACK);
+		write_stack(w, wait->waker_user_stack);
+	}
+	json_writer__end_object(w);
+}
+
 static void write_wait(struct json_writer *w, const struct wait *wait)
 {
 	json_writer__begin_object(w);
@@ -83,6 +107,7 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	write_stack(w, wait->kernel_stack);
 	json_writer__key(w, REC_USER_STACK);
 	write_stack(w, wait->user_stack);
+	write_waker(w, wait);
 	json_writer__end_object(w);
 }
 

@@ -10,12 +10,14 @@
 #include "output/folded_lines.h"
 #include "output/frame_names.h"
 #include "output/output.h"
+#include "output/wait_graph.h"
 #include "trace/counters.h"
 
 struct group {
 	char *label;
 	uint64_t total_ns;
 	uint64_t count;
+	uint64_t runq_ns; /* issue 15: of total_ns, runnable; the rest blocked */
 };
 
 struct groups {
@@ -47,6 +49,7 @@ static int groups_add(struct groups *g, const char *label, const struct profile_
 	}
 	item->total_ns += e->total_ns;
 	item->count += e->count;
+	item->runq_ns += e->runq_ns;
 	return 0;
 }
 
@@ -83,7 +86,25 @@ static const struct group_by_section sections[] = {
 	[GROUP_BY_TITLE] = { "By process title", "title", true },
 	[GROUP_BY_STATE] = { "By thread state", "state", false },
 	[GROUP_BY_WAIT] = { "By wait class", "wait class", false },
+	[GROUP_BY_WAKER] = { "By waker", "waker                 pid      tid", true },
 };
+
+/* Issue 15: "comm pid tid" of a waking task, "[hardirq]" or "[softirq]", or no wakeup. */
+static void waker_label(const struct waker *k, char *buf, size_t size)
+{
+	char comm[4 * OFFCPU_COMM_LEN + 1];
+
+	if (!output__waker_context(k->context)) {
+		snprintf(buf, size, "(no wakeup: preempted, yielded)");
+		return;
+	}
+	if (k->context != OFFCPU_WAKER_TASK) {
+		snprintf(buf, size, "[%s]", output__waker_context(k->context));
+		return;
+	}
+	frame_names__printable(k->comm ? k->comm : "", comm, sizeof(comm));
+	snprintf(buf, size, "%-16s %8u %8u", comm, k->pid, k->tid);
+}
 
 /*
  * Names as frame_names__printable shows them: a thread or process may name
@@ -123,6 +144,9 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, cha
 	case GROUP_BY_WAIT:
 		frame_names__printable(e->key.wait_class, buf, size);
 		break;
+	case GROUP_BY_WAKER:
+		waker_label(&e->key.waker, buf, size);
+		break;
 	}
 }
 
@@ -153,11 +177,18 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 			fprintf(out, "\n%s (top %zu)\n", title, limit);
 		else
 			fprintf(out, "\n%s\n", title);
-		fprintf(out, "  %-34s %14s %7s %9s\n", header, "off-CPU", "share", "waits");
+		fprintf(out, "  %-34s %14s %7s %9s %14s %14s\n", header, "off-CPU", "share",
+			"waits", "blocked", "run queue");
 		for (i = 0; i < g.nr && i < limit; i++) {
+			char blocked[32], runq[32];
+
 			output__format_duration(g.items[i].total_ns, time, sizeof(time));
-			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 "\n", g.items[i].label, time,
-				share(g.items[i].total_ns, total_ns), g.items[i].count);
+			output__format_duration(g.items[i].total_ns - g.items[i].runq_ns, blocked,
+						sizeof(blocked));
+			output__format_duration(g.items[i].runq_ns, runq, sizeof(runq));
+			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 " %14s %14s\n",
+				g.items[i].label, time, share(g.items[i].total_ns, total_ns),
+				g.items[i].count, blocked, runq);
 		}
 		if (g.nr > limit)
 			fprintf(out, "  ... %zu more\n", g.nr - limit);
@@ -203,6 +234,55 @@ static void print_frames_leaf_first(FILE *out, const char *frames)
 			break;
 		end = sep;
 	}
+}
+
+/*
+ * Issue 15: who woke whom (the wait-for graph's heaviest edges), and its
+ * knots: the groups of threads that wait for no one outside themselves,
+ * where the bottleneck of the waits they end must lie (wPerf).
+ */
+static int print_wakers(FILE *out, const struct profile *p, const struct output_opts *opts)
+{
+	size_t limit = opts->top ?: OUTPUT_TOP_THREADS, i, j;
+	char time[32], runq[32], edge[200];
+	struct wait_graph *g;
+	int err = wait_graph__build(p, opts->group_by == GROUP_BY_PID, opts->show_idle, &g);
+
+	if (err)
+		return err;
+	if (!g->nr_edges) {
+		wait_graph__free(g);
+		return 0;
+	}
+	fprintf(out, "\nWoken by (top %zu)\n", limit);
+	fprintf(out, "  %-50s %14s %9s %14s\n", "waker -> wakee", "blocked", "waits",
+		"then run queue");
+	for (i = 0; i < g->nr_edges && i < limit; i++) {
+		const struct wait_graph_edge *e = &g->edges[i];
+
+		snprintf(edge, sizeof(edge), "%s -> %s", g->nodes[e->from].label,
+			 g->nodes[e->to].label);
+		output__format_duration(e->blocked_ns, time, sizeof(time));
+		output__format_duration(e->runq_ns, runq, sizeof(runq));
+		fprintf(out, "  %-50s %14s %9" PRIu64 " %14s\n", edge, time, e->count, runq);
+	}
+	if (g->nr_edges > limit)
+		fprintf(out, "  ... %zu more\n", g->nr_edges - limit);
+	fprintf(out, "\nKnots: likely bottlenecks, waiting for no one outside (top %zu)\n",
+		limit);
+	for (i = 0; i < g->nr_knots && i < limit; i++) {
+		const struct wait_graph_knot *k = &g->knots[i];
+
+		output__format_duration(k->woken_ns, time, sizeof(time));
+		fprintf(out, "  #%zu woke %s of blocked time:", i + 1, time);
+		for (j = 0; j < k->nr && j < 8; j++)
+			fprintf(out, "%s %s", j ? "," : "", g->nodes[k->nodes[j]].label);
+		fprintf(out, "%s\n", k->nr > 8 ? ", ..." : "");
+	}
+	if (g->nr_knots > limit)
+		fprintf(out, "  ... %zu more\n", g->nr_knots - limit);
+	wait_graph__free(g);
+	return 0;
 }
 
 static bool is_idle(const char *wait_class)
@@ -273,6 +353,15 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 	output__format_duration(p->total_ns, time, sizeof(time));
 	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total\n", p->total_count,
 		p->total_count == 1 ? "" : "s", time);
+	/* Issue 15. */
+	if (p->total_ns) {
+		char blocked[32];
+
+		output__format_duration(p->total_ns - p->total_runq_ns, blocked, sizeof(blocked));
+		output__format_duration(p->total_runq_ns, time, sizeof(time));
+		fprintf(out, "of which blocked %s, run queue %s (%.1f%%: runnable, waiting for a CPU)\n",
+			blocked, time, share(p->total_runq_ns, p->total_ns));
+	}
 	if (hidden_count) {
 		output__format_duration(hidden_ns, time, sizeof(time));
 		fprintf(out,
@@ -292,6 +381,7 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown,
 					  opts->group_by, opts->top);
 	free(entries);
+	err = err ?: print_wakers(out, p, opts);
 	err = err ?: print_top_stacks(out, p, p->total_ns - hidden_ns, opts);
 	if (err)
 		return err;

@@ -67,6 +67,25 @@ static bool equal_stack_symbolic(const void *a, const void *b)
 	return stacks_equal(a, b, false);
 }
 
+/* Issue 15: who woke it, and the waker's stacks, are part of an entry's identity. */
+static uint64_t hash_waker(const struct wait *w, uint64_t h)
+{
+	h = hash_table__hash_bytes(&w->waker.context, sizeof(w->waker.context), h);
+	h = hash_table__hash_bytes(&w->waker.pid, sizeof(w->waker.pid), h);
+	h = hash_table__hash_bytes(&w->waker.tid, sizeof(w->waker.tid), h);
+	h = hash_table__hash_bytes(&w->waker.comm, sizeof(w->waker.comm), h);
+	h = hash_table__hash_bytes(&w->waker_kernel_stack, sizeof(w->waker_kernel_stack), h);
+	return hash_table__hash_bytes(&w->waker_user_stack, sizeof(w->waker_user_stack), h);
+}
+
+static bool equal_waker(const struct wait *x, const struct wait *y)
+{
+	return x->waker.context == y->waker.context && x->waker.pid == y->waker.pid &&
+	       x->waker.tid == y->waker.tid && x->waker.comm == y->waker.comm &&
+	       x->waker_kernel_stack == y->waker_kernel_stack &&
+	       x->waker_user_stack == y->waker_user_stack;
+}
+
 /* Identity of an aggregate: every field of struct wait but the per-wait ones. */
 static uint64_t hash_entry(const void *key)
 {
@@ -79,6 +98,7 @@ static uint64_t hash_entry(const void *key)
 	h = hash_table__hash_bytes(&w->title, sizeof(w->title), h);
 	h = hash_table__hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
 	h = hash_table__hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
+	h = hash_waker(w, h);
 	return hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
 }
 
@@ -88,7 +108,8 @@ static bool equal_entry(const void *a, const void *b)
 
 	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
 	       x->title == y->title && x->wait_class == y->wait_class &&
-	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack;
+	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
+	       equal_waker(x, y);
 }
 
 int profile__new(bool keep_waits, struct profile **out)
@@ -176,6 +197,7 @@ static int compact(struct profile *p)
 		if (into) {
 			into->count += e->count;
 			into->total_ns += e->total_ns;
+			into->runq_ns += e->runq_ns;
 			free(e);
 		} else if (hash_table__insert(p->entries, &e->key, e)) {
 			free(e);
@@ -221,6 +243,7 @@ int profile__add(struct profile *p, const struct wait *w)
 		e->key.end_ts_ns = 0;
 		e->key.duration_ns = 0;
 		e->key.cpu = 0;
+		e->key.runq_ns = 0;
 		if (hash_table__insert(p->entries, &e->key, e)) {
 			free(e);
 			return -ENOMEM;
@@ -228,8 +251,10 @@ int profile__add(struct profile *p, const struct wait *w)
 	}
 	e->count++;
 	e->total_ns += w->duration_ns;
+	e->runq_ns += w->runq_ns;
 	p->total_count++;
 	p->total_ns += w->duration_ns;
+	p->total_runq_ns += w->runq_ns;
 	if (p->process_alive && hash_table__size(p->entries) >= p->compact_at)
 		return compact(p);
 	return 0;

@@ -21,6 +21,18 @@ struct stack {
 	struct frame frames[]; /* leaf first */
 };
 
+/*
+ * Issue 15: who ended a wait. context is enum offcpu_waker: a task (pid,
+ * tid, comm), or an interrupt (pid, tid and comm of the task it
+ * interrupted); OFFCPU_WAKER_NONE: no wakeup seen, the rest is zero.
+ */
+struct waker {
+	unsigned int context;
+	uint32_t pid;
+	uint32_t tid;
+	const char *comm; /* interned */
+};
+
 struct wait {
 	uint64_t end_ts_ns; /* CLOCK_MONOTONIC at switch-in */
 	uint64_t duration_ns;
@@ -33,12 +45,18 @@ struct wait {
 	const char *wait_class;		  /* interned */
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;
+	/* Issue 15. */
+	uint64_t runq_ns; /* of duration_ns, runnable between its wakeup and its switch-in */
+	struct waker waker;
+	const struct stack *waker_kernel_stack; /* --wakers; NULL: not taken */
+	const struct stack *waker_user_stack;
 };
 
 struct profile_entry {
 	struct wait key; /* timestamps, duration and cpu are zero */
 	uint64_t count;
 	uint64_t total_ns;
+	uint64_t runq_ns; /* issue 15: the part of total_ns spent runnable */
 };
 
 /*
@@ -61,6 +79,7 @@ struct profile {
 	uint64_t counters[OFFCPU_CNT_MAX];
 	uint64_t total_ns;
 	uint64_t total_count;
+	uint64_t total_runq_ns; /* issue 15 */
 	/* Whether a process still runs; NULL: never merge exited ones. */
 	bool (*process_alive)(void *ctx, uint32_t pid);
 	void *process_alive_ctx;

@@ -32,6 +32,14 @@
 #define REC_CPU "cpu"
 #define REC_KERNEL_STACK "kernel_stack"
 #define REC_USER_STACK "user_stack"
+/*
+ * Issue 15: runq_ns, and the waker: {"pid","tid","comm"} of a task, or
+ * {"context":"hardirq"|"softirq"} with the pid, tid and comm of the task
+ * the interrupt interrupted; with --wakers its kernel_stack and user_stack.
+ */
+#define REC_RUNQ_NS "runq_ns"
+#define REC_WAKER "waker"
+#define REC_CONTEXT "context"
 
 /*
  * A frame. Beyond the SPEC's fields, what pprof needs to place the code

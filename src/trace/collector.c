@@ -50,6 +50,14 @@ struct chain {
 	size_t nr;
 };
 
+/* --wakers: the waker's stacks of a thread's next wait (OFFCPU_RECORD_WAKER). */
+struct waker_stacks {
+	uint32_t tid;
+	uint64_t end_ts_ns;
+	const struct stack *kernel_stack;
+	const struct stack *user_stack;
+};
+
 /* Classifying runs every rule over every frame: once per stacks and state. */
 struct cached_class {
 	const struct stack *kernel_stack;
@@ -65,6 +73,7 @@ struct collector {
 	struct hash_table *processes;	  /* pid -> process_info */
 	struct hash_table *chains;	  /* tid -> chain */
 	struct hash_table *classes;	  /* (stacks, state) -> cached_class */
+	struct hash_table *waker_stacks;  /* issue 15: wakee tid -> waker_stacks */
 	struct cached_stack *key;	  /* lookup key, room for the deepest stack */
 	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
 	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
@@ -147,8 +156,10 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->processes = hash_table__new(u32_key__hash, u32_key__equal);
 	c->chains = hash_table__new(u32_key__hash, u32_key__equal);
 	c->classes = hash_table__new(hash_class, equal_class);
+	c->waker_stacks = hash_table__new(u32_key__hash, u32_key__equal);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
-	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key ||
+	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->waker_stacks ||
+	    !c->key ||
 	    unwinder__new(&unwinder_opts, &c->unwinder)) {
 		collector__free(c);
 		return -ENOMEM;
@@ -181,6 +192,7 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->classes, free);
 	hash_table__free_values(c->processes, process_info_free);
 	hash_table__free_values(c->chains, chain_free);
+	hash_table__free_values(c->waker_stacks, free);
 	free(c->key);
 	unwinder__free(c->unwinder);
 	free(c);
@@ -542,6 +554,74 @@ static const struct stack *symbolize_unwound(struct collector *c,
 	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
 }
 
+/*
+ * Issue 15: the waker and the run-queue part of a wait; with --wakers, the
+ * waker's stacks its OFFCPU_RECORD_WAKER brought just before.
+ */
+static int fill_wakeup(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
+{
+	char comm[OFFCPU_COMM_LEN + 1];
+	struct waker_stacks *ws;
+
+	w->runq_ns = r->runq_ns < r->duration_ns ? r->runq_ns : r->duration_ns;
+	if (r->waker >= OFFCPU_WAKER_TASK && r->waker <= OFFCPU_WAKER_SOFTIRQ) {
+		memcpy(comm, r->waker_comm, OFFCPU_COMM_LEN);
+		comm[OFFCPU_COMM_LEN] = '\0';
+		w->waker.context = r->waker;
+		w->waker.pid = r->waker_pid;
+		w->waker.tid = r->waker_tid;
+		w->waker.comm = strpool__intern(c->profile->strings, comm);
+		if (!w->waker.comm)
+			return -ENOMEM;
+	}
+	if (!r->waker_stack)
+		return 0;
+	ws = hash_table__find(c->waker_stacks, &r->tid);
+	if (!ws || ws->end_ts_ns != r->end_ts_ns)
+		return 0;
+	hash_table__remove(c->waker_stacks, &r->tid);
+	w->waker_kernel_stack = ws->kernel_stack;
+	w->waker_user_stack = ws->user_stack;
+	free(ws);
+	return 0;
+}
+
+/* Symbolized at once: the waker's process may be gone by the wait's record. */
+static int waker_record(struct collector *c, const struct offcpu_waker_record *r, size_t size)
+{
+	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
+	struct waker_stacks *ws;
+
+	if (size < OFFCPU_WAKER_HEADER_SIZE)
+		return malformed(c, r, size, "shorter than a waker record's header");
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH ||
+	    size < OFFCPU_WAKER_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
+		return malformed(c, r, size, "shorter than its waker frames");
+	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
+		user_frames--;
+	ws = hash_table__remove(c->waker_stacks, &r->tid);
+	if (ws)
+		c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED]++;
+	else
+		ws = malloc(sizeof(*ws));
+	if (!ws)
+		return -ENOMEM;
+	memset(ws, 0, sizeof(*ws));
+	ws->tid = r->tid;
+	ws->end_ts_ns = r->end_ts_ns;
+	if (kernel_frames)
+		ws->kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true, r->end_ts_ns);
+	if (user_frames)
+		ws->user_stack =
+		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
+	if ((kernel_frames && !ws->kernel_stack) || (user_frames && !ws->user_stack) ||
+	    hash_table__insert(c->waker_stacks, &ws->tid, ws)) {
+		free(ws);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
@@ -607,6 +687,9 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		if (!w.user_stack)
 			return -ENOMEM;
 	}
+	err = fill_wakeup(c, r, &w);
+	if (err)
+		return err;
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
@@ -663,6 +746,8 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	switch (header->type) {
 	case OFFCPU_RECORD_WAIT:
 		return wait_record(c, data, size);
+	case OFFCPU_RECORD_WAKER:
+		return waker_record(c, data, size);
 	case OFFCPU_RECORD_EXEC:
 	case OFFCPU_RECORD_FORK:
 	case OFFCPU_RECORD_EXIT:
@@ -692,6 +777,8 @@ int collector__finish(struct collector *c)
 		err = close_chain(c, tid, NULL, false);
 		memset(&it, 0, sizeof(it));
 	}
+	c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED] +=
+	    hash_table__size(c->waker_stacks);
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
 	profile__for_each_frame(c->profile, resolve_lines, c->symbolizer);
 	return err;

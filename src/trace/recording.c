@@ -217,6 +217,42 @@ static bool passes(const struct recording_filter *f, const struct wait *w)
 	return f->nr_comms == 0;
 }
 
+/* Issue 15: runq_ns and the waker; absent in older recordings. */
+static int read_wakeup(struct reader *r, const struct json_value *v, struct wait *w)
+{
+	const struct json_value *k = json_value__member(v, REC_WAKER);
+	const char *context, *comm;
+	uint64_t pid, tid;
+	int err;
+
+	if (optional_u64_member(v, REC_RUNQ_NS, &w->runq_ns) || w->runq_ns > w->duration_ns)
+		return bad(r, "a wait's \"" REC_RUNQ_NS "\" is not a number up to its " REC_DURATION_NS);
+	if (!k)
+		return 0;
+	if (k->type != JSON_OBJECT)
+		return bad(r, "a wait's \"" REC_WAKER "\" is not an object");
+	context = string_member(k, REC_CONTEXT);
+	comm = string_member(k, REC_COMM);
+	if (!context)
+		w->waker.context = OFFCPU_WAKER_TASK;
+	else if (!strcmp(context, "hardirq"))
+		w->waker.context = OFFCPU_WAKER_HARDIRQ;
+	else if (!strcmp(context, "softirq"))
+		w->waker.context = OFFCPU_WAKER_SOFTIRQ;
+	else
+		return bad(r, "a waker's \"" REC_CONTEXT "\" is neither hardirq nor softirq");
+	if (u64_member(k, REC_PID, &pid) || u64_member(k, REC_TID, &tid) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX || !comm)
+		return bad(r, "a waker lacks a numeric " REC_PID " or " REC_TID ", or its " REC_COMM);
+	w->waker.pid = (uint32_t)pid;
+	w->waker.tid = (uint32_t)tid;
+	w->waker.comm = intern(r, comm);
+	if (!w->waker.comm)
+		return -ENOMEM;
+	err = read_stack(r, k, REC_KERNEL_STACK, true, &w->waker_kernel_stack);
+	return err ?: read_stack(r, k, REC_USER_STACK, false, &w->waker_user_stack);
+}
+
 static int read_wait(struct reader *r, const struct json_value *v)
 {
 	const char *comm = string_member(v, REC_COMM), *wait_class = string_member(v, REC_WAIT),
@@ -245,6 +281,7 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	w.title = intern(r, string_member(v, REC_TITLE));
 	err = read_stack(r, v, REC_KERNEL_STACK, true, &w.kernel_stack);
 	err = err ?: read_stack(r, v, REC_USER_STACK, false, &w.user_stack);
+	err = err ?: read_wakeup(r, v, &w);
 	if (err)
 		return err;
 	if (r->filter->rules && r->filter->rules->nr)

@@ -112,6 +112,14 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_sched_process_fork, &skel->links.offcpu_sched_process_fork },
 		/* Loaded only when waits are parked for it (defer_user_stacks). */
 		{ skel->progs.offcpu_rseq_update, &skel->links.offcpu_rseq_update },
+		/* Issue 15: who woke each wait; off only under wakeups = false. */
+		{ skel->progs.offcpu_sched_waking, &skel->links.offcpu_sched_waking },
+		{ skel->progs.offcpu_irq_entry, &skel->links.offcpu_irq_entry },
+		{ skel->progs.offcpu_irq_exit, &skel->links.offcpu_irq_exit },
+		{ skel->progs.offcpu_local_timer_entry, &skel->links.offcpu_local_timer_entry },
+		{ skel->progs.offcpu_local_timer_exit, &skel->links.offcpu_local_timer_exit },
+		{ skel->progs.offcpu_softirq_entry, &skel->links.offcpu_softirq_entry },
+		{ skel->progs.offcpu_softirq_exit, &skel->links.offcpu_softirq_exit },
 	};
 	struct bpf_program *prog;
 	char text[128];
@@ -241,6 +249,24 @@ static int size_stack_copies(struct offcpu_bpf *skel)
 	return err;
 }
 
+/*
+ * Issue 15: sched_waking and the interrupt tracepoints that tell which
+ * context a wakeup came from; the local timer's is x86's alone.
+ */
+static void set_wakeup_autoload(struct offcpu_bpf *skel, const struct btf *vmlinux, bool on)
+{
+	bool timer = on && tracepoint_args(vmlinux, "local_timer_entry") >= 0 &&
+		     tracepoint_args(vmlinux, "local_timer_exit") >= 0;
+
+	bpf_program__set_autoload(skel->progs.offcpu_sched_waking, on);
+	bpf_program__set_autoload(skel->progs.offcpu_irq_entry, on);
+	bpf_program__set_autoload(skel->progs.offcpu_irq_exit, on);
+	bpf_program__set_autoload(skel->progs.offcpu_softirq_entry, on);
+	bpf_program__set_autoload(skel->progs.offcpu_softirq_exit, on);
+	bpf_program__set_autoload(skel->progs.offcpu_local_timer_entry, timer);
+	bpf_program__set_autoload(skel->progs.offcpu_local_timer_exit, timer);
+}
+
 static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 {
 	const char *path = o->btf_path ?: KERNEL_BTF_PATH;
@@ -262,6 +288,8 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	    o->user_stack && tracepoint_args(vmlinux, "rseq_update") >= 0;
 	if (!skel->rodata->defer_user_stacks)
 		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
+	set_wakeup_autoload(skel, vmlinux, o->wakeups);
+	skel->rodata->want_waker_stacks = o->wakeups && o->waker_stacks;
 	err = check_tracepoints(skel, vmlinux, path);
 	if (err)
 		goto out;

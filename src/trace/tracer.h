@@ -29,6 +29,9 @@ struct tracer_opts {
 	bool filter_cgroup;
 	int cgroup_fd;	      /* with filter_cgroup: the cgroup v2 directory, open */
 	const char *btf_path; /* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
+	/* Issue 15. */
+	bool wakeups;	   /* attach sched_waking: who woke each wait */
+	bool waker_stacks; /* --wakers: and the waker's stacks */
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */
