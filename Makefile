@@ -44,6 +44,8 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard 
 # Recursive (=): the unwinder's programs are defined further down.
 WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
 	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS)
+# Issue 15: workloads with known wakers (tests/integration/test_wakers.py).
+WORKLOADS += $(OUTPUT)/tests/wake_workload
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
 # links, and libc's debug symbols, which name glibc's lock functions for the
@@ -55,7 +57,7 @@ DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev libdw-dev zlib1g-de
 # compare with, PostgreSQL, go tool pprof, Chromium and node for the SVG,
 # clang's fuzzer runtime, unshare, gdb.
 TEST_DEB_PACKAGES := g++ libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 golang-go \
-	chromium nodejs libclang-rt-14-dev util-linux gdb
+	chromium nodejs libclang-rt-14-dev util-linux gdb graphviz
 
 ifeq ($(V),1)
 Q :=
@@ -135,6 +137,10 @@ $(OUTPUT)/tests/asan/%: tests/unit/%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUT
 $(OUTPUT)/tests/workload: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread $< -o $@
+
+$(OUTPUT)/tests/wake_workload: tests/integration/wake_workload.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
 
 # Static, to run alone in a chroot for the container-symlink test.
 $(OUTPUT)/tests/workload-static: tests/integration/workload.c | $(OUTPUT)/tests

@@ -114,12 +114,16 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_rseq_update, &skel->links.offcpu_rseq_update },
 		/* Issue 15: who woke each wait; off only under wakeups = false. */
 		{ skel->progs.offcpu_sched_waking, &skel->links.offcpu_sched_waking },
-		{ skel->progs.offcpu_irq_entry, &skel->links.offcpu_irq_entry },
+		/*
+		 * Exits before entries: an interrupt entered with only the entry
+		 * attached would leave its depth raised for good.
+		 */
 		{ skel->progs.offcpu_irq_exit, &skel->links.offcpu_irq_exit },
-		{ skel->progs.offcpu_local_timer_entry, &skel->links.offcpu_local_timer_entry },
 		{ skel->progs.offcpu_local_timer_exit, &skel->links.offcpu_local_timer_exit },
-		{ skel->progs.offcpu_softirq_entry, &skel->links.offcpu_softirq_entry },
 		{ skel->progs.offcpu_softirq_exit, &skel->links.offcpu_softirq_exit },
+		{ skel->progs.offcpu_irq_entry, &skel->links.offcpu_irq_entry },
+		{ skel->progs.offcpu_local_timer_entry, &skel->links.offcpu_local_timer_entry },
+		{ skel->progs.offcpu_softirq_entry, &skel->links.offcpu_softirq_entry },
 	};
 	struct bpf_program *prog;
 	char text[128];
