@@ -1146,7 +1146,8 @@ int BPF_PROG(offcpu_sched_waking, struct task_struct *p)
 	cur = bpf_get_current_task_btf();
 	slot->waker_pid = cur->tgid;
 	slot->waker_tid = cur->pid;
-	bpf_probe_read_kernel_str(slot->waker_comm, sizeof(slot->waker_comm), cur->comm);
+	/* Not _str: comm is always NUL-terminated within its 16 bytes, and no scan is cheaper. */
+	bpf_probe_read_kernel(slot->waker_comm, sizeof(slot->waker_comm), cur->comm);
 	slot->waker = waker;
 	if (want_waker_stacks &&
 	    bpf_ktime_get_ns() - slot->start_ts_ns >= min_duration_ns) {

@@ -99,6 +99,8 @@ const char options__examples[] =
     "                                       why PostgreSQL's backends wait\n"
     "  offcpu -d 10s -o wait.svg            an interactive flame graph\n"
     "  offcpu -d 10s -o wait.pb.gz          for go tool pprof -http=: wait.pb.gz\n"
+    "  offcpu -d 10s --wakers -o w.svg      an off-wake flame graph: who woke them\n"
+    "  offcpu -d 10s -o g.dot               who waits for whom: dot -Tsvg g.dot\n"
     "  offcpu -d 60s -o rec.json            a recording, then its report:\n"
     "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n";
 

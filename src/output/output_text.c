@@ -353,15 +353,6 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 	output__format_duration(p->total_ns, time, sizeof(time));
 	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total\n", p->total_count,
 		p->total_count == 1 ? "" : "s", time);
-	/* Issue 15. */
-	if (p->total_ns) {
-		char blocked[32];
-
-		output__format_duration(p->total_ns - p->total_runq_ns, blocked, sizeof(blocked));
-		output__format_duration(p->total_runq_ns, time, sizeof(time));
-		fprintf(out, "of which blocked %s, run queue %s (%.1f%%: runnable, waiting for a CPU)\n",
-			blocked, time, share(p->total_runq_ns, p->total_ns));
-	}
 	if (hidden_count) {
 		output__format_duration(hidden_ns, time, sizeof(time));
 		fprintf(out,
@@ -370,6 +361,17 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			"them\n",
 			time, share(hidden_ns, p->total_ns), hidden_count,
 			hidden_count == 1 ? "" : "s");
+	}
+	/* Issue 15. */
+	if (p->total_ns) {
+		char blocked[32];
+
+		output__format_duration(p->total_ns - p->total_runq_ns, blocked, sizeof(blocked));
+		output__format_duration(p->total_runq_ns, time, sizeof(time));
+		fprintf(out,
+			"blocked %s, run queue %s (%.1f%%: runnable, waiting for a CPU after the "
+			"wakeup)\n",
+			blocked, time, share(p->total_runq_ns, p->total_ns));
 	}
 	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top);
 	err = err
