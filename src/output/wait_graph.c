@@ -317,7 +317,8 @@ static int find_knots(struct wait_graph *g)
 			}
 		}
 	}
-	qsort(g->knots, g->nr_knots, sizeof(*g->knots), compare_knots);
+	if (g->nr_knots)
+		qsort(g->knots, g->nr_knots, sizeof(*g->knots), compare_knots);
 	err = 0;
 out:
 	tarjan_free(&t);
@@ -357,7 +358,8 @@ int wait_graph__build(const struct profile *p, bool by_process, bool show_idle,
 		}
 		err = find_knots(b.g);
 	}
-	if (!err)
+	/* No edges: no array, and qsort must not be given NULL. */
+	if (!err && b.g->nr_edges)
 		qsort(b.g->edges, b.g->nr_edges, sizeof(*b.g->edges), compare_edges);
 	if (err) {
 		wait_graph__free(b.g);
