@@ -67,21 +67,35 @@ static bool equal_stack_symbolic(const void *a, const void *b)
 	return stacks_equal(a, b, false);
 }
 
-/* Issue 15: who woke it, and the waker's stacks, are part of an entry's identity. */
+/*
+ * Issue 15: who woke it, and the waker's stacks, are part of an entry's
+ * identity. For an interrupt, only its context: the task it happened to
+ * interrupt says nothing of the wait, and would split one stack's time
+ * over every task that ran on the CPU (json keeps it, from the waits).
+ */
+static bool waker_is_task(const struct wait *w)
+{
+	return w->waker.context == OFFCPU_WAKER_TASK;
+}
+
 static uint64_t hash_waker(const struct wait *w, uint64_t h)
 {
 	h = hash_table__hash_bytes(&w->waker.context, sizeof(w->waker.context), h);
+	if (!waker_is_task(w))
+		goto stacks;
 	h = hash_table__hash_bytes(&w->waker.pid, sizeof(w->waker.pid), h);
 	h = hash_table__hash_bytes(&w->waker.tid, sizeof(w->waker.tid), h);
 	h = hash_table__hash_bytes(&w->waker.comm, sizeof(w->waker.comm), h);
+stacks:
 	h = hash_table__hash_bytes(&w->waker_kernel_stack, sizeof(w->waker_kernel_stack), h);
 	return hash_table__hash_bytes(&w->waker_user_stack, sizeof(w->waker_user_stack), h);
 }
 
 static bool equal_waker(const struct wait *x, const struct wait *y)
 {
-	return x->waker.context == y->waker.context && x->waker.pid == y->waker.pid &&
-	       x->waker.tid == y->waker.tid && x->waker.comm == y->waker.comm &&
+	return x->waker.context == y->waker.context &&
+	       (!waker_is_task(x) || (x->waker.pid == y->waker.pid &&
+				      x->waker.tid == y->waker.tid && x->waker.comm == y->waker.comm)) &&
 	       x->waker_kernel_stack == y->waker_kernel_stack &&
 	       x->waker_user_stack == y->waker_user_stack;
 }
@@ -244,6 +258,11 @@ int profile__add(struct profile *p, const struct wait *w)
 		e->key.duration_ns = 0;
 		e->key.cpu = 0;
 		e->key.runq_ns = 0;
+		if (!waker_is_task(w)) {
+			e->key.waker.pid = 0;
+			e->key.waker.tid = 0;
+			e->key.waker.comm = NULL;
+		}
 		if (hash_table__insert(p->entries, &e->key, e)) {
 			free(e);
 			return -ENOMEM;
