@@ -59,17 +59,33 @@ def test_condvar_waker_is_the_peer_and_blocked_time_its_clock():
 
 
 def perf_timehist(data, tid):
-    """(wait time, sch delay) summed over the thread's lines, in ns."""
+    """The thread's switch-ins as perf sched timehist shows them: (wait time, sch delay) in ns."""
     r = t.run(["perf", "sched", "timehist", "-i", data], timeout=300)
     assert r.returncode == 0, r.stderr
-    wait = delay = 0.0
     tag = re.compile(r"\[%d[/\]]" % tid)
-    for line in r.stdout.splitlines():
-        if tag.search(line):
-            f = line.split()
-            wait += float(f[-3])
-            delay += float(f[-2])
-    return wait * 1e6, delay * 1e6
+    return [(float(f[-3]) * 1e6, float(f[-2]) * 1e6)
+            for f in (line.split() for line in r.stdout.splitlines() if tag.search(line))]
+
+
+def matched(waits, lines):
+    """(wait, perf line) pairs of the same switch-ins, found in order by duration = wait time.
+
+    Each side may have switch-ins the other lacks at the edges: perf sees a new
+    thread's first switch-in, which has no start for offcpu; either may lose
+    one (this VM hides some switch-ins, README). Totals alone would count them."""
+    pairs, i, j = [], 0, 0
+    while i < len(waits) and j < len(lines):
+        def same(a, b):
+            return abs(waits[a]["duration_ns"] - lines[b][0]) <= 50_000 + 0.001 * lines[b][0]
+        if same(i, j):
+            pairs.append((waits[i], lines[j]))
+            i, j = i + 1, j + 1
+            continue
+        skip = next(((di, dj) for di, dj in ((0, 1), (1, 0), (1, 1), (0, 2), (2, 0))
+                     if i + di < len(waits) and j + dj < len(lines) and same(i + di, j + dj)),
+                    (1, 1))
+        i, j = i + skip[0], j + skip[1]
+    return pairs
 
 
 def test_runq_matches_perf_sched_timehist_on_one_cpu():
@@ -80,21 +96,29 @@ def test_runq_matches_perf_sched_timehist_on_one_cpu():
     # The sleeper: woken by its timer, then runnable behind the hog.
     sleeper = of_tid(waits, tids["sleeper"])
     assert len(sleeper) >= 100, len(sleeper)
-    runq = sum(w["runq_ns"] for w in sleeper)
-    blocked = sum(w["duration_ns"] - w["runq_ns"] for w in sleeper)
-    wait, delay = perf_timehist(data, tids["sleeper"])
+    pairs = matched(sleeper, perf_timehist(data, tids["sleeper"]))
+    assert len(pairs) >= 0.9 * len(sleeper), "%d of %d waits found in perf's" % (
+        len(pairs), len(sleeper))
+    runq = sum(w["runq_ns"] for w, _ in pairs)
+    blocked = sum(w["duration_ns"] - w["runq_ns"] for w, _ in pairs)
+    delay = sum(line[1] for _, line in pairs)
+    wait = sum(line[0] for _, line in pairs)
     assert runq > 0.05 * (runq + blocked), "runq %d of %d: the hog never delayed it" % (
         runq, runq + blocked)
     assert abs(runq - delay) <= 0.05 * delay, "runq %d ns, perf's sch delay %d ns" % (
         runq, delay)
     assert abs(blocked - (wait - delay)) <= 0.05 * (wait - delay), \
         "blocked %d ns, perf's wait time - sch delay %d ns" % (blocked, wait - delay)
-    # The hog waits only runnable (preempted): perf counts that as its wait time.
+    # The hog waits runnable (preempted), but for its move to CPU 0 (sched_setaffinity,
+    # woken by the migration thread): perf counts the runnable time as its wait time.
     hog = of_tid(waits, tids["hog"])
-    assert hog and all(w["state"] in ("preempted", "running") for w in hog)
-    assert all(w["runq_ns"] == w["duration_ns"] and "waker" not in w for w in hog)
+    runnable = [w for w in hog if w["state"] in ("preempted", "running")]
+    assert len(runnable) >= len(hog) - 2, [(w["state"], w["wait"]) for w in hog]
+    assert all(w["runq_ns"] == w["duration_ns"] and "waker" not in w for w in runnable)
+    # Its waits are many and alike (the sleeper's turns): too alike to pair by
+    # duration, each too short for a missing one at the edges to matter. Totals.
     hog_runq = sum(w["runq_ns"] for w in hog)
-    wait, _ = perf_timehist(data, tids["hog"])
+    wait = sum(line[0] for line in perf_timehist(data, tids["hog"]))
     assert abs(hog_runq - wait) <= 0.05 * wait, "hog runq %d ns, perf's wait %d ns" % (
         hog_runq, wait)
 
