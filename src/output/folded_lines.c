@@ -140,6 +140,36 @@ static int render(const struct profile_entry *e, bool with_lines, struct line_bu
 	return err ?: render_waker(e, b);
 }
 
+/* Issue 15: the entry's waker into its line's; waits no wakeup ended are not counted. */
+static void add_waker(struct folded_line *line, const struct profile_entry *e)
+{
+	const struct waker *k = &e->key.waker;
+	uint64_t blocked = e->total_ns - e->runq_ns;
+	size_t i;
+
+	line->runq_ns += e->runq_ns;
+	if (!output__waker_context(k->context))
+		return;
+	for (i = 0; i < line->nr_wakers; i++) {
+		const struct waker *seen = &line->wakers[i].waker;
+
+		if (seen->context == k->context &&
+		    (k->context != OFFCPU_WAKER_TASK ||
+		     (seen->tid == k->tid && seen->pid == k->pid && seen->comm == k->comm)))
+			break;
+	}
+	if (i == line->nr_wakers) {
+		if (i == FOLDED_LINE_WAKERS) {
+			line->others_blocked_ns += blocked;
+			line->others_count += e->count;
+			return;
+		}
+		line->wakers[line->nr_wakers++].waker = *k;
+	}
+	line->wakers[i].blocked_ns += blocked;
+	line->wakers[i].count += e->count;
+}
+
 static int compare_by_total(const void *a, const void *b)
 {
 	const struct folded_line *x = a, *y = b;
@@ -201,6 +231,7 @@ int folded_lines__build_time(const struct profile *p, bool by_total, bool with_l
 		}
 		line->total_ns += ns;
 		line->count += entries[i]->count;
+		add_waker(line, entries[i]);
 	}
 	free(b.text);
 	free(entries);

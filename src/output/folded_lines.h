@@ -14,10 +14,26 @@
 #include "output/output.h"
 #include "profile/profile.h"
 
+/* Issue 15: who woke a line's waits; an interrupt by its context alone. */
+struct folded_waker {
+	struct waker waker;
+	uint64_t blocked_ns;
+	uint64_t count;
+};
+
+/* Distinct wakers kept per line; the rest are summed in others_*. */
+#define FOLDED_LINE_WAKERS 8
+
 struct folded_line {
 	char *text;
 	uint64_t total_ns;
 	uint64_t count;
+	/* Issue 15. */
+	uint64_t runq_ns;
+	struct folded_waker wakers[FOLDED_LINE_WAKERS]; /* by first seen; nr_wakers used */
+	size_t nr_wakers;
+	uint64_t others_blocked_ns; /* woken by more wakers than the array holds */
+	uint64_t others_count;
 };
 
 struct folded_lines {

@@ -285,6 +285,47 @@ static int print_wakers(FILE *out, const struct profile *p, const struct output_
 	return 0;
 }
 
+static int compare_line_wakers(const void *a, const void *b)
+{
+	const struct folded_waker *x = a, *y = b;
+
+	if (x->blocked_ns != y->blocked_ns)
+		return x->blocked_ns > y->blocked_ns ? -1 : 1;
+	return x->waker.tid < y->waker.tid ? -1 : x->waker.tid > y->waker.tid;
+}
+
+/*
+ * Issue 15: under a top stack's heading, how much of it was run-queue time
+ * and who woke it, heaviest first: "    run queue 1.200 ms; woken by
+ * writer 4242 (10), [hardirq] (2)". Nothing for a line without either.
+ */
+static void print_line_wakers(FILE *out, struct folded_line *line)
+{
+	char time[32], label[96], comm[4 * OFFCPU_COMM_LEN + 1];
+	size_t i;
+
+	if (!line->runq_ns && !line->nr_wakers)
+		return;
+	output__format_duration(line->runq_ns, time, sizeof(time));
+	fprintf(out, "    run queue %s", time);
+	qsort(line->wakers, line->nr_wakers, sizeof(line->wakers[0]), compare_line_wakers);
+	for (i = 0; i < line->nr_wakers && i < 3; i++) {
+		const struct waker *k = &line->wakers[i].waker;
+
+		if (k->context == OFFCPU_WAKER_TASK) {
+			frame_names__printable(k->comm ? k->comm : "", comm, sizeof(comm));
+			snprintf(label, sizeof(label), "%s %u", comm, k->tid);
+		} else {
+			snprintf(label, sizeof(label), "[%s]", output__waker_context(k->context));
+		}
+		fprintf(out, "%s%s (%" PRIu64 ")", i ? ", " : "; woken by ", label,
+			line->wakers[i].count);
+	}
+	if (line->nr_wakers > 3 || line->others_count)
+		fprintf(out, ", ...");
+	fputc('\n', out);
+}
+
 static bool is_idle(const char *wait_class)
 {
 	return !strncmp(wait_class, "idle", 4) && (!wait_class[4] || wait_class[4] == ':');
@@ -303,7 +344,7 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		return err;
 	fprintf(out, "\nTop stacks (leaf first)\n");
 	for (i = 0; i < lines.nr && shown < limit; i++) {
-		const struct folded_line *line = &lines.lines[i];
+		struct folded_line *line = &lines.lines[i];
 		size_t len = strcspn(line->text, ";"), wait;
 
 		/* "comm;[state];[wait]", whole: a cut could split a character. */
@@ -319,6 +360,7 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s\n", shown, (int)len,
 			line->text, time, share(line->total_ns, total_ns), line->count,
 			line->count == 1 ? "" : "s");
+		print_line_wakers(out, line);
 		print_frames_leaf_first(out, line->text + len);
 	}
 	if (shown == 0)

@@ -159,6 +159,38 @@ static void dot_marks_knots(void **state)
 	profile__free(p);
 }
 
+/* The text report: blocked and run-queue columns, who woke each top stack, the tables. */
+static void text_says_who_woke_and_the_run_queue(void **state)
+{
+	struct output_opts opts = { .group_by = GROUP_BY_WAKER, .show_idle = true };
+	struct profile *p;
+	char *text;
+	size_t size;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	add(p, 2, 1, 3000000, 1000000);
+	add(p, 0, 1, 1000000, 0);
+	out = open_memstream(&text, &size);
+	assert_non_null(out);
+	assert_int_equal(output_text__write(out, p, &opts), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(text, "blocked 4.000 ms, run queue 1.000 ms (20.0%"));
+	assert_non_null(strstr(text, "  interruptible                            5.000 ms  100.0%"
+				     "         2       4.000 ms       1.000 ms\n"));
+	assert_non_null(strstr(text, "\nBy waker (top 20)\n"));
+	assert_non_null(strstr(text, "\n  t2                      1        2       4.000 ms"));
+	assert_non_null(strstr(text, "\n  [hardirq]                                1.000 ms"));
+	assert_non_null(strstr(text, "  t2 2 -> t1 1                                             "
+				     "3.000 ms         1       1.000 ms\n"));
+	assert_non_null(strstr(text, "  #1 woke 3.000 ms of blocked time: t2 2\n"));
+	assert_non_null(strstr(text, "  #1 t1;[interruptible];[lock:futex]  5.000 ms, 100.0%, 2 waits\n"
+				     "    run queue 1.000 ms; woken by t2 2 (1), [hardirq] (1)\n"));
+	free(text);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +199,7 @@ int main(void)
 		cmocka_unit_test(entered_cycle_is_no_knot),
 		cmocka_unit_test(deep_chain_needs_no_recursion),
 		cmocka_unit_test(dot_marks_knots),
+		cmocka_unit_test(text_says_who_woke_and_the_run_queue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
