@@ -158,8 +158,8 @@ struct offcpu_wait_record {
 	__u8 stack_depth; /* --stack-depth: a stack this deep may have gone on */
 	__u8 reserved[3]; /* 0; ips[] 8-byte aligned without hidden padding */
 	/* Issue 15: who ended the wait, and how long it then waited for a CPU. */
-	__u64 runq_ns;	  /* wakeup to switch-in; the whole wait for preempted and running */
-	__u32 waker_pid;  /* the waking task, or the task an interrupt interrupted */
+	__u64 runq_ns;	 /* wakeup to switch-in; the whole wait for preempted and running */
+	__u32 waker_pid; /* the waking task, or the task an interrupt interrupted */
 	__u32 waker_tid;
 	char waker_comm[OFFCPU_COMM_LEN];
 	__u8 waker;	  /* enum offcpu_waker */

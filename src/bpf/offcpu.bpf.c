@@ -1149,8 +1149,7 @@ int BPF_PROG(offcpu_sched_waking, struct task_struct *p)
 	/* Not _str: comm is always NUL-terminated within its 16 bytes, and no scan is cheaper. */
 	bpf_probe_read_kernel(slot->waker_comm, sizeof(slot->waker_comm), cur->comm);
 	slot->waker = waker;
-	if (want_waker_stacks &&
-	    bpf_ktime_get_ns() - slot->start_ts_ns >= min_duration_ns) {
+	if (want_waker_stacks && bpf_ktime_get_ns() - slot->start_ts_ns >= min_duration_ns) {
 		take_waker_stacks(ctx, p, cur, in_interrupt);
 		slot->waker_stack = 1;
 	}

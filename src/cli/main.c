@@ -181,7 +181,7 @@ static int start_tracer(struct session *s)
 		.nr_comms = o->nr_comms,
 		/* A test-only override: the BTF file tracepoints and CO-RE are read from. */
 		.btf_path = getenv("OFFCPU_BTF_PATH"),
-		/* A bench-only override: the cost of the wakeup program, measured by its absence. */
+		/* A bench-only override: the wakeup programs cost, measured by absence. */
 		.wakeups = !getenv("OFFCPU_NO_WAKEUPS"),
 		.waker_stacks = o->wakers,
 	};

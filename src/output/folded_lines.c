@@ -101,8 +101,7 @@ static int render_waker(const struct profile_entry *e, struct line_buffer *b)
 	if (err)
 		return err;
 	if (e->key.waker.context == OFFCPU_WAKER_TASK) {
-		frame_names__folded(e->key.waker.comm ? e->key.waker.comm : "", name,
-				    sizeof(name));
+		frame_names__folded(e->key.waker.comm ? e->key.waker.comm : "", name, sizeof(name));
 	} else {
 		snprintf(name, sizeof(name), "[%s]", context ? context : "unknown");
 	}

@@ -70,9 +70,9 @@ int output_dot__write(FILE *out, const struct profile *p, const struct output_op
 			", count=%" PRIu64 ", penwidth=%.2f%s];\n",
 			e->from, e->to, time, e->count, e->blocked_ns, e->count, width,
 			g->nodes[e->from].knot && g->nodes[e->to].knot &&
-				    g->nodes[e->from].component == g->nodes[e->to].component
-				? ", color=red"
-				: "");
+				g->nodes[e->from].component == g->nodes[e->to].component
+			    ? ", color=red"
+			    : "");
 	}
 	fprintf(out, "}\n");
 	wait_graph__free(g);

@@ -268,8 +268,7 @@ static int print_wakers(FILE *out, const struct profile *p, const struct output_
 	}
 	if (g->nr_edges > limit)
 		fprintf(out, "  ... %zu more\n", g->nr_edges - limit);
-	fprintf(out, "\nKnots: likely bottlenecks, waiting for no one outside (top %zu)\n",
-		limit);
+	fprintf(out, "\nKnots: likely bottlenecks, waiting for no one outside (top %zu)\n", limit);
 	for (i = 0; i < g->nr_knots && i < limit; i++) {
 		const struct wait_graph_knot *k = &g->knots[i];
 

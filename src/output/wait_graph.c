@@ -43,8 +43,7 @@ static bool is_idle(const char *wait_class)
  * The node of a task (or an interrupt context), made if new. Exited
  * threads were merged under one ID: they stay apart by name.
  */
-static int node_of(struct builder *b, bool interrupt, const char *comm, uint32_t id,
-		   size_t *out)
+static int node_of(struct builder *b, bool interrupt, const char *comm, uint32_t id, size_t *out)
 {
 	char key[128], label[128], printable[4 * OFFCPU_COMM_LEN + 1];
 	struct wait_graph_node *n;
@@ -152,9 +151,11 @@ static int add_entry(struct builder *b, const struct profile_entry *e, bool by_p
 
 	if (!output__waker_context(w->waker.context))
 		return 0;
-	err = node_of(b, interrupt, interrupt ? output__waker_context(w->waker.context) : w->waker.comm,
+	err = node_of(b, interrupt,
+		      interrupt ? output__waker_context(w->waker.context) : w->waker.comm,
 		      by_process ? w->waker.pid : w->waker.tid, &from);
-	err = err ?: node_of(b, false, by_process && w->title ? w->title : w->comm,
+	err = err
+		  ?: node_of(b, false, by_process && w->title ? w->title : w->comm,
 			     by_process ? w->pid : w->tid, &to);
 	return err ?: add_edge(b, from, to, e);
 }

@@ -28,7 +28,7 @@ struct wait_graph_node {
 	bool interrupt; /* hardirq or softirq: not a task */
 	size_t component;
 	bool knot;
-	uint64_t woken_ns; /* blocked time of the waits it ended */
+	uint64_t woken_ns;   /* blocked time of the waits it ended */
 	uint64_t blocked_ns; /* its own blocked time that a wakeup ended */
 };
 

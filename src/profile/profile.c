@@ -94,8 +94,9 @@ stacks:
 static bool equal_waker(const struct wait *x, const struct wait *y)
 {
 	return x->waker.context == y->waker.context &&
-	       (!waker_is_task(x) || (x->waker.pid == y->waker.pid &&
-				      x->waker.tid == y->waker.tid && x->waker.comm == y->waker.comm)) &&
+	       (!waker_is_task(x) ||
+		(x->waker.pid == y->waker.pid && x->waker.tid == y->waker.tid &&
+		 x->waker.comm == y->waker.comm)) &&
 	       x->waker_kernel_stack == y->waker_kernel_stack &&
 	       x->waker_user_stack == y->waker_user_stack;
 }

@@ -159,8 +159,7 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->waker_stacks = hash_table__new(u32_key__hash, u32_key__equal);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
 	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->waker_stacks ||
-	    !c->key ||
-	    unwinder__new(&unwinder_opts, &c->unwinder)) {
+	    !c->key || unwinder__new(&unwinder_opts, &c->unwinder)) {
 		collector__free(c);
 		return -ENOMEM;
 	}
@@ -777,8 +776,7 @@ int collector__finish(struct collector *c)
 		err = close_chain(c, tid, NULL, false);
 		memset(&it, 0, sizeof(it));
 	}
-	c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED] +=
-	    hash_table__size(c->waker_stacks);
+	c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED] += hash_table__size(c->waker_stacks);
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
 	profile__for_each_frame(c->profile, resolve_lines, c->symbolizer);
 	return err;

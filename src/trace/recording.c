@@ -226,7 +226,8 @@ static int read_wakeup(struct reader *r, const struct json_value *v, struct wait
 	int err;
 
 	if (optional_u64_member(v, REC_RUNQ_NS, &w->runq_ns) || w->runq_ns > w->duration_ns)
-		return bad(r, "a wait's \"" REC_RUNQ_NS "\" is not a number up to its " REC_DURATION_NS);
+		return bad(r, "a wait's \"" REC_RUNQ_NS
+			      "\" is not a number up to its " REC_DURATION_NS);
 	if (!k)
 		return 0;
 	if (k->type != JSON_OBJECT)
@@ -243,7 +244,8 @@ static int read_wakeup(struct reader *r, const struct json_value *v, struct wait
 		return bad(r, "a waker's \"" REC_CONTEXT "\" is neither hardirq nor softirq");
 	if (u64_member(k, REC_PID, &pid) || u64_member(k, REC_TID, &tid) || pid > UINT32_MAX ||
 	    tid > UINT32_MAX || !comm)
-		return bad(r, "a waker lacks a numeric " REC_PID " or " REC_TID ", or its " REC_COMM);
+		return bad(r,
+			   "a waker lacks a numeric " REC_PID " or " REC_TID ", or its " REC_COMM);
 	w->waker.pid = (uint32_t)pid;
 	w->waker.tid = (uint32_t)tid;
 	w->waker.comm = intern(r, comm);

@@ -205,7 +205,8 @@ def test_group_by_waker_and_woken_by_table():
 
 
 def test_fields_survive_report_round_trip():
-    waits, _, _, _, path = traced("contexts", 4, 10, tracer_args=["-m", "1ms"])
+    waits, _, _, _, path = traced("contexts", 4, 10, tracer_args=["-m", "1ms", "--wakers"])
+    assert any(w.get("waker", {}).get("kernel_stack") for w in waits), "no waker stacks"
     again = os.path.join(t.TMP, "wake-again.json")
     r = t.run([t.OFFCPU, "report", "-o", again, path])
     assert r.returncode == 0, r.stderr

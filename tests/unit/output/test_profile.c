@@ -244,14 +244,17 @@ static void text_report(void **state)
 	(void)state;
 	assert_non_null(strstr(text, "offcpu: 3 waits, 100.000 ms off CPU in total"));
 	assert_non_null(strstr(
-	    text, "  interruptible                          100.000 ms  100.0%         3     100.000 ms"
-		  "       0.000 us\n"));
+	    text,
+	    "  interruptible                          100.000 ms  100.0%         3     100.000 ms"
+	    "       0.000 us\n"));
 	assert_non_null(strstr(
-	    text, "  lock:futex                              50.000 ms   50.0%         1      50.000 ms"
-		  "       0.000 us\n"));
+	    text,
+	    "  lock:futex                              50.000 ms   50.0%         1      50.000 ms"
+	    "       0.000 us\n"));
 	assert_non_null(strstr(
-	    text, "  app                   100      101      50.000 ms   50.0%         2      50.000 ms"
-		  "       0.000 us\n"));
+	    text,
+	    "  app                   100      101      50.000 ms   50.0%         2      50.000 ms"
+	    "       0.000 us\n"));
 	assert_non_null(strstr(text,
 			       "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 wait\n"
 			       "    kernel:\n      futex_wait_queue\n      __x64_sys_futex\n"));
@@ -268,11 +271,13 @@ static void text_group_by(void **state)
 	(void)state;
 	assert_non_null(strstr(text, "By process title (top 20)\n"));
 	assert_non_null(strstr(
-	    text, "\n  app --worker                            50.000 ms   50.0%         1      50.000 ms"
-		  "       0.000 us\n"));
+	    text,
+	    "\n  app --worker                            50.000 ms   50.0%         1      50.000 ms"
+	    "       0.000 us\n"));
 	assert_non_null(strstr(
-	    text, "\n  app                                     50.000 ms   50.0%         2      50.000 ms"
-		  "       0.000 us\n"));
+	    text,
+	    "\n  app                                     50.000 ms   50.0%         2      50.000 ms"
+	    "       0.000 us\n"));
 	assert_null(strstr(text, "By thread (top 20)"));
 	free(text);
 	text = render_by(output_text__write, p, GROUP_BY_PID);

@@ -185,8 +185,9 @@ static void text_says_who_woke_and_the_run_queue(void **state)
 	assert_non_null(strstr(text, "  t2 2 -> t1 1                                             "
 				     "3.000 ms         1       1.000 ms\n"));
 	assert_non_null(strstr(text, "  #1 woke 3.000 ms of blocked time: t2 2\n"));
-	assert_non_null(strstr(text, "  #1 t1;[interruptible];[lock:futex]  5.000 ms, 100.0%, 2 waits\n"
-				     "    run queue 1.000 ms; woken by t2 2 (1), [hardirq] (1)\n"));
+	assert_non_null(strstr(text,
+			       "  #1 t1;[interruptible];[lock:futex]  5.000 ms, 100.0%, 2 waits\n"
+			       "    run queue 1.000 ms; woken by t2 2 (1), [hardirq] (1)\n"));
 	free(text);
 	profile__free(p);
 }

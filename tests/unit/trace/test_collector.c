@@ -469,7 +469,8 @@ static void waker_and_its_stacks_attached_to_their_wait(void **state)
 	for (i = 0; i < ARRAY_SIZE(waker_kernel); i++)
 		k.ips[i] = kernel_return_address(waker_kernel[i]);
 	assert_int_equal(
-	    record(&f, &k, OFFCPU_WAKER_HEADER_SIZE + k.kernel_frames * sizeof(k.ips[0])).result, 0);
+	    record(&f, &k, OFFCPU_WAKER_HEADER_SIZE + k.kernel_frames * sizeof(k.ips[0])).result,
+	    0);
 	r.waker = OFFCPU_WAKER_TASK;
 	r.waker_pid = 77;
 	r.waker_tid = 78;
@@ -501,7 +502,8 @@ static void waker_and_its_stacks_attached_to_their_wait(void **state)
 	/* Stacks whose wait never came are counted at the end. */
 	k.tid = 9999;
 	assert_int_equal(
-	    record(&f, &k, OFFCPU_WAKER_HEADER_SIZE + k.kernel_frames * sizeof(k.ips[0])).result, 0);
+	    record(&f, &k, OFFCPU_WAKER_HEADER_SIZE + k.kernel_frames * sizeof(k.ips[0])).result,
+	    0);
 	assert_int_equal(collector__finish(f.collector), 0);
 	assert_int_equal(f.profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED], 1);
 	/* A waker record shorter than its frames is malformed. */
