@@ -60,7 +60,8 @@ def test_condvar_waker_is_the_peer_and_blocked_time_its_clock():
 
 def perf_timehist(data, tid):
     """The thread's switch-ins as perf sched timehist shows them: (wait time, sch delay) in ns."""
-    r = t.run(["perf", "sched", "timehist", "-i", data], timeout=300)
+    # Other threads on the machine may have any bytes in their names.
+    r = t.run(["perf", "sched", "timehist", "-i", data], timeout=300, errors="replace")
     assert r.returncode == 0, r.stderr
     tag = re.compile(r"\[%d[/\]]" % tid)
     return [(float(f[-3]) * 1e6, float(f[-2]) * 1e6)
@@ -101,14 +102,19 @@ def test_runq_matches_perf_sched_timehist_on_one_cpu():
         len(pairs), len(sleeper))
     runq = sum(w["runq_ns"] for w, _ in pairs)
     blocked = sum(w["duration_ns"] - w["runq_ns"] for w, _ in pairs)
-    delay = sum(line[1] for _, line in pairs)
-    wait = sum(line[0] for _, line in pairs)
-    assert runq > 0.05 * (runq + blocked), "runq %d of %d: the hog never delayed it" % (
+    # perf's runnable time: "sch delay" after a wakeup; a preempted wait has
+    # none, all its "wait time" is runnable (as all of it is runq_ns).
+    woken = [(w, line) for w, line in pairs if w["state"] not in ("preempted", "running")]
+    delay = sum(line[1] for _, line in woken) + sum(
+        line[0] for w, line in pairs if w["state"] in ("preempted", "running"))
+    wait = sum(line[0] for _, line in woken)
+    woken_delay = sum(line[1] for _, line in woken)
+    assert runq > 0.02 * (runq + blocked), "runq %d of %d: the hogs never delayed it" % (
         runq, runq + blocked)
     assert abs(runq - delay) <= 0.05 * delay, "runq %d ns, perf's sch delay %d ns" % (
         runq, delay)
-    assert abs(blocked - (wait - delay)) <= 0.05 * (wait - delay), \
-        "blocked %d ns, perf's wait time - sch delay %d ns" % (blocked, wait - delay)
+    assert abs(blocked - (wait - woken_delay)) <= 0.05 * (wait - woken_delay), \
+        "blocked %d ns, perf's wait time - sch delay %d ns" % (blocked, wait - woken_delay)
     # The hog waits runnable (preempted), but for its move to CPU 0 (sched_setaffinity,
     # woken by the migration thread): perf counts the runnable time as its wait time.
     hog = of_tid(waits, tids["hog"])

@@ -7,8 +7,8 @@
  *   condvar ROUNDS DELAY_MS   "waiter" waits on a condition variable that
  *                             "peer" signals DELAY_MS after it saw the
  *                             waiter waiting (truth: the peer's clock)
- *   pinned ROUNDS SLEEP_MS    "sleeper" sleeps SLEEP_MS beside "hog", a
- *                             CPU hog, both pinned to CPU 0
+ *   pinned ROUNDS SLEEP_MS    "sleeper" (nice 19) sleeps SLEEP_MS beside
+ *                             CPU hogs "hog" and "hog2", all pinned to CPU 0
  *   contexts ROUNDS MS        "napper" sleeps on a timer; "reader" reads a
  *                             pipe "writer" writes every MS; the main
  *                             thread waits for a child that exits after MS
@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,6 +137,12 @@ static void *sleeper(void *arg)
 
 	(void)arg;
 	pin_to_cpu0();
+	/*
+	 * Niced, its wakeups do not preempt the hog (EEVDF gives it a late
+	 * deadline): it waits for the hog's slice, every time, not only when
+	 * its lag happens to say so.
+	 */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	name_self("sleeper");
 	for (i = 0; i < rounds; i++)
 		sleep_ms(delay_ms);
@@ -147,7 +154,7 @@ static void *hog(void *arg)
 {
 	(void)arg;
 	pin_to_cpu0();
-	name_self("hog");
+	name_self(arg ? "hog2" : "hog");
 	while (!stop_hog)
 		;
 	return NULL;
@@ -297,8 +304,10 @@ static int run_threads(void *(**fns)(void *), int n)
 	pthread_t threads[4];
 	int i;
 
+	/* A function given twice gets a non-NULL argument the second time. */
 	for (i = 0; i < n; i++) {
-		if (pthread_create(&threads[i], NULL, fns[i], NULL))
+		if (pthread_create(&threads[i], NULL, fns[i],
+				   i && fns[i] == fns[i - 1] ? (void *)1 : NULL))
 			return 1;
 	}
 	for (i = 0; i < n; i++)
@@ -321,9 +330,9 @@ int main(int argc, char **argv)
 		return run_threads(fns, 2);
 	}
 	if (!strcmp(argv[1], "pinned") && argc == 4) {
-		void *(*fns[])(void *) = { hog, sleeper };
+		void *(*fns[])(void *) = { hog, hog, sleeper };
 
-		return run_threads(fns, 2);
+		return run_threads(fns, 3);
 	}
 	if (!strcmp(argv[1], "contexts") && argc == 4) {
 		void *(*fns[])(void *) = { napper, reader, writer };
