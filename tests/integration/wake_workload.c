@@ -33,7 +33,6 @@
 static int rounds;
 static int delay_ms;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t now_ns(void)
 {
@@ -51,19 +50,41 @@ static void sleep_ms(int ms)
 		;
 }
 
+/*
+ * Kept, and printed by main once the threads are done: a thread printing
+ * while the others run would wait for stdio's lock or the pipe's, and be
+ * woken by whoever held it, an edge of the wait-for graph of its own.
+ */
+#define MAX_LINES 4096
+
+static char lines[MAX_LINES][64];
+static int nr_lines;
+
+static void keep_line(const char *fmt, const char *name, unsigned long long value)
+{
+	int i = __atomic_fetch_add(&nr_lines, 1, __ATOMIC_RELAXED);
+
+	if (i < MAX_LINES)
+		snprintf(lines[i], sizeof(lines[i]), fmt, name, value);
+}
+
+static void print_lines(void)
+{
+	int i;
+
+	for (i = 0; i < nr_lines && i < MAX_LINES; i++)
+		puts(lines[i]);
+}
+
 static void name_self(const char *name)
 {
 	pthread_setname_np(pthread_self(), name);
-	pthread_mutex_lock(&print_lock);
-	printf("tid %s %d\n", name, gettid());
-	pthread_mutex_unlock(&print_lock);
+	keep_line("tid %s %llu", name, (unsigned long long)gettid());
 }
 
 static void truth(const char *name, uint64_t ns)
 {
-	pthread_mutex_lock(&print_lock);
-	printf("truth %s %llu\n", name, (unsigned long long)ns);
-	pthread_mutex_unlock(&print_lock);
+	keep_line("truth %s %llu", name, (unsigned long long)ns);
 }
 
 static void pin_to_cpu0(void)
@@ -220,7 +241,7 @@ static void wait_children(void)
 				;
 			_exit(0);
 		}
-		printf("child %d\n", child);
+		keep_line("%s %llu", "child", (unsigned long long)child);
 		waitpid(child, NULL, 0);
 	}
 }
@@ -312,6 +333,7 @@ static int run_threads(void *(**fns)(void *), int n)
 	}
 	for (i = 0; i < n; i++)
 		pthread_join(threads[i], NULL);
+	print_lines();
 	return 0;
 }
 
@@ -339,7 +361,7 @@ int main(int argc, char **argv)
 
 		if (pipe(pipe_fds))
 			return 1;
-		printf("tid main %d\n", gettid());
+		keep_line("tid %s %llu", "main", (unsigned long long)gettid());
 		wait_children();
 		return run_threads(fns, 3);
 	}
