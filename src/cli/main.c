@@ -342,7 +342,9 @@ static int traced_pids(const struct id_list *given, pid_t command, struct id_lis
 	out->ids = malloc(nr * sizeof(*out->ids));
 	if (!out->ids)
 		return -ENOMEM;
-	memcpy(out->ids, given->ids, given->nr * sizeof(*out->ids));
+	/* -- COMMAND without -p: no ids to copy, and given->ids is NULL. */
+	if (given->nr)
+		memcpy(out->ids, given->ids, given->nr * sizeof(*out->ids));
 	if (command > 0)
 		out->ids[given->nr] = (uint32_t)command;
 	out->nr = nr;
