@@ -65,6 +65,17 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
 	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
 	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
+	/*
+	 * Issue #14: the summed nanoseconds of the waits each drop counter
+	 * above counts where the duration is known, and --short sample's
+	 * short waits kept by the coin (their estimate: one -m each).
+	 */
+	OFFCPU_CNT_BELOW_MIN_NS,      /* every wait below -m, kept by --short sample or not */
+	OFFCPU_CNT_ABOVE_MAX_NS,
+	OFFCPU_CNT_SAMPLED_OUT_NS,
+	OFFCPU_CNT_RINGBUF_FULL_NS,   /* the durations of the wait records dropped */
+	OFFCPU_CNT_SHORT_SAMPLED,     /* --short sample: below -m, kept with p = duration/min */
+	OFFCPU_CNT_SHORT_SAMPLED_NS,  /* their estimated total: -m each */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
@@ -73,6 +84,7 @@ enum offcpu_counter {
 	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
 	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
 	OFFCPU_CNT_USTACK_LOOP, /* of those, a cycle repeated to the end: cut */
+	OFFCPU_CNT_UNACCOUNTED_NS, /* issue #14: -- COMMAND threads' life that nothing accounts for */
 	OFFCPU_CNT_MAX,
 };
 

@@ -181,6 +181,7 @@ static int start_tracer(struct session *s)
 		.nr_comms = o->nr_comms,
 		/* A test-only override: the BTF file tracepoints and CO-RE are read from. */
 		.btf_path = getenv("OFFCPU_BTF_PATH"),
+		.short_sample = o->short_mode == SHORT_SAMPLE,
 	};
 	int err;
 
@@ -371,6 +372,8 @@ static int setup(struct session *s)
 	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
 	if (err)
 		return setup_failed("the collector of trace records", err);
+	collector__set_weights(s->collector, o->short_mode == SHORT_SAMPLE ? o->min_duration_ns : 0,
+			       o->sample_rate);
 	if (o->command) {
 		err = command__start(o->command, &inherited_signals, &s->command);
 		if (err) {

@@ -160,6 +160,7 @@ int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 		}
 		line->total_ns += entries[i]->total_ns;
 		line->count += entries[i]->count;
+		estimate__add(&line->estimated, &entries[i]->estimated);
 	}
 	free(b.text);
 	free(entries);

@@ -17,6 +17,7 @@ struct folded_line {
 	char *text;
 	uint64_t total_ns;
 	uint64_t count;
+	struct estimate estimated; /* issue #14: of total_ns */
 };
 
 struct folded_lines {

@@ -78,6 +78,7 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json_writer__member_string(w, REC_STATE, states__name(wait->state));
 	json_writer__member_string(w, REC_WAIT, wait->wait_class);
 	json_writer__member_u64(w, REC_DURATION_NS, wait->duration_ns);
+	json_writer__member_u64(w, REC_WEIGHT_NS, profile__weight(wait));
 	json_writer__member_u64(w, REC_CPU, wait->cpu);
 	json_writer__key(w, REC_KERNEL_STACK);
 	write_stack(w, wait->kernel_stack);

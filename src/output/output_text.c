@@ -10,12 +10,14 @@
 #include "output/folded_lines.h"
 #include "output/frame_names.h"
 #include "output/output.h"
+#include "output/text_accounting.h"
 #include "trace/counters.h"
 
 struct group {
 	char *label;
 	uint64_t total_ns;
 	uint64_t count;
+	struct estimate estimated; /* issue #14 */
 };
 
 struct groups {
@@ -47,6 +49,7 @@ static int groups_add(struct groups *g, const char *label, const struct profile_
 	}
 	item->total_ns += e->total_ns;
 	item->count += e->count;
+	estimate__add(&item->estimated, &e->estimated);
 	return 0;
 }
 
@@ -126,8 +129,28 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, cha
 	}
 }
 
+/*
+ * Issue #14: the part of a total estimated from waits kept by chance, and
+ * its relative standard error; nothing where it is all exact.
+ */
+static void print_estimate(FILE *out, const struct estimate *e, bool column)
+{
+	char time[32];
+
+	if (!e->ns) {
+		if (column)
+			fprintf(out, "%14s %7s", "-", "");
+		return;
+	}
+	output__format_duration(e->ns, time, sizeof(time));
+	if (column)
+		fprintf(out, "%14s %6.1f%%", time, 100.0 * estimate__relative_error(e));
+	else
+		fprintf(out, " (%s estimated, ±%.1f%%)", time, 100.0 * estimate__relative_error(e));
+}
+
 static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **entries, size_t nr,
-			enum report_group_by by, uint32_t top)
+			enum report_group_by by, uint32_t top, bool estimates)
 {
 	const char *title = sections[by].title, *header = sections[by].header;
 	size_t limit = top ?: (sections[by].is_top_list ? OUTPUT_TOP_THREADS : SIZE_MAX);
@@ -153,11 +176,17 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 			fprintf(out, "\n%s (top %zu)\n", title, limit);
 		else
 			fprintf(out, "\n%s\n", title);
-		fprintf(out, "  %-34s %14s %7s %9s\n", header, "off-CPU", "share", "waits");
+		fprintf(out, "  %-34s %14s %7s %9s", header, "off-CPU", "share", "waits");
+		fprintf(out, estimates ? " %14s %7s\n" : "\n", "estimated", "±error");
 		for (i = 0; i < g.nr && i < limit; i++) {
 			output__format_duration(g.items[i].total_ns, time, sizeof(time));
-			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 "\n", g.items[i].label, time,
+			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64, g.items[i].label, time,
 				share(g.items[i].total_ns, total_ns), g.items[i].count);
+			if (estimates) {
+				fputc(' ', out);
+				print_estimate(out, &g.items[i].estimated, true);
+			}
+			fputc('\n', out);
 		}
 		if (g.nr > limit)
 			fprintf(out, "  ... %zu more\n", g.nr - limit);
@@ -236,9 +265,11 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 			continue;
 		shown++;
 		output__format_duration(line->total_ns, time, sizeof(time));
-		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s\n", shown, (int)len,
+		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s", shown, (int)len,
 			line->text, time, share(line->total_ns, total_ns), line->count,
 			line->count == 1 ? "" : "s");
+		print_estimate(out, &line->estimated, false);
+		fputc('\n', out);
 		print_frames_leaf_first(out, line->text + len);
 	}
 	if (shown == 0)
@@ -251,6 +282,7 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 {
 	struct profile_entry **entries;
 	uint64_t hidden_ns = 0, hidden_count = 0;
+	bool estimates = p->estimated.ns > 0;
 	char time[32];
 	size_t nr, shown = 0, i;
 	int err = profile__sorted_entries(p, &entries, &nr);
@@ -271,8 +303,11 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 		}
 	}
 	output__format_duration(p->total_ns, time, sizeof(time));
-	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total\n", p->total_count,
+	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total", p->total_count,
 		p->total_count == 1 ? "" : "s", time);
+	print_estimate(out, &p->estimated, false);
+	fputc('\n', out);
+	text_accounting__print(out, p);
 	if (hidden_count) {
 		output__format_duration(hidden_ns, time, sizeof(time));
 		fprintf(out,
@@ -282,19 +317,21 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			time, share(hidden_ns, p->total_ns), hidden_count,
 			hidden_count == 1 ? "" : "s");
 	}
-	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top);
+	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top,
+			   estimates);
 	err = err
 		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT,
-				  opts->top);
+				  opts->top, estimates);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
 		err = err
 			  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown,
-					  opts->group_by, opts->top);
+					  opts->group_by, opts->top, estimates);
 	free(entries);
 	err = err ?: print_top_stacks(out, p, p->total_ns - hidden_ns, opts);
 	if (err)
 		return err;
+	text_accounting__print_threads(out, p, opts->top);
 	fprintf(out, "\nHealth counters\n");
 	counters__print(out, p->counters, "  ");
 	return 0;

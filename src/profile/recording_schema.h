@@ -29,6 +29,8 @@
 #define REC_STATE "state"
 #define REC_WAIT "wait"
 #define REC_DURATION_NS "duration_ns"
+/* Issue #14: what the wait adds to totals (duration_ns unless kept by chance). */
+#define REC_WEIGHT_NS "weight_ns"
 #define REC_CPU "cpu"
 #define REC_KERNEL_STACK "kernel_stack"
 #define REC_USER_STACK "user_stack"

@@ -71,6 +71,8 @@ struct collector {
 	const struct rule_set *rules;
 	uint32_t state_mask;
 	bool malformed_reported;
+	uint64_t short_min_ns; /* issue #14: collector__set_weights */
+	uint32_t sample_rate;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -542,6 +544,22 @@ static const struct stack *symbolize_unwound(struct collector *c,
 	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
 }
 
+void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t sample_rate)
+{
+	c->short_min_ns = short_min_ns;
+	c->sample_rate = sample_rate;
+}
+
+/* What the wait stands for: see collector__set_weights. Saturates, never wraps. */
+static uint64_t weight_of(const struct collector *c, uint64_t duration_ns)
+{
+	uint64_t weight = duration_ns < c->short_min_ns ? c->short_min_ns : duration_ns;
+
+	if (c->sample_rate > 1 && weight > UINT64_MAX / c->sample_rate)
+		return UINT64_MAX;
+	return c->sample_rate > 1 ? weight * c->sample_rate : weight;
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
@@ -563,6 +581,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	comm[OFFCPU_COMM_LEN] = '\0';
 	w.end_ts_ns = r->end_ts_ns;
 	w.duration_ns = r->duration_ns;
+	w.weight_ns = weight_of(c, r->duration_ns);
 	w.pid = r->pid;
 	w.tid = r->tid;
 	w.cpu = r->cpu;

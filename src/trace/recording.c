@@ -236,6 +236,11 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	state = string_member(v, REC_STATE);
 	if (!state || states__from_name(state, &w.state))
 		return bad(r, "a wait's \"" REC_STATE "\" is not a thread state name");
+	/* Issue #14: recordings before weight_ns weigh every wait its duration. */
+	if (optional_u64_member(v, REC_WEIGHT_NS, &w.weight_ns) ||
+	    (w.weight_ns && w.weight_ns < w.duration_ns))
+		return bad(r, "a wait's \"" REC_WEIGHT_NS "\" is not a number of at least its "
+			      "\"" REC_DURATION_NS "\"");
 	w.pid = (uint32_t)pid;
 	w.tid = (uint32_t)tid;
 	w.cpu = (uint32_t)cpu;

@@ -29,6 +29,8 @@ struct tracer_opts {
 	bool filter_cgroup;
 	int cgroup_fd;	      /* with filter_cgroup: the cgroup v2 directory, open */
 	const char *btf_path; /* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
+	/* Issue #14: --short sample keeps waits below -m with p = duration/min. */
+	bool short_sample;
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */
