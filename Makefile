@@ -43,7 +43,7 @@ HOSTILE_PROGRAMS := $(addprefix $(HOSTILE_DIR)/,hostile libhostile.so)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
 # Recursive (=): the unwinder's programs are defined further down.
 WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
-	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS)
+	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS) $(OUTPUT)/tests/short_waits
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
 # links, and libc's debug symbols, which name glibc's lock functions for the
@@ -140,6 +140,11 @@ $(OUTPUT)/tests/workload: tests/integration/workload.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/workload-static: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -static $< -o $@
+
+# Issue #14: many short waits and a few long ones (tests/integration/test_accounting.py).
+$(OUTPUT)/tests/short_waits: tests/integration/accounting/short_waits.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
 
 # C++ with templates, for demangling.
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests

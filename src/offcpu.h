@@ -136,6 +136,7 @@ enum offcpu_record_type {
 	OFFCPU_RECORD_EXEC = 2, /* a process replaced its image: re-read its maps */
 	OFFCPU_RECORD_FORK = 3, /* a new process: it maps what its parent maps */
 	OFFCPU_RECORD_EXIT = 4, /* a process is gone: forget its maps */
+	OFFCPU_RECORD_THREAD = 5, /* issue #14: a thread of -- COMMAND exited */
 };
 
 /*
@@ -166,6 +167,31 @@ struct offcpu_task_record {
 	__u32 type;
 	__u32 pid;
 	__u32 parent_pid; /* OFFCPU_RECORD_FORK only */
+};
+
+/*
+ * Issue #14, coverage: a thread of -- COMMAND at its exit, its life as
+ * offcpu's own switches timed it (CLOCK_MONOTONIC ns): on CPU from each
+ * switch-in to the next switch-out, off CPU the other way round.
+ */
+struct offcpu_thread_record {
+	__u32 type;
+	__u32 pid;
+	__u32 tid;
+	__u32 reserved; /* 0 */
+	char comm[OFFCPU_COMM_LEN];
+	__u64 start_ns;	     /* task_struct::start_time */
+	__u64 tracked_ns;    /* offcpu began timing it: its fork, or its first switch-out seen */
+	__u64 exit_ns;	     /* at sched_process_exit */
+	__u64 run_ns;	     /* on CPU, from switch-ins to switch-outs */
+	__u64 startup_ns;    /* runnable from its fork to its first switch-in */
+	__u64 dropped_ns;    /* its waits below -m, above -M, sampled out: not in records */
+	__u64 kernel_run_ns; /* se.sum_exec_runtime, the kernel's own accounting */
+	/*
+	 * Since starts whose switch-in no event showed (switch_in_unseen),
+	 * to the switch-out or exit that showed it running: off CPU, then on.
+	 */
+	__u64 unseen_ns;
 };
 
 struct offcpu_counters {

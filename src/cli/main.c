@@ -374,6 +374,8 @@ static int setup(struct session *s)
 		return setup_failed("the collector of trace records", err);
 	collector__set_weights(s->collector, o->short_mode == SHORT_SAMPLE ? o->min_duration_ns : 0,
 			       o->sample_rate);
+	if (o->command && collector__account_threads(s->collector))
+		return setup_failed("the thread accounts", -ENOMEM);
 	if (o->command) {
 		err = command__start(o->command, &inherited_signals, &s->command);
 		if (err) {

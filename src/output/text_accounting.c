@@ -75,7 +75,7 @@ static int compare_tid(const void *a, const void *b)
 void text_accounting__print_threads(FILE *out, const struct profile *p, uint32_t top)
 {
 	size_t limit = top ?: OUTPUT_TOP_THREADS, i;
-	char life[32], run[32], off[32], kernel_run[32], comm[4 * OFFCPU_COMM_LEN + 1];
+	char life[32], run[32], off[32], unseen[32], kernel_run[32], comm[4 * OFFCPU_COMM_LEN + 1];
 	struct thread_account *sorted;
 
 	if (!p->nr_threads)
@@ -86,8 +86,8 @@ void text_accounting__print_threads(FILE *out, const struct profile *p, uint32_t
 	memcpy(sorted, p->threads, p->nr_threads * sizeof(*sorted));
 	qsort(sorted, p->nr_threads, sizeof(*sorted), compare_tid);
 	fprintf(out, "\nThread coverage (each thread's life, from offcpu's own switches)\n");
-	fprintf(out, "  %-16s %8s %8s %12s %12s %12s %9s %12s\n", "comm", "pid", "tid", "life",
-		"on CPU", "off CPU", "accounted", "kernel run");
+	fprintf(out, "  %-16s %8s %8s %12s %12s %12s %12s %9s %12s\n", "comm", "pid", "tid",
+		"life", "on CPU", "off CPU", "unseen", "accounted", "kernel run");
 	for (i = 0; i < p->nr_threads && i < limit; i++) {
 		const struct thread_account *a = &sorted[i];
 		uint64_t span = a->exit_ns > a->tracked_ns ? a->exit_ns - a->tracked_ns : 0;
@@ -98,8 +98,9 @@ void text_accounting__print_threads(FILE *out, const struct profile *p, uint32_t
 		output__format_duration(a->run_ns, run, sizeof(run));
 		output__format_duration(off_ns, off, sizeof(off));
 		output__format_duration(a->kernel_run_ns, kernel_run, sizeof(kernel_run));
-		fprintf(out, "  %-16s %8u %8u %12s %12s %12s %8.2f%% %12s\n", comm, a->pid, a->tid,
-			life, run, off,
+		output__format_duration(a->unseen_ns, unseen, sizeof(unseen));
+		fprintf(out, "  %-16s %8u %8u %12s %12s %12s %12s %8.2f%% %12s\n", comm, a->pid,
+			a->tid, life, run, off, unseen,
 			span ? 100.0 * (double)(span - thread_account__missing_ns(a)) / (double)span
 			     : 100.0,
 			kernel_run);

@@ -196,7 +196,8 @@ static int compact(struct profile *p)
 uint64_t thread_account__missing_ns(const struct thread_account *a)
 {
 	uint64_t life = a->exit_ns > a->tracked_ns ? a->exit_ns - a->tracked_ns : 0;
-	uint64_t accounted = a->run_ns + a->startup_ns + a->recorded_ns + a->dropped_ns;
+	uint64_t accounted =
+	    a->run_ns + a->startup_ns + a->recorded_ns + a->dropped_ns + a->unseen_ns;
 
 	return life > accounted ? life - accounted : 0;
 }

@@ -83,6 +83,7 @@ struct thread_account {
 	uint64_t recorded_ns;	/* durations of its waits in records */
 	uint64_t dropped_ns;	/* durations of its waits below -m, above -M, sampled out */
 	uint64_t kernel_run_ns; /* the kernel's se.sum_exec_runtime, for comparison */
+	uint64_t unseen_ns;	/* switch-ins never seen: off, then on CPU, not told apart */
 };
 
 /* The part of a thread's tracked life nothing accounts for (0 if none). */

@@ -14,6 +14,7 @@
 #include "symbols/proctitle.h"
 #include "symbols/unwind.h"
 #include "trace/collector.h"
+#include "trace/thread_accounts.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
 #define PROCESS_TITLE_MAX 256
@@ -73,6 +74,7 @@ struct collector {
 	bool malformed_reported;
 	uint64_t short_min_ns; /* issue #14: collector__set_weights */
 	uint32_t sample_rate;
+	struct thread_accounts *threads; /* issue #14: collector__account_threads */
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -185,6 +187,7 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->chains, chain_free);
 	free(c->key);
 	unwinder__free(c->unwinder);
+	thread_accounts__free(c->threads);
 	free(c);
 }
 
@@ -544,6 +547,11 @@ static const struct stack *symbolize_unwound(struct collector *c,
 	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
 }
 
+int collector__account_threads(struct collector *c)
+{
+	return c->threads ? 0 : thread_accounts__new(&c->threads);
+}
+
 void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t sample_rate)
 {
 	c->short_min_ns = short_min_ns;
@@ -577,6 +585,12 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		return malformed(c, r, size, "more frames than a stack holds");
 	if (size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
 		return malformed(c, r, size, "shorter than its frames");
+	/* Shown or not, a wait recorded is a wait accounted for. */
+	if (c->threads) {
+		err = thread_accounts__add_wait(c->threads, r->tid, r->duration_ns);
+		if (err)
+			return err;
+	}
 	memcpy(comm, r->comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = '\0';
 	w.end_ts_ns = r->end_ts_ns;
@@ -688,6 +702,10 @@ int collector__record(struct collector *c, const void *data, size_t size)
 		if (size < sizeof(*header))
 			return malformed(c, data, size, "shorter than a process record");
 		return task_record(c, header);
+	case OFFCPU_RECORD_THREAD:
+		if (size < sizeof(struct offcpu_thread_record))
+			return malformed(c, data, size, "shorter than a thread record");
+		return c->threads ? thread_accounts__exit(c->threads, data, c->profile) : 0;
 	default:
 		return malformed(c, data, size, "unknown type");
 	}

@@ -31,6 +31,11 @@ void collector__free(struct collector *c);
  */
 void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t sample_rate);
 /*
+ * Issue #14, -- COMMAND: sums each thread's recorded waits, for the account
+ * its exit record brings (profile->threads). -ENOMEM.
+ */
+int collector__account_threads(struct collector *c);
+/*
  * One ring buffer record; -EINVAL for a malformed one, whose type and size
  * it says (log__error) the first time.
  */

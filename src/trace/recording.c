@@ -290,6 +290,38 @@ static int read_stats(struct reader *r, const struct json_value *v)
 	return 0;
 }
 
+/* Issue #14: a thread's account; -p, -t and -c select them as they do waits. */
+static int read_thread(struct reader *r, const struct json_value *v)
+{
+	const char *comm = string_member(v, REC_COMM);
+	struct thread_account a = { 0 };
+	struct wait as_wait = { 0 };
+	uint64_t pid, tid;
+
+	if (u64_member(v, REC_PID, &pid) || u64_member(v, REC_TID, &tid) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX || !comm || u64_member(v, REC_START_NS, &a.start_ns) ||
+	    u64_member(v, REC_TRACKED_NS, &a.tracked_ns) ||
+	    u64_member(v, REC_EXIT_NS, &a.exit_ns) || u64_member(v, REC_RUN_NS, &a.run_ns) ||
+	    u64_member(v, REC_STARTUP_NS, &a.startup_ns) ||
+	    u64_member(v, REC_RECORDED_NS, &a.recorded_ns) ||
+	    u64_member(v, REC_DROPPED_NS, &a.dropped_ns) ||
+	    u64_member(v, REC_KERNEL_RUN_NS, &a.kernel_run_ns) ||
+	    u64_member(v, REC_UNSEEN_NS, &a.unseen_ns))
+		return bad(r, "a thread record lacks a numeric field or its \"" REC_COMM "\"");
+	a.pid = (uint32_t)pid;
+	a.tid = (uint32_t)tid;
+	a.comm = intern(r, comm);
+	if (!a.comm)
+		return -ENOMEM;
+	as_wait.pid = a.pid;
+	as_wait.tid = a.tid;
+	as_wait.comm = a.comm;
+	as_wait.duration_ns = r->filter->min_duration_ns;
+	if (!passes(r->filter, &as_wait))
+		return 0;
+	return profile__add_thread(r->profile, &a);
+}
+
 static int read_line(struct reader *r, const char *text, size_t len)
 {
 	struct json_value v;
@@ -314,6 +346,8 @@ static int read_line(struct reader *r, const char *text, size_t len)
 		err = read_wait(r, &v);
 	else if (!strcmp(type, REC_TYPE_STATS))
 		err = read_stats(r, &v);
+	else if (!strcmp(type, REC_TYPE_THREAD))
+		err = read_thread(r, &v);
 	else
 		err = 0; /* a record type of a later version: not ours to judge */
 	json_value__free(&v);
