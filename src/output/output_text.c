@@ -307,7 +307,6 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 		p->total_count == 1 ? "" : "s", time);
 	print_estimate(out, &p->estimated, false);
 	fputc('\n', out);
-	text_accounting__print(out, p);
 	if (hidden_count) {
 		output__format_duration(hidden_ns, time, sizeof(time));
 		fprintf(out,
@@ -317,6 +316,7 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			time, share(hidden_ns, p->total_ns), hidden_count,
 			hidden_count == 1 ? "" : "s");
 	}
+	text_accounting__print(out, p);
 	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top,
 			   estimates);
 	err = err
