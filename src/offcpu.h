@@ -70,12 +70,12 @@ enum offcpu_counter {
 	 * above counts where the duration is known, and --short sample's
 	 * short waits kept by the coin (their estimate: one -m each).
 	 */
-	OFFCPU_CNT_BELOW_MIN_NS,      /* every wait below -m, kept by --short sample or not */
+	OFFCPU_CNT_BELOW_MIN_NS, /* every wait below -m, kept by --short sample or not */
 	OFFCPU_CNT_ABOVE_MAX_NS,
 	OFFCPU_CNT_SAMPLED_OUT_NS,
-	OFFCPU_CNT_RINGBUF_FULL_NS,   /* the durations of the wait records dropped */
-	OFFCPU_CNT_SHORT_SAMPLED,     /* --short sample: below -m, kept with p = duration/min */
-	OFFCPU_CNT_SHORT_SAMPLED_NS,  /* their estimated total: -m each */
+	OFFCPU_CNT_RINGBUF_FULL_NS,  /* the durations of the wait records dropped */
+	OFFCPU_CNT_SHORT_SAMPLED,    /* --short sample: below -m, kept with p = duration/min */
+	OFFCPU_CNT_SHORT_SAMPLED_NS, /* their estimated total: -m each */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
@@ -84,7 +84,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
 	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
 	OFFCPU_CNT_USTACK_LOOP, /* of those, a cycle repeated to the end: cut */
-	OFFCPU_CNT_UNACCOUNTED_NS, /* issue #14: -- COMMAND threads' life that nothing accounts for */
+	/* Issue #14: -- COMMAND threads' life that nothing accounts for. */
+	OFFCPU_CNT_UNACCOUNTED_NS,
 	OFFCPU_CNT_MAX,
 };
 
@@ -136,7 +137,8 @@ enum offcpu_record_type {
 	OFFCPU_RECORD_EXEC = 2, /* a process replaced its image: re-read its maps */
 	OFFCPU_RECORD_FORK = 3, /* a new process: it maps what its parent maps */
 	OFFCPU_RECORD_EXIT = 4, /* a process is gone: forget its maps */
-	OFFCPU_RECORD_THREAD = 5, /* issue #14: a thread of -- COMMAND exited */
+	/* Issue #14: a thread of -- COMMAND exited. */
+	OFFCPU_RECORD_THREAD = 5,
 };
 
 /*

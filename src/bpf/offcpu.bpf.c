@@ -364,7 +364,8 @@ static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait
 
 	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
 		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
-	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64), flags)) {
+	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64),
+			       flags)) {
 		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
 		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, r->duration_ns, how);
 	} else
@@ -1049,8 +1050,8 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 {
 	__u32 parent_tgid = parent->tgid;
 	__u32 child_tgid = child->tgid;
-	bool traced = follow_forks &&
-		      (pid_bits[OFFCPU_ID_WORD(parent_tgid)] & OFFCPU_ID_BIT(parent_tgid));
+	bool traced =
+	    follow_forks && (pid_bits[OFFCPU_ID_WORD(parent_tgid)] & OFFCPU_ID_BIT(parent_tgid));
 
 	if (traced)
 		track_from_fork(child);

@@ -159,9 +159,9 @@ void options__usage(FILE *out)
 	    "\n"
 	    "%s",
 	    min_duration, OPTIONS_DEFAULT_SHORT == SHORT_SAMPLE ? "sample" : "drop",
-	    OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH,
-	    OFFCPU_MAX_STACK_DEPTH, OPTIONS_DEFAULT_STACK_COPY_BYTES, OUTPUT_TOP_THREADS,
-	    OUTPUT_TOP_STACKS, options__examples);
+	    OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH, OFFCPU_MAX_STACK_DEPTH,
+	    OPTIONS_DEFAULT_STACK_COPY_BYTES, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS,
+	    options__examples);
 }
 
 static int bad_value(const char *option, const char *value, const char *why)

@@ -47,7 +47,8 @@ void text_accounting__print(FILE *out, const struct profile *p)
 		snprintf(rest, sizeof(rest), ", not shown");
 	}
 	print_row(out, "below -m", c[OFFCPU_CNT_BELOW_MIN_NS], c[OFFCPU_CNT_BELOW_MIN], rest);
-	print_drop(out, p, "above -M", OFFCPU_CNT_ABOVE_MAX, OFFCPU_CNT_ABOVE_MAX_NS, ", not shown");
+	print_drop(out, p, "above -M", OFFCPU_CNT_ABOVE_MAX, OFFCPU_CNT_ABOVE_MAX_NS,
+		   ", not shown");
 	print_drop(out, p, "sampled out", OFFCPU_CNT_SAMPLED_OUT, OFFCPU_CNT_SAMPLED_OUT_NS,
 		   ", not shown (--sample-rate)");
 	print_drop(out, p, "ring buffer full", OFFCPU_CNT_RINGBUF_FULL, OFFCPU_CNT_RINGBUF_FULL_NS,
@@ -86,8 +87,8 @@ void text_accounting__print_threads(FILE *out, const struct profile *p, uint32_t
 	memcpy(sorted, p->threads, p->nr_threads * sizeof(*sorted));
 	qsort(sorted, p->nr_threads, sizeof(*sorted), compare_tid);
 	fprintf(out, "\nThread coverage (each thread's life, from offcpu's own switches)\n");
-	fprintf(out, "  %-16s %8s %8s %12s %12s %12s %12s %9s %12s\n", "comm", "pid", "tid",
-		"life", "on CPU", "off CPU", "unseen", "accounted", "kernel run");
+	fprintf(out, "  %-16s %8s %8s %12s %12s %12s %12s %9s %12s\n", "comm", "pid", "tid", "life",
+		"on CPU", "off CPU", "unseen", "accounted", "kernel run");
 	for (i = 0; i < p->nr_threads && i < limit; i++) {
 		const struct thread_account *a = &sorted[i];
 		uint64_t span = a->exit_ns > a->tracked_ns ? a->exit_ns - a->tracked_ns : 0;

@@ -60,7 +60,7 @@ struct estimate {
 struct profile_entry {
 	struct wait key; /* timestamps, duration, weight and cpu are zero */
 	uint64_t count;
-	uint64_t total_ns; /* weights: the exact durations and the estimates */
+	uint64_t total_ns;	   /* weights: the exact durations and the estimates */
 	struct estimate estimated; /* issue #14 */
 };
 

@@ -206,7 +206,8 @@ static void json_golden(void **state)
 {
 	static const char first[] =
 	    "{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
-	    "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,\"weight_ns\":20000000,\"cpu\":1,"
+	    "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,\"weight_ns\":"
+	    "20000000,\"cpu\":1,"
 	    "\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":\"do_nanosleep\","
 	    "\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":\"0xffffffff81000020\","
 	    "\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"}],"
@@ -698,9 +699,15 @@ static void weights_and_estimates(void **state)
 	struct recording_filter all = { .pids = &none,
 					.tids = &none,
 					.max_duration_ns = UINT64_MAX };
-	struct thread_account a = { .pid = 100, .tid = 101, .tracked_ns = 1000,
-				    .exit_ns = 11000, .run_ns = 2000, .startup_ns = 500,
-				    .recorded_ns = 5000, .dropped_ns = 1500, .unseen_ns = 0 };
+	struct thread_account a = { .pid = 100,
+				    .tid = 101,
+				    .tracked_ns = 1000,
+				    .exit_ns = 11000,
+				    .run_ns = 2000,
+				    .startup_ns = 500,
+				    .recorded_ns = 5000,
+				    .dropped_ns = 1500,
+				    .unseen_ns = 0 };
 	struct profile_entry **entries;
 	struct wait w = p->waits[0];
 	char *text, *again;
