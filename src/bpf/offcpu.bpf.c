@@ -55,6 +55,12 @@ const volatile __u32 sample_rate = 1;
  */
 const volatile bool short_sample;
 const volatile __u32 short_shift;
+/*
+ * Issue #14, coverage: -- COMMAND without other filters (with one, a
+ * thread's switches are not all timed): its threads are timed from their
+ * fork and sent at their exit.
+ */
+const volatile bool account_threads;
 const volatile __u32 state_mask; /* bit per enum offcpu_state; 0: all */
 const volatile bool filter_pids;
 const volatile bool filter_tids;
@@ -996,7 +1002,7 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 
 	flush_current();
 	unseen_switch_in(p);
-	if (follow_forks)
+	if (account_threads)
 		thread_record(p);
 	if (!bpf_task_storage_delete(&inflight, p))
 		__sync_fetch_and_add(&slots_in_use, -1);
@@ -1053,7 +1059,7 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 	bool traced =
 	    follow_forks && (pid_bits[OFFCPU_ID_WORD(parent_tgid)] & OFFCPU_ID_BIT(parent_tgid));
 
-	if (traced)
+	if (traced && account_threads)
 		track_from_fork(child);
 	/* A new thread shares its process's maps: nothing to tell. */
 	if (child->pid != child_tgid)

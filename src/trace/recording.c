@@ -290,12 +290,26 @@ static int read_stats(struct reader *r, const struct json_value *v)
 	return 0;
 }
 
-/* Issue #14: a thread's account; -p, -t and -c select them as they do waits. */
+/* Issue #14: -p, -t and -c select threads' accounts as they do waits; --state, -m, -M not. */
+static bool passes_thread(const struct recording_filter *f, const struct thread_account *a)
+{
+	size_t i;
+
+	if (f->pids->nr && !id_listed(f->pids, a->pid))
+		return false;
+	if (f->tids->nr && !id_listed(f->tids, a->tid))
+		return false;
+	for (i = 0; i < f->nr_comms; i++) {
+		if (!strcmp(f->comms[i], a->comm))
+			return true;
+	}
+	return f->nr_comms == 0;
+}
+
 static int read_thread(struct reader *r, const struct json_value *v)
 {
 	const char *comm = string_member(v, REC_COMM);
 	struct thread_account a = { 0 };
-	struct wait as_wait = { 0 };
 	uint64_t pid, tid;
 
 	if (u64_member(v, REC_PID, &pid) || u64_member(v, REC_TID, &tid) || pid > UINT32_MAX ||
@@ -313,11 +327,7 @@ static int read_thread(struct reader *r, const struct json_value *v)
 	a.comm = intern(r, comm);
 	if (!a.comm)
 		return -ENOMEM;
-	as_wait.pid = a.pid;
-	as_wait.tid = a.tid;
-	as_wait.comm = a.comm;
-	as_wait.duration_ns = r->filter->min_duration_ns;
-	if (!passes(r->filter, &as_wait))
+	if (!passes_thread(r->filter, &a))
 		return 0;
 	return profile__add_thread(r->profile, &a);
 }

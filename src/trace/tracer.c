@@ -282,6 +282,9 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->user_threads_only = o->user_threads_only;
 	skel->rodata->kernel_threads_only = o->kernel_threads_only;
 	skel->rodata->follow_forks = o->follow_forks;
+	skel->rodata->account_threads = o->follow_forks && !o->tids->nr && !o->nr_comms &&
+					!o->filter_cgroup && !o->user_threads_only &&
+					!o->kernel_threads_only && !o->state_mask;
 	skel->rodata->filter_pids = o->pids->nr > 0;
 	skel->rodata->filter_tids = o->tids->nr > 0;
 	skel->rodata->filter_comms = o->nr_comms > 0;
