@@ -264,6 +264,25 @@ def test_coverage_of_each_command_thread():
     assert open(t.report_of(out, ".json")).read() == open(out).read()
 
 
+def test_sample_rate_weighs_n_times():
+    """--sample-rate N: a kept wait weighs N times its duration; the kept
+    and sampled-out durations add up to every wait's, exactly."""
+    (waits, stats, rec), = record_together(["pingpong", "5000", "0", "5"],
+                                           [["-m", "0", "--sample-rate", "4",
+                                             "--no-user-stack"]])
+    no_losses(stats, "--sample-rate 4")
+    assert waits and all(w["weight_ns"] == 4 * w["duration_ns"] for w in waits)
+    kept = sum(w["duration_ns"] for w in waits)
+    every = kept + stats["sampled_out_ns"]
+    est = sum(w["weight_ns"] for w in waits)
+    var = sum(w["weight_ns"] * (w["weight_ns"] - w["duration_ns"]) for w in waits)
+    assert abs(est - every) <= 5 * math.sqrt(var), (est, every, math.sqrt(var))
+    assert t.folded_total(t.report_of(rec, ".folded")) == est
+    text = open(t.report_of(rec, ".txt")).read()
+    assert re.search(r"^  sampled out +[\d.]+ m?s in %d waits, not shown \(--sample-rate\)$"
+                     % stats["sampled_out"], text, re.M), text[:800]
+
+
 def test_short_option_values():
     for bad in ("keep", "", "Sample"):
         r = t.run([t.OFFCPU, "--short", bad, "-d", "1s"])
