@@ -121,20 +121,25 @@ def test_exact_below_min_and_unbiased_short_sample():
     assert 0.8 * exact / MIN_NS < kept < 1.2 * exact / MIN_NS, (kept, exact)
     rel_err = math.sqrt(var) / est
 
-    # The long waits are exact, the same in all three (clear of -m: see above).
-    longs = [sorted(w["duration_ns"] for w in rec_waits if w["duration_ns"] >= 2 * MIN_NS)
-             for rec_waits in (ref, drop, sample)]
-    # (The reference took no stacks: the others tell the sleeps by class.)
-    for waits, stats in ((drop, drop_stats), (sample, sample_stats)):
-        sleeps = [w for w in waits if w["comm"] == "sw_main" and w["wait"] == "sleep"
-                  and w["duration_ns"] >= 20 * MIN_NS]
-        assert len(sleeps) + stats["switch_in_unseen"] >= 20, len(sleeps)
-    assert len(longs[0]) == len(longs[1]) == len(longs[2]), [len(x) for x in longs]
-    # Each tracer reads its own clock: within the few microseconds between them.
+    # The long waits are exact, the same in all three: each of the
+    # reference's is the other's wait of that thread that ended with it (the
+    # tracers' clocks are read microseconds apart), but for one within a few
+    # microseconds of -m, which may fall on either side for either.
+    def same_waits(a, b):
+        ends = {}
+        for w in b:
+            ends.setdefault(w["tid"], []).append(w)
+        for w in a:
+            match = [x for x in ends.get(w["tid"], []) if abs(x["ts_ns"] - w["ts_ns"]) <= 100000]
+            if not match:
+                assert abs(w["duration_ns"] - MIN_NS) <= 20000, ("unmatched", w["duration_ns"])
+                continue
+            assert abs(match[0]["duration_ns"] - w["duration_ns"]) <= 100000, (w, match[0])
+
+    longs = [[w for w in waits if w["duration_ns"] >= MIN_NS] for waits in (ref, drop, sample)]
     for other in longs[1:]:
-        for a, b in zip(longs[0], other):
-            assert abs(a - b) <= 100000, (a, b)
-        assert abs(sum(other) - sum(longs[0])) <= 0.001 * sum(longs[0])
+        same_waits(longs[0], other)
+        same_waits(other, longs[0])
     assert all(w["weight_ns"] == w["duration_ns"] for w in sample if w["duration_ns"] >= MIN_NS)
 
     # Every format totals by weight: text, folded, svg, pprof (count = estimated count).
