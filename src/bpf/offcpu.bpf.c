@@ -45,6 +45,22 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 min_duration_ns;
 const volatile __u64 max_duration_ns = ~0ULL;
 const volatile __u32 sample_rate = 1;
+/*
+ * Issue #14, --short sample: a wait below -m is kept with probability
+ * duration/min, as Go's block profile keeps an event shorter than its
+ * rate, and user space weighs it min: totals stay unbiased. The coin
+ * compares without a division: keep when r * (min >> shift) < (d >> shift)
+ * << 32 for a random 32-bit r; short_shift brings min below 2^32 (-m of
+ * 4.3 s and more), so the product cannot overflow.
+ */
+const volatile bool short_sample;
+const volatile __u32 short_shift;
+/*
+ * Issue #14, coverage: -- COMMAND without other filters (with one, a
+ * thread's switches are not all timed): its threads are timed from their
+ * fork and sent at their exit.
+ */
+const volatile bool account_threads;
 const volatile __u32 state_mask; /* bit per enum offcpu_state; 0: all */
 const volatile bool filter_pids;
 const volatile bool filter_tids;
@@ -91,6 +107,18 @@ struct wait_start {
 	char waker_comm[OFFCPU_COMM_LEN];
 	__u8 waker;	  /* enum offcpu_waker: NONE until the first wakeup */
 	__u8 waker_stack; /* waker_stacks holds the stacks of that wakeup */
+	/*
+	 * Issue #14, coverage: the thread's life as these switches time it,
+	 * sent at its exit under -- COMMAND (struct offcpu_thread_record).
+	 * Adds on a slot already loaded, next to the clock already read.
+	 */
+	__u64 on_cpu_since; /* its last switch-in; 0: not seen */
+	__u64 run_ns;
+	__u64 dropped_ns;
+	__u64 startup_ns;
+	__u64 tracked_ns;
+	__u64 unseen_ns; /* from a start whose switch-in never came to what showed it running */
+	__u32 first_run; /* created at its fork: the next switch-in is its first */
 };
 
 /*
@@ -278,11 +306,11 @@ static __always_inline struct offcpu_counters *counters_get(void)
  * The counters are per CPU. Which programs touch a CPU's slot:
  *
  *   sched_switch         every counter
- *   rseq_update          EMITTED, RINGBUF_FULL, USTACK_FAIL, USTACK_PENDING
- *   sched_process_exit   EMITTED, RINGBUF_FULL, USTACK_LOST, USTACK_PENDING,
+ *   rseq_update          EMITTED, RINGBUF_FULL(_NS), USTACK_FAIL, USTACK_PENDING
+ *   sched_process_exit   EMITTED, RINGBUF_FULL(_NS), USTACK_LOST, USTACK_PENDING,
  *                        SWITCH_UNSEEN
- *   sched_process_exec   EMITTED, RINGBUF_FULL, USTACK_LOST, USTACK_PENDING
- *   sched_process_fork   RINGBUF_FULL
+ *   sched_process_exec   EMITTED, RINGBUF_FULL(_NS), USTACK_LOST, USTACK_PENDING
+ *   sched_process_fork   RINGBUF_FULL, TABLE_FULL
  *
  * sched_switch runs in __schedule() with the runqueue lock held and
  * interrupts off, and a tracepoint program does not nest with itself on one
@@ -389,9 +417,11 @@ static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait
 
 	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
 		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
-	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64), flags))
+	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64),
+			       flags)) {
 		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
-	else
+		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, r->duration_ns, how);
+	} else
 		count(c, OFFCPU_CNT_EMITTED, how);
 }
 
@@ -544,9 +574,10 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 	    ((young_bits[OFFCPU_ID_WORD(p->record.pid)] & bit) &&
 	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(p->record.pid)], ~bit) & bit)))
 		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&events, b, total, flags))
+	if (bpf_ringbuf_output(&events, b, total, flags)) {
 		count(c, OFFCPU_CNT_RINGBUF_FULL, PREEMPTIBLE);
-	else
+		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, p->record.duration_ns, PREEMPTIBLE);
+	} else
 		count(c, OFFCPU_CNT_EMITTED, PREEMPTIBLE);
 }
 
@@ -862,10 +893,17 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 		slot = new_slot(c, prev);
 		if (!slot)
 			return;
+		slot->tracked_ns = now_ns(now);
 	} else if (slot->start_ts_ns) {
 		/* See OFFCPU_CNT_SWITCH_UNSEEN in unseen_switch_in(). */
 		count(c, OFFCPU_CNT_SWITCH_UNSEEN, IN_SWITCH);
+		slot->first_run = 0;
+		/* Off CPU, then on since an unknown switch-in: both, not told apart. */
+		slot->unseen_ns += now_ns(now) - slot->start_ts_ns;
 	}
+	if (slot->on_cpu_since)
+		slot->run_ns += now_ns(now) - slot->on_cpu_since;
+	slot->on_cpu_since = 0;
 	slot->start_ts_ns = now_ns(now);
 	slot->prev_state = prev_state;
 	slot->preempt = preempt;
@@ -1197,6 +1235,14 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	submit(c, r, IN_SWITCH);
 }
 
+/* --short sample's coin: true with probability duration_ns / min_duration_ns. */
+static __always_inline bool short_kept(__u64 duration_ns)
+{
+	__u64 r = bpf_get_prandom_u32();
+
+	return r * (min_duration_ns >> short_shift) < (duration_ns >> short_shift) << 32;
+}
+
 static __always_inline void switch_in(struct offcpu_counters *c, struct task_struct *next,
 				      __u32 tid, __u64 *clock)
 {
@@ -1218,19 +1264,37 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 	start = *slot;
 	slot->start_ts_ns = 0;
 	now = now_ns(clock);
+	slot->on_cpu_since = now;
+	duration_ns = now - start.start_ts_ns;
+	if (start.first_run) {
+		/* From its fork to its first run: no wait of its own, but off CPU. */
+		slot->first_run = 0;
+		slot->startup_ns += duration_ns;
+		return;
+	}
 	count(c, OFFCPU_CNT_WAITS_COMPLETED, IN_SWITCH);
 
-	duration_ns = now - start.start_ts_ns;
+	/* Each drop whose duration is known adds it beside its count: issue #14. */
 	if (duration_ns < min_duration_ns) {
 		count(c, OFFCPU_CNT_BELOW_MIN, IN_SWITCH);
-		return;
+		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, IN_SWITCH);
+		if (!short_sample || !short_kept(duration_ns)) {
+			slot->dropped_ns += duration_ns;
+			return;
+		}
+		count(c, OFFCPU_CNT_SHORT_SAMPLED, IN_SWITCH);
+		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, IN_SWITCH);
 	}
 	if (duration_ns > max_duration_ns) {
 		count(c, OFFCPU_CNT_ABOVE_MAX, IN_SWITCH);
+		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, IN_SWITCH);
+		slot->dropped_ns += duration_ns;
 		return;
 	}
 	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
 		count(c, OFFCPU_CNT_SAMPLED_OUT, IN_SWITCH);
+		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, IN_SWITCH);
+		slot->dropped_ns += duration_ns;
 		return;
 	}
 	emit_wait(c, next, tid, &start, now);
@@ -1331,6 +1395,39 @@ static __always_inline void unseen_switch_in(struct task_struct *p)
 		count(counters_get(), OFFCPU_CNT_SWITCH_UNSEEN, PREEMPTIBLE);
 }
 
+/*
+ * Issue #14: under -- COMMAND, an exiting thread's life as its slot timed
+ * it. It is running: its last interval on CPU ends now.
+ */
+static __always_inline void thread_record(struct task_struct *p)
+{
+	struct wait_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
+	struct offcpu_thread_record *r;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!slot || !slot->tracked_ns)
+		return;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count(counters_get(), OFFCPU_CNT_RINGBUF_FULL, PREEMPTIBLE);
+		return;
+	}
+	r->type = OFFCPU_RECORD_THREAD;
+	r->pid = p->tgid;
+	r->tid = p->pid;
+	r->reserved = 0;
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+	r->start_ns = p->start_time;
+	r->tracked_ns = slot->tracked_ns;
+	r->exit_ns = now;
+	r->run_ns = slot->run_ns + (slot->on_cpu_since ? now - slot->on_cpu_since : 0);
+	r->startup_ns = slot->startup_ns;
+	r->dropped_ns = slot->dropped_ns;
+	r->unseen_ns = slot->unseen_ns + (slot->start_ts_ns ? now - slot->start_ts_ns : 0);
+	r->kernel_run_ns = p->se.sum_exec_runtime;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 /* Every exiting thread passes here, once. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
@@ -1339,6 +1436,8 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 
 	flush_current();
 	unseen_switch_in(p);
+	if (account_threads)
+		thread_record(p);
 	if (!bpf_task_storage_delete(&inflight, p))
 		__sync_fetch_and_add(&slots_in_use, -1);
 	/* do_exit() decremented signal->live before this tracepoint. */
@@ -1363,17 +1462,44 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 	return 0;
 }
 
+/*
+ * Issue #14: a thread of -- COMMAND is timed from its fork; it has not run
+ * yet, and its first switch-in ends the wait for a CPU it starts with.
+ */
+static __always_inline void track_from_fork(struct task_struct *child)
+{
+	struct wait_start *slot;
+
+	if (slots_in_use >= max_slots) {
+		count(counters_get(), OFFCPU_CNT_TABLE_FULL, PREEMPTIBLE);
+		return;
+	}
+	slot = bpf_task_storage_get(&inflight, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!slot) {
+		count(counters_get(), OFFCPU_CNT_TABLE_FULL, PREEMPTIBLE);
+		return;
+	}
+	__sync_fetch_and_add(&slots_in_use, 1);
+	slot->tracked_ns = bpf_ktime_get_ns();
+	slot->start_ts_ns = slot->tracked_ns;
+	slot->first_run = 1;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 parent_tgid = parent->tgid;
 	__u32 child_tgid = child->tgid;
+	bool traced =
+	    follow_forks && (pid_bits[OFFCPU_ID_WORD(parent_tgid)] & OFFCPU_ID_BIT(parent_tgid));
 
+	if (traced && account_threads)
+		track_from_fork(child);
 	/* A new thread shares its process's maps: nothing to tell. */
 	if (child->pid != child_tgid)
 		return 0;
 	/* With -- COMMAND, the processes it forks are traced too. */
-	if (follow_forks && (pid_bits[OFFCPU_ID_WORD(parent_tgid)] & OFFCPU_ID_BIT(parent_tgid)))
+	if (traced)
 		__sync_fetch_and_or(&pid_bits[OFFCPU_ID_WORD(child_tgid)],
 				    OFFCPU_ID_BIT(child_tgid));
 	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);

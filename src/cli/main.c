@@ -184,6 +184,7 @@ static int start_tracer(struct session *s)
 		/* A bench-only override: the wakeup programs cost, measured by absence. */
 		.wakeups = !getenv("OFFCPU_NO_WAKEUPS"),
 		.waker_stacks = o->wakers,
+		.short_sample = o->short_mode == SHORT_SAMPLE,
 	};
 	int err;
 
@@ -376,6 +377,10 @@ static int setup(struct session *s)
 	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
 	if (err)
 		return setup_failed("the collector of trace records", err);
+	collector__set_weights(s->collector, o->short_mode == SHORT_SAMPLE ? o->min_duration_ns : 0,
+			       o->sample_rate);
+	if (o->command && collector__account_threads(s->collector))
+		return setup_failed("the thread accounts", -ENOMEM);
 	if (o->command) {
 		err = command__start(o->command, &inherited_signals, &s->command);
 		if (err) {

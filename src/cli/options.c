@@ -28,6 +28,7 @@ enum long_only_option {
 	OPT_TOP,
 	OPT_WAKERS,
 	OPT_TIME,
+	OPT_SHORT,
 };
 
 static const struct option long_options[] = {
@@ -40,6 +41,7 @@ static const struct option long_options[] = {
 	{ "min-duration", required_argument, NULL, 'm' },
 	{ "max-duration", required_argument, NULL, 'M' },
 	{ "sample-rate", required_argument, NULL, OPT_SAMPLE_RATE },
+	{ "short", required_argument, NULL, OPT_SHORT },
 	{ "state", required_argument, NULL, OPT_STATE },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "format", required_argument, NULL, 'f' },
@@ -126,6 +128,9 @@ void options__usage(FILE *out)
 	    "  -m, --min-duration DUR      only waits at least this long (default %s; 0: all)\n"
 	    "  -M, --max-duration DUR      only waits at most this long\n"
 	    "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n"
+	    "      --short MODE            waits shorter than -m: drop (counted and summed)\n"
+	    "                              or sample (kept with probability duration/min,\n"
+	    "                              weighted min: unbiased totals); default %s\n"
 	    "      --state LIST            only these thread states: interruptible,\n"
 	    "                              uninterruptible, idle, preempted, running,\n"
 	    "                              stopped, traced, parked, other\n"
@@ -165,9 +170,10 @@ void options__usage(FILE *out)
 	    "while that is under way exits at once, writing nothing.\n"
 	    "\n"
 	    "%s",
-	    min_duration, OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH,
-	    OFFCPU_MAX_STACK_DEPTH, OPTIONS_DEFAULT_STACK_COPY_BYTES, OUTPUT_TOP_THREADS,
-	    OUTPUT_TOP_STACKS, options__examples);
+	    min_duration, OPTIONS_DEFAULT_SHORT == SHORT_SAMPLE ? "sample" : "drop",
+	    OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH, OFFCPU_MAX_STACK_DEPTH,
+	    OPTIONS_DEFAULT_STACK_COPY_BYTES, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS,
+	    options__examples);
 }
 
 static int bad_value(const char *option, const char *value, const char *why)
@@ -319,6 +325,8 @@ static const char *tracing_only(int opt)
 		return "--kernel-threads-only";
 	case OPT_SAMPLE_RATE:
 		return "--sample-rate";
+	case OPT_SHORT:
+		return "--short";
 	case 'd':
 		return "--duration";
 	case OPT_MAX_ENTRIES:
@@ -366,6 +374,14 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		return parse_duration_option("--max-duration", arg, &o->max_duration_ns);
 	case OPT_SAMPLE_RATE:
 		return parse_number_option("--sample-rate", arg, 1, UINT32_MAX, &o->sample_rate);
+	case OPT_SHORT:
+		if (!strcmp(arg, "drop"))
+			o->short_mode = SHORT_DROP;
+		else if (!strcmp(arg, "sample"))
+			o->short_mode = SHORT_SAMPLE;
+		else
+			return bad_value("--short", arg, "expected drop or sample");
+		return 0;
 	case OPT_STATE:
 		if (states__parse_list(arg, &o->state_mask))
 			return bad_value("--state", arg,
@@ -499,6 +515,7 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 	o->min_duration_ns = OPTIONS_DEFAULT_MIN_DURATION_NS;
 	o->max_duration_ns = UINT64_MAX;
 	o->sample_rate = 1;
+	o->short_mode = OPTIONS_DEFAULT_SHORT;
 	o->max_entries = OPTIONS_DEFAULT_MAX_ENTRIES;
 	o->stack_depth = OFFCPU_MAX_STACK_DEPTH;
 	o->kernel_stack = true;

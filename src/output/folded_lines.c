@@ -231,6 +231,7 @@ int folded_lines__build_time(const struct profile *p, bool by_total, bool with_l
 		line->total_ns += ns;
 		line->count += entries[i]->count;
 		add_waker(line, entries[i]);
+		estimate__add(&line->estimated, &entries[i]->estimated);
 	}
 	free(b.text);
 	free(entries);

@@ -34,6 +34,7 @@ struct folded_line {
 	size_t nr_wakers;
 	uint64_t others_blocked_ns; /* woken by more wakers than the array holds */
 	uint64_t others_count;
+	struct estimate estimated; /* issue #14: of total_ns */
 };
 
 struct folded_lines {

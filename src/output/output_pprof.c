@@ -384,7 +384,8 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 			break;
 		pb_buffer__reset(&pp->message);
 		pb_buffer__packed(&pp->message, SAMPLE_LOCATION_ID, ids, nr);
-		values[0] = entries[i]->count;
+		/* Issue #14: the waits it stands for and their weight, estimates included. */
+		values[0] = (uint64_t)(profile__estimated_count(entries[i]) + 0.5);
 		values[1] = entries[i]->total_ns;
 		values[2] = entries[i]->runq_ns; /* issue 15 */
 		pb_buffer__packed(&pp->message, SAMPLE_VALUE, values, 3);

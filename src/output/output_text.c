@@ -11,6 +11,7 @@
 #include "output/frame_names.h"
 #include "output/output.h"
 #include "output/wait_graph.h"
+#include "output/text_accounting.h"
 #include "trace/counters.h"
 
 struct group {
@@ -18,6 +19,7 @@ struct group {
 	uint64_t total_ns;
 	uint64_t count;
 	uint64_t runq_ns; /* issue 15: of total_ns, runnable; the rest blocked */
+	struct estimate estimated; /* issue #14 */
 };
 
 struct groups {
@@ -50,6 +52,7 @@ static int groups_add(struct groups *g, const char *label, const struct profile_
 	item->total_ns += e->total_ns;
 	item->count += e->count;
 	item->runq_ns += e->runq_ns;
+	estimate__add(&item->estimated, &e->estimated);
 	return 0;
 }
 
@@ -150,8 +153,28 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, cha
 	}
 }
 
+/*
+ * Issue #14: the part of a total estimated from waits kept by chance, and
+ * its relative standard error; nothing where it is all exact.
+ */
+static void print_estimate(FILE *out, const struct estimate *e, bool column)
+{
+	char time[32];
+
+	if (!e->ns) {
+		if (column)
+			fprintf(out, "%14s %7s", "-", "");
+		return;
+	}
+	output__format_duration(e->ns, time, sizeof(time));
+	if (column)
+		fprintf(out, "%14s %6.1f%%", time, 100.0 * estimate__relative_error(e));
+	else
+		fprintf(out, " (%s estimated, ±%.1f%%)", time, 100.0 * estimate__relative_error(e));
+}
+
 static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **entries, size_t nr,
-			enum report_group_by by, uint32_t top)
+			enum report_group_by by, uint32_t top, bool estimates)
 {
 	const char *title = sections[by].title, *header = sections[by].header;
 	size_t limit = top ?: (sections[by].is_top_list ? OUTPUT_TOP_THREADS : SIZE_MAX);
@@ -177,8 +200,9 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 			fprintf(out, "\n%s (top %zu)\n", title, limit);
 		else
 			fprintf(out, "\n%s\n", title);
-		fprintf(out, "  %-34s %14s %7s %9s %14s %14s\n", header, "off-CPU", "share",
-			"waits", "blocked", "run queue");
+		fprintf(out, "  %-34s %14s %7s %9s %14s %14s", header, "off-CPU", "share", "waits",
+			"blocked", "run queue");
+		fprintf(out, estimates ? " %14s %7s\n" : "\n", "estimated", "±error");
 		for (i = 0; i < g.nr && i < limit; i++) {
 			char blocked[32], runq[32];
 
@@ -186,9 +210,14 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 			output__format_duration(g.items[i].total_ns - g.items[i].runq_ns, blocked,
 						sizeof(blocked));
 			output__format_duration(g.items[i].runq_ns, runq, sizeof(runq));
-			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 " %14s %14s\n",
-				g.items[i].label, time, share(g.items[i].total_ns, total_ns),
-				g.items[i].count, blocked, runq);
+			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 " %14s %14s", g.items[i].label,
+				time, share(g.items[i].total_ns, total_ns), g.items[i].count, blocked,
+				runq);
+			if (estimates) {
+				fputc(' ', out);
+				print_estimate(out, &g.items[i].estimated, true);
+			}
+			fputc('\n', out);
 		}
 		if (g.nr > limit)
 			fprintf(out, "  ... %zu more\n", g.nr - limit);
@@ -356,9 +385,11 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 			continue;
 		shown++;
 		output__format_duration(line->total_ns, time, sizeof(time));
-		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s\n", shown, (int)len,
+		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s", shown, (int)len,
 			line->text, time, share(line->total_ns, total_ns), line->count,
 			line->count == 1 ? "" : "s");
+		print_estimate(out, &line->estimated, false);
+		fputc('\n', out);
 		print_line_wakers(out, line);
 		print_frames_leaf_first(out, line->text + len);
 	}
@@ -372,6 +403,7 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 {
 	struct profile_entry **entries;
 	uint64_t hidden_ns = 0, hidden_count = 0;
+	bool estimates = p->estimated.ns > 0;
 	char time[32];
 	size_t nr, shown = 0, i;
 	int err = profile__sorted_entries(p, &entries, &nr);
@@ -392,8 +424,10 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 		}
 	}
 	output__format_duration(p->total_ns, time, sizeof(time));
-	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total\n", p->total_count,
+	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total", p->total_count,
 		p->total_count == 1 ? "" : "s", time);
+	print_estimate(out, &p->estimated, false);
+	fputc('\n', out);
 	if (hidden_count) {
 		output__format_duration(hidden_ns, time, sizeof(time));
 		fprintf(out,
@@ -414,20 +448,23 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			"wakeup)\n",
 			blocked, time, share(p->total_runq_ns, p->total_ns));
 	}
-	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top);
+	text_accounting__print(out, p);
+	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top,
+			   estimates);
 	err = err
 		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT,
-				  opts->top);
+				  opts->top, estimates);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
 		err = err
 			  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown,
-					  opts->group_by, opts->top);
+					  opts->group_by, opts->top, estimates);
 	free(entries);
 	err = err ?: print_wakers(out, p, opts);
 	err = err ?: print_top_stacks(out, p, p->total_ns - hidden_ns, opts);
 	if (err)
 		return err;
+	text_accounting__print_threads(out, p, opts->top);
 	fprintf(out, "\nHealth counters\n");
 	counters__print(out, p->counters, "  ");
 	return 0;

@@ -16,6 +16,7 @@
 #include "symbols/stack_end.h"
 #include "symbols/unwind.h"
 #include "trace/collector.h"
+#include "trace/thread_accounts.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
 #define PROCESS_TITLE_MAX 256
@@ -84,6 +85,9 @@ struct collector {
 	const struct rule_set *rules;
 	uint32_t state_mask;
 	bool malformed_reported;
+	uint64_t short_min_ns; /* issue #14: collector__set_weights */
+	uint32_t sample_rate;
+	struct thread_accounts *threads; /* issue #14: collector__account_threads */
 	const char *parked; /* issue #17 item 6: of the user stack symbolize() gave last */
 	/*
 	 * Issue #17 item 6: the user stack being symbolized is a frame-pointer
@@ -207,6 +211,7 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->waker_stacks, free);
 	free(c->key);
 	unwinder__free(c->unwinder);
+	thread_accounts__free(c->threads);
 	free(c);
 }
 
@@ -661,6 +666,27 @@ static int waker_record(struct collector *c, const struct offcpu_waker_record *r
 	return 0;
 }
 
+int collector__account_threads(struct collector *c)
+{
+	return c->threads ? 0 : thread_accounts__new(&c->threads);
+}
+
+void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t sample_rate)
+{
+	c->short_min_ns = short_min_ns;
+	c->sample_rate = sample_rate;
+}
+
+/* What the wait stands for: see collector__set_weights. Saturates, never wraps. */
+static uint64_t weight_of(const struct collector *c, uint64_t duration_ns)
+{
+	uint64_t weight = duration_ns < c->short_min_ns ? c->short_min_ns : duration_ns;
+
+	if (c->sample_rate > 1 && weight > UINT64_MAX / c->sample_rate)
+		return UINT64_MAX;
+	return c->sample_rate > 1 ? weight * c->sample_rate : weight;
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
@@ -679,10 +705,17 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		return malformed(c, r, size, "more frames than a stack holds");
 	if (size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
 		return malformed(c, r, size, "shorter than its frames");
+	/* Shown or not, a wait recorded is a wait accounted for. */
+	if (c->threads) {
+		err = thread_accounts__add_wait(c->threads, r->tid, r->duration_ns);
+		if (err)
+			return err;
+	}
 	memcpy(comm, r->comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = '\0';
 	w.end_ts_ns = r->end_ts_ns;
 	w.duration_ns = r->duration_ns;
+	w.weight_ns = weight_of(c, r->duration_ns);
 	w.pid = r->pid;
 	w.tid = r->tid;
 	w.cpu = r->cpu;
@@ -797,6 +830,10 @@ int collector__record(struct collector *c, const void *data, size_t size)
 		if (size < sizeof(*header))
 			return malformed(c, data, size, "shorter than a process record");
 		return task_record(c, header);
+	case OFFCPU_RECORD_THREAD:
+		if (size < sizeof(struct offcpu_thread_record))
+			return malformed(c, data, size, "shorter than a thread record");
+		return c->threads ? thread_accounts__exit(c->threads, data, c->profile) : 0;
 	default:
 		return malformed(c, data, size, "unknown type");
 	}

@@ -288,6 +288,11 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	state = string_member(v, REC_STATE);
 	if (!state || states__from_name(state, &w.state))
 		return bad(r, "a wait's \"" REC_STATE "\" is not a thread state name");
+	/* Issue #14: recordings before weight_ns weigh every wait its duration. */
+	if (optional_u64_member(v, REC_WEIGHT_NS, &w.weight_ns) ||
+	    (w.weight_ns && w.weight_ns < w.duration_ns))
+		return bad(r, "a wait's \"" REC_WEIGHT_NS "\" is not a number of at least its "
+			      "\"" REC_DURATION_NS "\"");
 	w.pid = (uint32_t)pid;
 	w.tid = (uint32_t)tid;
 	w.cpu = (uint32_t)cpu;
@@ -339,6 +344,48 @@ static int read_stats(struct reader *r, const struct json_value *v)
 	return 0;
 }
 
+/* Issue #14: -p, -t and -c select threads' accounts as they do waits; --state, -m, -M not. */
+static bool passes_thread(const struct recording_filter *f, const struct thread_account *a)
+{
+	size_t i;
+
+	if (f->pids->nr && !id_listed(f->pids, a->pid))
+		return false;
+	if (f->tids->nr && !id_listed(f->tids, a->tid))
+		return false;
+	for (i = 0; i < f->nr_comms; i++) {
+		if (!strcmp(f->comms[i], a->comm))
+			return true;
+	}
+	return f->nr_comms == 0;
+}
+
+static int read_thread(struct reader *r, const struct json_value *v)
+{
+	const char *comm = string_member(v, REC_COMM);
+	struct thread_account a = { 0 };
+	uint64_t pid, tid;
+
+	if (u64_member(v, REC_PID, &pid) || u64_member(v, REC_TID, &tid) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX || !comm || u64_member(v, REC_START_NS, &a.start_ns) ||
+	    u64_member(v, REC_TRACKED_NS, &a.tracked_ns) ||
+	    u64_member(v, REC_EXIT_NS, &a.exit_ns) || u64_member(v, REC_RUN_NS, &a.run_ns) ||
+	    u64_member(v, REC_STARTUP_NS, &a.startup_ns) ||
+	    u64_member(v, REC_RECORDED_NS, &a.recorded_ns) ||
+	    u64_member(v, REC_DROPPED_NS, &a.dropped_ns) ||
+	    u64_member(v, REC_KERNEL_RUN_NS, &a.kernel_run_ns) ||
+	    u64_member(v, REC_UNSEEN_NS, &a.unseen_ns))
+		return bad(r, "a thread record lacks a numeric field or its \"" REC_COMM "\"");
+	a.pid = (uint32_t)pid;
+	a.tid = (uint32_t)tid;
+	a.comm = intern(r, comm);
+	if (!a.comm)
+		return -ENOMEM;
+	if (!passes_thread(r->filter, &a))
+		return 0;
+	return profile__add_thread(r->profile, &a);
+}
+
 static int read_line(struct reader *r, const char *text, size_t len)
 {
 	struct json_value v;
@@ -363,6 +410,8 @@ static int read_line(struct reader *r, const char *text, size_t len)
 		err = read_wait(r, &v);
 	else if (!strcmp(type, REC_TYPE_STATS))
 		err = read_stats(r, &v);
+	else if (!strcmp(type, REC_TYPE_THREAD))
+		err = read_thread(r, &v);
 	else
 		err = 0; /* a record type of a later version: not ours to judge */
 	json_value__free(&v);

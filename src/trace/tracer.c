@@ -308,6 +308,10 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->min_duration_ns = o->min_duration_ns;
 	skel->rodata->max_duration_ns = o->max_duration_ns;
 	skel->rodata->sample_rate = o->sample_rate;
+	skel->rodata->short_sample = o->short_sample && o->min_duration_ns;
+	/* The coin multiplies min by a 32-bit number: min >> shift must fit 32 bits. */
+	while (o->min_duration_ns >> skel->rodata->short_shift > UINT32_MAX)
+		skel->rodata->short_shift++;
 	skel->rodata->state_mask = o->state_mask;
 	skel->rodata->stack_depth = o->stack_depth;
 	skel->rodata->stack_copy_bytes = o->user_stack ? o->stack_copy_bytes : 0;
@@ -318,6 +322,9 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->user_threads_only = o->user_threads_only;
 	skel->rodata->kernel_threads_only = o->kernel_threads_only;
 	skel->rodata->follow_forks = o->follow_forks;
+	skel->rodata->account_threads = o->follow_forks && !o->tids->nr && !o->nr_comms &&
+					!o->filter_cgroup && !o->user_threads_only &&
+					!o->kernel_threads_only && !o->state_mask;
 	skel->rodata->filter_pids = o->pids->nr > 0;
 	skel->rodata->filter_tids = o->tids->nr > 0;
 	skel->rodata->filter_comms = o->nr_comms > 0;

@@ -32,6 +32,8 @@ struct tracer_opts {
 	/* Issue 15. */
 	bool wakeups;	   /* attach sched_waking: who woke each wait */
 	bool waker_stacks; /* --wakers: and the waker's stacks */
+	/* Issue #14: --short sample keeps waits below -m with p = duration/min. */
+	bool short_sample;
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */
