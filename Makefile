@@ -21,7 +21,7 @@ WARNINGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU_SOURCE
 # libmicrohttpd: offcpu serve's HTTP server (issue #20).
-LDLIBS := -lbpf -ldw -lelf -lz -liberty -lmicrohttpd -lpthread
+LDLIBS := -lbpf -ldw -lelf -lz -liberty -lm -lmicrohttpd -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
 
 # src/ is one folder per stage of the pipeline (README, "Source layout");
@@ -44,7 +44,9 @@ HOSTILE_PROGRAMS := $(addprefix $(HOSTILE_DIR)/,hostile libhostile.so)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
 # Recursive (=): the unwinder's programs are defined further down.
 WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
-	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS)
+	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS) $(OUTPUT)/tests/short_waits
+# Issue 15: workloads with known wakers (tests/integration/test_wakers.py).
+WORKLOADS += $(OUTPUT)/tests/wake_workload
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
 # links, and libc's debug symbols, which name glibc's lock functions for the
@@ -56,7 +58,7 @@ DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev libdw-dev zlib1g-de
 # compare with, PostgreSQL, go tool pprof, Chromium and node for the SVG,
 # clang's fuzzer runtime, unshare, gdb, and Prometheus to scrape offcpu serve.
 TEST_DEB_PACKAGES := g++ libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 golang-go \
-	chromium nodejs libclang-rt-14-dev util-linux gdb prometheus
+	chromium nodejs libclang-rt-14-dev util-linux gdb graphviz prometheus
 
 ifeq ($(V),1)
 Q :=
@@ -140,10 +142,19 @@ $(OUTPUT)/tests/workload: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread $< -o $@
 
+$(OUTPUT)/tests/wake_workload: tests/integration/wake_workload.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
 # Static, to run alone in a chroot for the container-symlink test.
 $(OUTPUT)/tests/workload-static: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -static $< -o $@
+
+# Issue #14: many short waits and a few long ones (tests/integration/test_accounting.py).
+$(OUTPUT)/tests/short_waits: tests/integration/accounting/short_waits.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
 
 # C++ with templates, for demangling.
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests

@@ -185,6 +185,10 @@ static int start_tracer(struct session *s)
 		.nr_comms = o->nr_comms,
 		/* A test-only override: the BTF file tracepoints and CO-RE are read from. */
 		.btf_path = getenv("OFFCPU_BTF_PATH"),
+		/* A bench-only override: the wakeup programs cost, measured by absence. */
+		.wakeups = !getenv("OFFCPU_NO_WAKEUPS"),
+		.waker_stacks = o->wakers,
+		.short_sample = o->short_mode == SHORT_SAMPLE,
 	};
 	int err;
 
@@ -343,7 +347,9 @@ static int traced_pids(const struct id_list *given, pid_t command, struct id_lis
 	out->ids = malloc(nr * sizeof(*out->ids));
 	if (!out->ids)
 		return -ENOMEM;
-	memcpy(out->ids, given->ids, given->nr * sizeof(*out->ids));
+	/* -- COMMAND without -p: no ids to copy, and given->ids is NULL. */
+	if (given->nr)
+		memcpy(out->ids, given->ids, given->nr * sizeof(*out->ids));
 	if (command > 0)
 		out->ids[given->nr] = (uint32_t)command;
 	out->nr = nr;
@@ -375,6 +381,10 @@ static int setup(struct session *s)
 	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
 	if (err)
 		return setup_failed("the collector of trace records", err);
+	collector__set_weights(s->collector, o->short_mode == SHORT_SAMPLE ? o->min_duration_ns : 0,
+			       o->sample_rate);
+	if (o->command && collector__account_threads(s->collector))
+		return setup_failed("the thread accounts", -ENOMEM);
 	if (o->command) {
 		err = command__start(o->command, &inherited_signals, &s->command);
 		if (err) {

@@ -163,27 +163,28 @@ void metrics__tick(struct metrics *m)
 }
 
 /*
- * The part of a wait spent runnable, waiting for a CPU: all of a
- * preempted or yielding thread's wait. Issue #15 adds runq_ns to struct
- * wait, the part between wakeup and switch-in of every wait: once it is
- * there, this returns w->runq_ns.
+ * The part of a wait spent runnable, waiting for a CPU (issue #15's
+ * runq_ns: wakeup to switch-in, all of a preempted wait), weighted as the
+ * wait is (issue #14), as the profile weighs it.
  */
-static uint64_t runq_ns_of(const struct wait *w)
+static uint64_t runq_ns_of(const struct wait *w, uint64_t weight)
 {
-	return w->state == OFFCPU_STATE_PREEMPTED || w->state == OFFCPU_STATE_RUNNING
-		   ? w->duration_ns
-		   : 0;
+	if (weight == w->duration_ns || !w->duration_ns)
+		return w->runq_ns;
+	return (uint64_t)((unsigned __int128)w->runq_ns * weight / w->duration_ns);
 }
 
 int metrics__add(struct metrics *m, const struct wait *w)
 {
 	struct series key = { .state = w->state, .wait_class = w->wait_class }, *s;
+	/* Issue #14: what it adds to totals, a sampled wait's estimate included. */
+	uint64_t weight = profile__weight(w);
 
-	key.comm = label_of(&m->comms, w->comm, w->duration_ns);
-	key.cgroup = label_of(&m->cgroups, w->cgroup, w->duration_ns);
+	key.comm = label_of(&m->comms, w->comm, weight);
+	key.cgroup = label_of(&m->cgroups, w->cgroup, weight);
 	if (!key.comm || !key.cgroup)
 		return -ENOMEM;
-	m->runq_ns += runq_ns_of(w);
+	m->runq_ns += runq_ns_of(w, weight);
 	s = hash_table__find(m->series, &key);
 	if (!s && hash_table__size(m->series) >= METRICS_MAX_SERIES) {
 		key.comm = other;
@@ -200,7 +201,7 @@ int metrics__add(struct metrics *m, const struct wait *w)
 			return -ENOMEM;
 		}
 	}
-	s->ns += w->duration_ns;
+	s->ns += weight;
 	s->count++;
 	return 0;
 }

@@ -29,6 +29,11 @@ struct tracer_opts {
 	bool filter_cgroup;
 	int cgroup_fd;	      /* with filter_cgroup: the cgroup v2 directory, open */
 	const char *btf_path; /* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
+	/* Issue 15. */
+	bool wakeups;	   /* attach sched_waking: who woke each wait */
+	bool waker_stacks; /* --wakers: and the waker's stacks */
+	/* Issue #14: --short sample keeps waits below -m with p = duration/min. */
+	bool short_sample;
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */

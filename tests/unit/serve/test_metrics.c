@@ -53,6 +53,7 @@ static void sums_by_labels_with_help_and_type(void **state)
 	assert_int_equal(metrics__add(m, &w), 0);
 	assert_int_equal(metrics__add(m, &w), 0);
 	w = a_wait(pool, "sleeper", "/system.slice/a.service", OFFCPU_STATE_PREEMPTED, 250);
+	w.runq_ns = 250;
 	assert_int_equal(metrics__add(m, &w), 0);
 	text = render(m);
 	assert_non_null(strstr(text, "# HELP offcpu_off_cpu_seconds_total "));
