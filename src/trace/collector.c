@@ -893,9 +893,21 @@ int collector__forget_stacks(struct collector *c)
 		struct chain *chain = value;
 
 		for (i = 0; i < chain->nr && !err; i++) {
-			err = intern_again(c, &chain->waits[i].kernel_stack);
-			err = err ?: intern_again(c, &chain->waits[i].user_stack);
+			struct wait *w = &chain->waits[i];
+
+			err = intern_again(c, &w->kernel_stack);
+			err = err ?: intern_again(c, &w->user_stack);
+			err = err ?: intern_again(c, &w->waker_kernel_stack);
+			err = err ?: intern_again(c, &w->waker_user_stack);
 		}
+	}
+	/* --wakers: the wakers' stacks waiting for their wait's record. */
+	memset(&it, 0, sizeof(it));
+	while (!err && hash_table__next(c->waker_stacks, &it, NULL, &value)) {
+		struct waker_stacks *ws = value;
+
+		err = intern_again(c, &ws->kernel_stack);
+		err = err ?: intern_again(c, &ws->user_stack);
 	}
 	return err;
 }

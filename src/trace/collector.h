@@ -43,8 +43,9 @@ int collector__record(struct collector *c, const void *data, size_t size);
 /*
  * Issue #20: forgets every stack the collector caches, once the profile's
  * were taken (profile__take_stacks): the next records intern theirs anew,
- * and the waits of open chains get their stacks interned again, so nothing
- * here points at the old ones. -ENOMEM: some may still point there.
+ * and the waits of open chains and the wakers' stacks waiting for their
+ * wait get theirs interned again, so nothing here points at the old ones.
+ * -ENOMEM: some may still point there.
  */
 int collector__forget_stacks(struct collector *c);
 /*
