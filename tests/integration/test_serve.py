@@ -299,7 +299,8 @@ def raw_totals(raw):
             continue
         if line.startswith("Locations"):
             section = None
-        m = re.match(r"^\s+(\d+)\s+(\d+): ", line)
+        # samples/count off_cpu/nanoseconds [runq/nanoseconds...]: leaf-first location ids
+        m = re.match(r"^\s+(\d+)\s+(\d+)(?:\s+\d+)*: ", line)
         if section == "samples" and m:
             count += int(m.group(1))
             ns += int(m.group(2))
