@@ -65,6 +65,9 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
 	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
 	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
+	/* Issue #21: Python frames. */
+	OFFCPU_CNT_PY_CUT_SHORT, /* Python frame chain longer than OFFCPU_PY_MAX_FRAMES: cut */
+	OFFCPU_CNT_PY_FAIL,	 /* Python frames that could not be sent (ring buffer full) */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
@@ -73,6 +76,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
 	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
 	OFFCPU_CNT_USTACK_LOOP, /* of those, a cycle repeated to the end: cut */
+	/* Issue #21: Python frames whose code object could not be read or named. */
+	OFFCPU_CNT_PY_UNNAMED,
 	OFFCPU_CNT_MAX,
 };
 
@@ -121,9 +126,10 @@ struct offcpu_user_copy {
 
 enum offcpu_record_type {
 	OFFCPU_RECORD_WAIT = 1,
-	OFFCPU_RECORD_EXEC = 2, /* a process replaced its image: re-read its maps */
-	OFFCPU_RECORD_FORK = 3, /* a new process: it maps what its parent maps */
-	OFFCPU_RECORD_EXIT = 4, /* a process is gone: forget its maps */
+	OFFCPU_RECORD_EXEC = 2,	  /* a process replaced its image: re-read its maps */
+	OFFCPU_RECORD_FORK = 3,	  /* a new process: it maps what its parent maps */
+	OFFCPU_RECORD_EXIT = 4,	  /* a process is gone: forget its maps */
+	OFFCPU_RECORD_PYTHON = 5, /* issue #21: a wait's Python frames, sent right before it */
 };
 
 /*
@@ -155,6 +161,65 @@ struct offcpu_task_record {
 	__u32 pid;
 	__u32 parent_pid; /* OFFCPU_RECORD_FORK only */
 };
+
+/*
+ * Issue #21: CPython frames. User space finds CPython in a process (the
+ * executable or libpython exporting _PyRuntime) and puts the layout of its
+ * version here, in a map keyed by PID; rseq_update then walks the waiting
+ * thread's frame chain (thread state -> current frame -> previous) and
+ * sends the frames in a struct offcpu_python_record right before the wait.
+ * Offsets are bytes into the structure named; OFFCPU_PY_NONE: no such field.
+ */
+#define OFFCPU_PY_NONE 0xffff
+#define OFFCPU_PY_MAX_FRAMES 64
+#define OFFCPU_PY_MAX_THREADS 64
+
+struct offcpu_python_layout {
+	__u64 runtime;		   /* address of _PyRuntime in the process */
+	__u16 version;		   /* 0x030b: 3.11 */
+	__u16 runtime_interp_head; /* _PyRuntimeState.interpreters.head */
+	__u16 interp_threads_head; /* PyInterpreterState.threads.head (tstate_head) */
+	__u16 tstate_next;
+	__u16 tstate_thread_id;	    /* native_thread_id (3.11+), else thread_id */
+	__u16 tstate_frame;	    /* frame (3.9, 3.10), cframe (3.11, 3.12), current_frame */
+	__u16 cframe_current_frame; /* _PyCFrame.current_frame; NONE: tstate_frame is the frame */
+	__u16 frame_code;	    /* f_code, f_executable */
+	__u16 frame_previous;	    /* previous, f_back */
+	__u16 frame_instr;	    /* prev_instr, instr_ptr (pointers); f_lasti (an int) */
+	__u16 frame_owner;	    /* a char: FRAME_OWNED_BY_CSTACK (3) frames are skipped */
+	__u16 frame_is_entry;	    /* 3.11's bool: the first frame of its C call */
+	__u8 thread_id_is_pthread;  /* thread_id is pthread_self() (the fs base), not the TID */
+	__u8 instr_is_int;	    /* frame_instr is f_lasti, a 32-bit int */
+	__u8 frame_per_c_call;	    /* 3.9, 3.10: each frame has its own C call */
+	__u8 reserved[3];
+};
+
+/* The frame owner that marks 3.12+'s entry shims, no Python code. */
+#define OFFCPU_PY_OWNED_BY_CSTACK 3
+
+struct offcpu_python_frame {
+	__u64 code;  /* the code object (3.13: f_executable) */
+	__u64 instr; /* the instruction pointer, or f_lasti */
+};
+
+/*
+ * The Python frames of the wait of tid that ended at end_ts_ns, leaf
+ * first: bit i of c_call_ends set when frame i is the outermost of its
+ * _PyEval_EvalFrameDefault call (the next frame runs in another one).
+ */
+struct offcpu_python_record {
+	__u32 type;
+	__u32 pid;
+	__u32 tid;
+	__u16 frames;
+	__u8 cut_short; /* the chain went on past OFFCPU_PY_MAX_FRAMES */
+	__u8 reserved;
+	__u64 end_ts_ns;
+	__u64 c_call_ends;
+	struct offcpu_python_frame frame[OFFCPU_PY_MAX_FRAMES];
+};
+
+#define OFFCPU_PYTHON_HEADER_SIZE __builtin_offsetof(struct offcpu_python_record, frame)
 
 struct offcpu_counters {
 	__u64 value[OFFCPU_CNT_BPF_MAX];

@@ -64,7 +64,8 @@ static int append_user_frame(struct line_buffer *b, const struct frame *f, bool 
 	int err;
 
 	frame_names__frame(f, name, sizeof(name));
-	if (with_lines)
+	/* An interpreted frame's name has its source already. */
+	if (with_lines && !f->kind)
 		append_source(name, sizeof(name), f->file, f->line);
 	err = append(b, name, true);
 	for (i = 0; i < nr && !err; i++) {

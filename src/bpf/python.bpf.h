@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Issue #21: the Python frames of a wait, read from the waiting thread's
+ * own memory at rseq_update, where its frames are still those of the wait.
+ * Only processes user space put in python_procs (it found CPython in them
+ * and wrote their version's layout) pay for it, and only for waits that
+ * passed the filters and bounds. Included by offcpu.bpf.c after its
+ * counters and ring buffer: it shares nothing else with it.
+ *
+ * The walk: the thread's PyThreadState (cached per thread, found again in
+ * the interpreter's list by its thread ID when the cached one no longer
+ * names it), its current frame, then ->previous, OFFCPU_PY_MAX_FRAMES at
+ * most (counted when cut). What is sent is raw: code object pointers and
+ * instruction pointers (or f_lasti), named in user space, which reads the
+ * code objects from /proc/PID/mem.
+ */
+#ifndef OFFCPU_PYTHON_BPF_H
+#define OFFCPU_PYTHON_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct offcpu_python_layout);
+} python_procs SEC(".maps");
+
+/* A thread's PyThreadState, so the list is walked once per thread, not per wait. */
+struct python_thread {
+	__u64 tstate;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct python_thread);
+} python_threads SEC(".maps");
+
+/*
+ * Code objects already sent, per process. A record naming one not in here
+ * wakes the reader at once: it reads code objects when their record comes,
+ * and a process that exits soon after its wait would be gone by the next
+ * poll. Frames seen before wait for the poll, like every record.
+ */
+struct python_code_key {
+	__u64 code;
+	__u32 pid;
+	__u32 reserved;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct python_code_key);
+	__type(value, __u8);
+} python_code_seen SEC(".maps");
+
+static __always_inline __u64 python_read_u64(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+/* What a PyThreadState's thread ID field holds for the current thread. */
+static __always_inline __u64 python_thread_id(const struct offcpu_python_layout *l,
+					      struct task_struct *t)
+{
+	/* glibc's pthread_self() is the thread pointer: x86-64's fs base. */
+	if (l->thread_id_is_pthread)
+		return BPF_CORE_READ(t, thread.fsbase);
+	return (__u32)t->pid;
+}
+
+static __always_inline __u64 python_tstate(const struct offcpu_python_layout *l,
+					   struct task_struct *t)
+{
+	struct python_thread *pt;
+	__u64 want = python_thread_id(l, t), ts, interp;
+	int i;
+
+	pt = bpf_task_storage_get(&python_threads, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (pt && pt->tstate && python_read_u64(pt->tstate + l->tstate_thread_id) == want)
+		return pt->tstate;
+	interp = python_read_u64(l->runtime + l->runtime_interp_head);
+	if (!interp)
+		return 0;
+	ts = python_read_u64(interp + l->interp_threads_head);
+	for (i = 0; i < OFFCPU_PY_MAX_THREADS && ts; i++) {
+		if (python_read_u64(ts + l->tstate_thread_id) == want) {
+			if (pt)
+				pt->tstate = ts;
+			return ts;
+		}
+		ts = python_read_u64(ts + l->tstate_next);
+	}
+	return 0;
+}
+
+struct python_walk {
+	const struct offcpu_python_layout *l;
+	struct offcpu_python_record *r;
+	__u64 frame;
+	__u32 n;
+	bool new_code;
+};
+
+/* One frame of the chain (bpf_loop's callback: the verifier sees it once). */
+static long python_step(__u32 index, void *ctx)
+{
+	struct python_walk *w = ctx;
+	const struct offcpu_python_layout *l = w->l;
+	struct python_code_key key = {};
+	struct offcpu_python_frame *f;
+	__u8 owner = 0, entry = 0;
+	__u32 lasti = 0;
+	__u64 frame = w->frame;
+
+	if (!frame)
+		return 1;
+	if (l->frame_owner != OFFCPU_PY_NONE)
+		bpf_probe_read_user(&owner, sizeof(owner), (void *)(frame + l->frame_owner));
+	w->frame = python_read_u64(frame + l->frame_previous);
+	if (owner == OFFCPU_PY_OWNED_BY_CSTACK) {
+		/* An entry shim (3.12+): the frames after it run in the C call that pushed it. */
+		if (w->n)
+			w->r->c_call_ends |= 1ULL << ((w->n - 1) & 63);
+		return 0;
+	}
+	if (w->n >= OFFCPU_PY_MAX_FRAMES) {
+		w->r->cut_short = 1;
+		return 1;
+	}
+	f = &w->r->frame[w->n & (OFFCPU_PY_MAX_FRAMES - 1)];
+	f->code = python_read_u64(frame + l->frame_code);
+	if (l->instr_is_int) {
+		bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(frame + l->frame_instr));
+		f->instr = lasti;
+	} else {
+		f->instr = python_read_u64(frame + l->frame_instr);
+	}
+	if (l->frame_per_c_call) {
+		w->r->c_call_ends |= 1ULL << (w->n & 63);
+	} else if (l->frame_is_entry != OFFCPU_PY_NONE) {
+		bpf_probe_read_user(&entry, sizeof(entry), (void *)(frame + l->frame_is_entry));
+		if (entry)
+			w->r->c_call_ends |= 1ULL << (w->n & 63);
+	}
+	key.code = f->code;
+	key.pid = w->r->pid;
+	if (!bpf_map_lookup_elem(&python_code_seen, &key)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&python_code_seen, &key, &one, BPF_ANY);
+		w->new_code = true;
+	}
+	w->n++;
+	return 0;
+}
+
+_Static_assert((OFFCPU_PY_MAX_FRAMES & (OFFCPU_PY_MAX_FRAMES - 1)) == 0,
+	       "OFFCPU_PY_MAX_FRAMES is used as a mask: it must be a power of 2");
+
+/*
+ * The current thread's Python frames, sent right before its wait w (so the
+ * reader has them when the wait comes). Nothing is sent for a thread that
+ * runs no Python code.
+ */
+static __always_inline void python_send_frames(struct offcpu_counters *c,
+					       const struct offcpu_wait_record *w)
+{
+	const struct offcpu_python_layout *l;
+	struct python_walk walk = {};
+	struct task_struct *t;
+	__u32 pid = w->pid;
+	__u64 ts, frame;
+
+	l = bpf_map_lookup_elem(&python_procs, &pid);
+	if (!l)
+		return;
+	t = bpf_get_current_task_btf();
+	ts = python_tstate(l, t);
+	if (!ts)
+		return;
+	frame = python_read_u64(ts + l->tstate_frame);
+	if (frame && l->cframe_current_frame != OFFCPU_PY_NONE)
+		frame = python_read_u64(frame + l->cframe_current_frame);
+	if (!frame)
+		return;
+	walk.r = bpf_ringbuf_reserve(&events, sizeof(*walk.r), 0);
+	if (!walk.r) {
+		count(c, OFFCPU_CNT_PY_FAIL, PREEMPTIBLE);
+		return;
+	}
+	walk.r->type = OFFCPU_RECORD_PYTHON;
+	walk.r->pid = pid;
+	walk.r->tid = w->tid;
+	walk.r->end_ts_ns = w->end_ts_ns;
+	walk.r->c_call_ends = 0;
+	walk.r->cut_short = 0;
+	walk.r->reserved = 0;
+	walk.l = l;
+	walk.frame = frame;
+	/* Twice the frames: entry shims take a step each and send nothing. */
+	bpf_loop(2 * OFFCPU_PY_MAX_FRAMES, python_step, &walk, 0);
+	if (walk.frame && walk.n >= OFFCPU_PY_MAX_FRAMES)
+		walk.r->cut_short = 1;
+	walk.r->frames = walk.n;
+	if (walk.r->cut_short)
+		count(c, OFFCPU_CNT_PY_CUT_SHORT, PREEMPTIBLE);
+	bpf_ringbuf_submit(walk.r, walk.new_code ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+/* A forked child runs its parent's interpreter, at the same addresses. */
+static __always_inline void python_fork(__u32 parent_tgid, __u32 child_tgid)
+{
+	const struct offcpu_python_layout *l = bpf_map_lookup_elem(&python_procs, &parent_tgid);
+
+	if (l)
+		bpf_map_update_elem(&python_procs, &child_tgid, l, BPF_ANY);
+}
+
+/* A new image (user space looks at it again) or a process gone. */
+static __always_inline void python_forget(__u32 tgid)
+{
+	bpf_map_delete_elem(&python_procs, &tgid);
+}
+
+#endif
