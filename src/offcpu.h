@@ -191,7 +191,12 @@ struct offcpu_python_layout {
 	__u8 thread_id_is_pthread;  /* thread_id is pthread_self() (the fs base), not the TID */
 	__u8 instr_is_int;	    /* frame_instr is f_lasti, a 32-bit int */
 	__u8 frame_per_c_call;	    /* 3.9, 3.10: each frame has its own C call */
-	__u8 reserved[3];
+	/*
+	 * A code object's identity: code_names_words pointers from
+	 * code_names, co_filename, co_name, (co_qualname,) co_linetable.
+	 */
+	__u8 code_names_words;
+	__u16 code_names;
 };
 
 /* The frame owner that marks 3.12+'s entry shims, no Python code. */
@@ -200,6 +205,12 @@ struct offcpu_python_layout {
 struct offcpu_python_frame {
 	__u64 code;  /* the code object (3.13: f_executable) */
 	__u64 instr; /* the instruction pointer, or f_lasti */
+	/*
+	 * Its code_names words XORed, as the walk found them
+	 * (0: not read): user space names it only if the object it reads
+	 * there later is still that one, not one allocated where it was freed.
+	 */
+	__u64 names;
 };
 
 /*

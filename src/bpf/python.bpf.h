@@ -141,6 +141,16 @@ static long python_step(__u32 index, void *ctx)
 	} else {
 		f->instr = python_read_u64(frame + l->frame_instr);
 	}
+	if (l->code_names != OFFCPU_PY_NONE && f->code) {
+		__u64 names[4] = {};
+
+		bpf_probe_read_user(names, sizeof(names), (void *)(f->code + l->code_names));
+		f->names = names[0] ^ names[1] ^ names[2];
+		if (l->code_names_words == 4)
+			f->names ^= names[3];
+	} else {
+		f->names = 0;
+	}
 	if (l->frame_per_c_call) {
 		w->r->c_call_ends |= 1ULL << (w->n & 63);
 	} else if (l->frame_is_entry != OFFCPU_PY_NONE) {

@@ -272,24 +272,44 @@ void python__forget(struct python *py, uint32_t pid)
 	process_free(hash_table__remove(py->processes, &pid));
 }
 
-/*
- * The code object at addr as read, or read now. One read of its header
- * tells whether a cached one is still the object there; where it cannot
- * be read (the process is gone), the cached one is kept: nothing can have
- * replaced it.
- */
-static const struct python_code *code_at(struct python_process *p, uint64_t addr)
+/* What the BPF walk sends as a code object's identity (offcpu.h's names). */
+static uint64_t names_of(const struct python_process *p, const struct python_code *c)
 {
+	uint64_t names = c->id.filename ^ c->id.name ^ c->id.linetable;
+
+	if (p->layout.frames.code_names_words == 4)
+		names ^= c->id.qualname;
+	return names;
+}
+
+/*
+ * The code object of frame pf as read, or read now. Where the walk sent
+ * its identity, that tells whether the object cached at its address is
+ * still the one, and whether the one read now is the one the walk saw: a
+ * code object freed after the wait and another allocated at its address
+ * before this read is not named (NULL), never named as the other. Without
+ * it, one read of the header tells a cached one is still there; where it
+ * cannot be read (the process is gone) the cached one is kept: nothing can
+ * have replaced it.
+ */
+static const struct python_code *code_at(struct python_process *p,
+					 const struct offcpu_python_frame *pf)
+{
+	bool has_names = p->layout.frames.code_names != OFFCPU_PY_NONE && pf->names;
+	uint64_t addr = pf->code;
 	struct python_code *c = hash_table__find(p->codes, &addr);
 	struct python_code_id id;
 	int err;
 
-	if (c) {
+	if (c && has_names && names_of(p, c) == pf->names)
+		return c;
+	if (c && !has_names) {
 		err = python_code__id(&p->layout.code, &p->mem, addr, p->code_type, &id);
 		if (err == -EFAULT || (!err && python_code__same(&id, &c->id)))
 			return c;
-		code_free(hash_table__remove(p->codes, &addr));
 	}
+	if (c)
+		code_free(hash_table__remove(p->codes, &addr));
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -298,7 +318,7 @@ static const struct python_code *code_at(struct python_process *p, uint64_t addr
 		code_free(c);
 		return NULL;
 	}
-	return c;
+	return has_names && names_of(p, c) != pf->names ? NULL : c;
 }
 
 size_t python__name(struct python *py, const struct offcpu_python_record *r, struct frame *out,
@@ -313,7 +333,7 @@ size_t python__name(struct python *py, const struct offcpu_python_record *r, str
 		n = max;
 	for (i = 0; i < n; i++) {
 		const struct offcpu_python_frame *pf = &r->frame[i];
-		const struct python_code *c = p && p->found ? code_at(p, pf->code) : NULL;
+		const struct python_code *c = p && p->found ? code_at(p, pf) : NULL;
 		struct frame *f = &out[i];
 
 		memset(f, 0, sizeof(*f));

@@ -15,6 +15,8 @@ static const struct python_layout layouts[] = {
 	{
 		.frames = {
 			.version = 0x0309,
+			.code_names = 104, /* co_filename, co_name, co_lnotab */
+			.code_names_words = 3,
 			.runtime_interp_head = 32,
 			.interp_threads_head = 8, /* tstate_head */
 			.tstate_next = 8,
@@ -43,6 +45,8 @@ static const struct python_layout layouts[] = {
 	{
 		.frames = {
 			.version = 0x030a,
+			.code_names = 104, /* co_filename, co_name, co_linetable */
+			.code_names_words = 3,
 			.runtime_interp_head = 32,
 			.interp_threads_head = 8,
 			.tstate_next = 8,
@@ -71,6 +75,8 @@ static const struct python_layout layouts[] = {
 	{
 		.frames = {
 			.version = 0x030b,
+			.code_names = 112, /* co_filename, co_name, co_qualname, co_linetable */
+			.code_names_words = 4,
 			.runtime_interp_head = 40,
 			.interp_threads_head = 16,
 			.tstate_next = 8,
@@ -96,6 +102,8 @@ static const struct python_layout layouts[] = {
 	{
 		.frames = {
 			.version = 0x030c,
+			.code_names = 112, /* co_filename, co_name, co_qualname, co_linetable */
+			.code_names_words = 4,
 			.runtime_interp_head = 40,
 			.interp_threads_head = 72,
 			.tstate_next = 8,
@@ -226,6 +234,13 @@ int python_layout__from_debug_offsets(const void *buf, size_t size, struct pytho
 	err |= offset_of(w, DBG_UNICODE_ASCII_SIZE, &ascii);
 	if (err)
 		return -EINVAL;
+	if (c->name == c->filename + 8 && c->qualname == c->filename + 16 &&
+	    c->linetable == c->filename + 24) {
+		f->code_names = c->filename;
+		f->code_names_words = 4;
+	} else {
+		f->code_names = OFFCPU_PY_NONE;
+	}
 	c->header_size = c->code_adaptive;
 	c->unicode_ascii_data = ascii;
 	/* PyCompactUnicodeObject: utf8_length and utf8 after the ASCII header (3.12+). */

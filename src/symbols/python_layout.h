@@ -53,7 +53,7 @@ struct python_layout {
 int python_layout__of_version(uint16_t version, struct python_layout *out);
 
 /* The bytes of _Py_DebugOffsets read from the start of _PyRuntime (3.13+). */
-#define PYTHON_DEBUG_OFFSETS_SIZE 512
+#define PYTHON_DEBUG_OFFSETS_SIZE 1024
 
 /*
  * The layout from the runtime's _Py_DebugOffsets (buf, size bytes at
