@@ -37,13 +37,16 @@ struct {
 } python_threads SEC(".maps");
 
 /*
- * Code objects already sent, per process. A record naming one not in here
- * wakes the reader at once: it reads code objects when their record comes,
- * and a process that exits soon after its wait would be gone by the next
- * poll. Frames seen before wait for the poll, like every record.
+ * Code objects already sent, per process, by address and identity. A
+ * record naming one not in here wakes the reader at once: it reads code
+ * objects when their record comes, and a process that exits soon after
+ * its wait would be gone by the next poll, a code object freed and
+ * another allocated there unnamed. Frames seen before wait for the poll,
+ * like every record.
  */
 struct python_code_key {
 	__u64 code;
+	__u64 names;
 	__u32 pid;
 	__u32 reserved;
 };
@@ -159,6 +162,7 @@ static long python_step(__u32 index, void *ctx)
 			w->r->c_call_ends |= 1ULL << (w->n & 63);
 	}
 	key.code = f->code;
+	key.names = f->names;
 	key.pid = w->r->pid;
 	if (!bpf_map_lookup_elem(&python_code_seen, &key)) {
 		__u8 one = 1;
