@@ -3,7 +3,8 @@
  * The kernel/user boundary of offcpu: the records the BPF side writes into
  * the ring buffer (with the thread state it mapped), the health counter
  * indexes, and the layout of the -p and -t bitmaps user space fills in. Only
- * fixed-width types, enums and defines live here, so the file compiles both
+ * fixed-width types, enums, defines and the one function both sides must
+ * compute alike (offcpu_python_names) live here, so the file compiles both
  * against vmlinux.h (BPF) and against the libc headers (user space); what
  * only the BPF side uses is in src/bpf/.
  */
@@ -206,12 +207,27 @@ struct offcpu_python_frame {
 	__u64 code;  /* the code object (3.13: f_executable) */
 	__u64 instr; /* the instruction pointer, or f_lasti */
 	/*
-	 * Its code_names words XORed, as the walk found them
+	 * offcpu_python_names() of its code_names words, as the walk found them
 	 * (0: not read): user space names it only if the object it reads
 	 * there later is still that one, not one allocated where it was freed.
 	 */
 	__u64 names;
 };
+
+/*
+ * Four pointers in one word, each rotated apart so that equal or aligned
+ * ones do not cancel out as a plain XOR lets them.
+ */
+static inline __u64 offcpu_python_rotate(__u64 v, unsigned int bits)
+{
+	return bits ? (v << bits) | (v >> (64 - bits)) : v;
+}
+
+static inline __u64 offcpu_python_names(__u64 a, __u64 b, __u64 c, __u64 d)
+{
+	return a ^ offcpu_python_rotate(b, 16) ^ offcpu_python_rotate(c, 32) ^
+	       offcpu_python_rotate(d, 48);
+}
 
 /*
  * The Python frames of the wait of tid that ended at end_ts_ns, leaf

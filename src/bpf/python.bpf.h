@@ -148,9 +148,10 @@ static long python_step(__u32 index, void *ctx)
 		__u64 names[4] = {};
 
 		bpf_probe_read_user(names, sizeof(names), (void *)(f->code + l->code_names));
-		f->names = names[0] ^ names[1] ^ names[2];
 		if (l->code_names_words == 4)
-			f->names ^= names[3];
+			f->names = offcpu_python_names(names[0], names[1], names[2], names[3]);
+		else
+			f->names = offcpu_python_names(names[0], names[1], names[2], 0);
 	} else {
 		f->names = 0;
 	}

@@ -275,11 +275,10 @@ void python__forget(struct python *py, uint32_t pid)
 /* What the BPF walk sends as a code object's identity (offcpu.h's names). */
 static uint64_t names_of(const struct python_process *p, const struct python_code *c)
 {
-	uint64_t names = c->id.filename ^ c->id.name ^ c->id.linetable;
-
 	if (p->layout.frames.code_names_words == 4)
-		names ^= c->id.qualname;
-	return names;
+		return offcpu_python_names(c->id.filename, c->id.name, c->id.qualname,
+					   c->id.linetable);
+	return offcpu_python_names(c->id.filename, c->id.name, c->id.linetable, 0);
 }
 
 /*
