@@ -589,6 +589,8 @@ static void look_for_python(struct collector *c, struct process_info *p)
 	if (python__detect(c->python, p->pid, &layout))
 		return;
 	p->python_tries = 2;
+	log__info("pid %u runs CPython %u.%u: its Python frames are walked", p->pid,
+		  layout.version >> 8, layout.version & 0xff);
 	if (c->python_sink(c->python_sink_ctx, p->pid, &layout))
 		log__info("pid %u runs CPython, but its frames cannot be walked: the map is full",
 			  p->pid);

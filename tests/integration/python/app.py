@@ -144,6 +144,9 @@ def mode_child(rounds, truth):
 
 def main():
     mode, rounds = sys.argv[1], int(sys.argv[2])
+    # offcpu finds CPython when it reads the exec's record: on a loaded
+    # machine some milliseconds after the exec. The waits looked at come after.
+    time.sleep(0.2)
     truth = open(sys.argv[3], "w") if len(sys.argv) > 3 else None
     if mode in ("threads", "churn", "child"):
         globals()["mode_" + mode](rounds, truth)
