@@ -202,7 +202,9 @@ static int start_tracer(struct session *s)
 	err = tracer__new(&to, on_record, s->collector, &s->tracer);
 	if (to.filter_cgroup)
 		close(to.cgroup_fd);
-	if (!err)
+	/* OFFCPU_TEST_NO_PYTHON, a test-only override: bench/run's baseline without Python frames.
+	 */
+	if (!err && !getenv("OFFCPU_TEST_NO_PYTHON"))
 		collector__set_python_sink(s->collector, on_python, s->tracer);
 	/* tracer__new said why: only it knows the file, tracepoint or program. */
 	if (err)
