@@ -206,8 +206,12 @@ int python__detect(struct python *py, uint32_t pid, struct offcpu_python_layout 
 	p->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
 	p->mem.read = mem_read;
 	p->mem.ctx = p;
-	if (p->mem_fd < 0 || procmaps__read_pid((int)pid, &maps))
+	if (p->mem_fd < 0 || procmaps__read_pid((int)pid, &maps)) {
+		if (p->mem_fd >= 0)
+			close(p->mem_fd);
+		p->mem_fd = -1;
 		return -ENOENT;
+	}
 	for (i = 0; i < maps.nr && err; i++) {
 		const struct proc_map *map = &maps.maps[i];
 		struct python_elf e;
@@ -223,8 +227,12 @@ int python__detect(struct python *py, uint32_t pid, struct offcpu_python_layout 
 		close(fd);
 	}
 	procmaps__free(&maps);
-	if (err)
+	if (err) {
+		/* Not kept open for every process on the machine that runs no CPython. */
+		close(p->mem_fd);
+		p->mem_fd = -1;
 		return err;
+	}
 	p->found = true;
 	*out = p->layout.frames;
 	return 0;
