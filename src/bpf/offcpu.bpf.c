@@ -581,6 +581,8 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 		count(c, OFFCPU_CNT_EMITTED, PREEMPTIBLE);
 }
 
+#include "bpf/python.bpf.h"
+
 /* The current thread is about to run user code: its stack is as it blocked. */
 static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counters *c,
 						 struct pending_wait *p)
@@ -589,6 +591,7 @@ static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counte
 	long n;
 
 	disarm(c, p, PREEMPTIBLE);
+	python_send_frames(c, &p->record);
 	if (stack_copy_bytes) {
 		p->record.user_frames = 0;
 		send_with_stack_copy(c, p, kernel_frames, stack_copy_bytes, OFFCPU_USTACK_COPIED);
@@ -1443,6 +1446,7 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 	/* do_exit() decremented signal->live before this tracepoint. */
 	if (p->signal->live.counter != 0)
 		return 0;
+	python_forget(tgid);
 	/* Its PID may be reused by a process nobody asked for. */
 	if (follow_forks)
 		__sync_fetch_and_and(&pid_bits[OFFCPU_ID_WORD(tgid)], ~OFFCPU_ID_BIT(tgid));
@@ -1457,6 +1461,7 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 	__u32 tgid = p->tgid;
 
 	flush_current();
+	python_forget(tgid);
 	__sync_fetch_and_or(&young_bits[OFFCPU_ID_WORD(tgid)], OFFCPU_ID_BIT(tgid));
 	task_record(OFFCPU_RECORD_EXEC, tgid, 0);
 	return 0;
@@ -1498,6 +1503,7 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 	/* A new thread shares its process's maps: nothing to tell. */
 	if (child->pid != child_tgid)
 		return 0;
+	python_fork(parent_tgid, child_tgid);
 	/* With -- COMMAND, the processes it forks are traced too. */
 	if (traced)
 		__sync_fetch_and_or(&pid_bits[OFFCPU_ID_WORD(child_tgid)],

@@ -137,6 +137,12 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return collector__record(ctx, data, size);
 }
 
+/* Issue #21: a CPython process the collector found; the BPF side walks its frames. */
+static int on_python(void *ctx, uint32_t pid, const struct offcpu_python_layout *l)
+{
+	return tracer__python_add(ctx, pid, l);
+}
+
 /* The environment checks that need no BPF call: one clear line each. */
 static int check_environment(void)
 {
@@ -200,6 +206,10 @@ static int start_tracer(struct session *s)
 	err = tracer__new(&to, on_record, s->collector, &s->tracer);
 	if (to.filter_cgroup)
 		close(to.cgroup_fd);
+	/* OFFCPU_TEST_NO_PYTHON, a test-only override: bench/run's baseline without Python frames.
+	 */
+	if (!err && !getenv("OFFCPU_TEST_NO_PYTHON"))
+		collector__set_python_sink(s->collector, on_python, s->tracer);
 	/* tracer__new said why: only it knows the file, tracepoint or program. */
 	if (err)
 		return EXIT_ENVIRONMENT;

@@ -60,6 +60,8 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 		}
 		if (f->inlined)
 			write_inlined(w, f->inlined);
+		if (f->kind)
+			json_writer__member_string(w, REC_KIND, f->kind);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);

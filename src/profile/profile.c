@@ -24,6 +24,11 @@ static uint64_t hash_frames(const struct stack *s, bool exact)
 		uint64_t parts[4] = { exact ? f->addr : 0, (uintptr_t)f->sym, (uintptr_t)f->module,
 				      f->module_off };
 
+		/* Issue #21: interpreted frames are told apart by their source, complete when made.
+		 */
+		if (f->kind)
+			parts[3] = (uintptr_t)f->file ^ ((uint64_t)f->line << 32);
+
 		h = hash_table__hash_bytes(parts, sizeof(parts), h);
 	}
 	return h;
@@ -32,7 +37,8 @@ static uint64_t hash_frames(const struct stack *s, bool exact)
 static bool frames_equal(const struct frame *a, const struct frame *b, bool exact)
 {
 	return (!exact || a->addr == b->addr) && a->sym == b->sym && a->off == b->off &&
-	       a->module == b->module && a->module_off == b->module_off && a->kernel == b->kernel;
+	       a->module == b->module && a->module_off == b->module_off && a->kernel == b->kernel &&
+	       a->kind == b->kind && (!a->kind || (a->file == b->file && a->line == b->line));
 }
 
 static bool stacks_equal(const struct stack *x, const struct stack *y, bool exact)

@@ -77,6 +77,8 @@
 #define REC_INLINED "inlined"
 /* "0x...": the start of a function only the unwind tables know; then no sym nor off. */
 #define REC_FUNC_START "func_start"
+/* Issue #21: interpreted code, "python"; absent on native frames. */
+#define REC_KIND "kind"
 
 /*
  * In the profile such a function is named MODULE!0xSTART (its module's

@@ -13,6 +13,8 @@
 #include "lib/u32_key.h"
 #include "offcpu.h"
 #include "symbols/proctitle.h"
+#include "symbols/python.h"
+#include "symbols/python_merge.h"
 #include "symbols/stack_end.h"
 #include "symbols/unwind.h"
 #include "trace/collector.h"
@@ -45,6 +47,17 @@ struct process_info {
 	struct hash_table *stacks; /* raw -> cached_stack */
 	const char *title;	   /* interned; NULL: none, or the same as comm */
 	struct proctitle_age title_age;
+	/* Issue #21: times CPython was looked for in this image (at exec, at its first wait). */
+	uint8_t python_tries;
+};
+
+/* Issue #21: a thread's Python frames, named, waiting for their wait's record. */
+struct python_pending {
+	uint32_t tid;
+	uint64_t end_ts_ns;
+	uint64_t c_call_ends;
+	size_t nr;
+	struct frame frames[OFFCPU_PY_MAX_FRAMES];
 };
 
 /* Waits of one thread that take the user stack of its next record. */
@@ -98,6 +111,13 @@ struct collector {
 	 */
 	bool fp_walk;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
+	/* Issue #21: CPython processes, and the frames their waits bring. */
+	struct python *python;
+	struct symbol_limits python_limits;
+	struct hash_table *python_pending; /* tid -> python_pending */
+	collector_python_fn python_sink;
+	void *python_sink_ctx;
+	struct frame merged[OFFCPU_MAX_STACK_DEPTH + OFFCPU_PY_MAX_FRAMES];
 };
 
 /*
@@ -175,8 +195,12 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->classes = hash_table__new(hash_class, equal_class);
 	c->waker_stacks = hash_table__new(u32_key__hash, u32_key__equal);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
+	limits__defaults(&c->python_limits);
+	c->python_pending = hash_table__new(u32_key__hash, u32_key__equal);
 	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->waker_stacks ||
-	    !c->key || unwinder__new(&unwinder_opts, &c->unwinder)) {
+	    !c->key || !c->python_pending ||
+	    python__new(profile->strings, &c->python_limits, &c->python) ||
+	    unwinder__new(&unwinder_opts, &c->unwinder)) {
 		collector__free(c);
 		return -ENOMEM;
 	}
@@ -209,6 +233,8 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->processes, process_info_free);
 	hash_table__free_values(c->chains, chain_free);
 	hash_table__free_values(c->waker_stacks, free);
+	hash_table__free_values(c->python_pending, free);
+	python__free(c->python);
 	free(c->key);
 	unwinder__free(c->unwinder);
 	thread_accounts__free(c->threads);
@@ -687,6 +713,76 @@ static uint64_t weight_of(const struct collector *c, uint64_t duration_ns)
 	return c->sample_rate > 1 ? weight * c->sample_rate : weight;
 }
 
+void collector__set_python_sink(struct collector *c, collector_python_fn fn, void *ctx)
+{
+	c->python_sink = fn;
+	c->python_sink_ctx = ctx;
+}
+
+/*
+ * Issue #21: looks for CPython in a process, at its exec and again at its
+ * first wait (a libpython is mapped by ld.so after the exec), and hands
+ * what it found to the BPF side. Twice per image at most.
+ */
+static void look_for_python(struct collector *c, struct process_info *p)
+{
+	struct offcpu_python_layout layout;
+
+	if (!c->python_sink || p->python_tries >= 2)
+		return;
+	p->python_tries++;
+	python__forget(c->python, p->pid);
+	if (python__detect(c->python, p->pid, &layout))
+		return;
+	p->python_tries = 2;
+	log__info("pid %u runs CPython %u.%u: its Python frames are walked", p->pid,
+		  layout.version >> 8, layout.version & 0xff);
+	if (c->python_sink(c->python_sink_ctx, p->pid, &layout))
+		log__info("pid %u runs CPython, but its frames cannot be walked: the map is full",
+			  p->pid);
+}
+
+/* The frames are named now, while the process lives: its wait comes right after. */
+static int python_record(struct collector *c, const struct offcpu_python_record *r, size_t size)
+{
+	struct python_pending *p;
+
+	if (size < OFFCPU_PYTHON_HEADER_SIZE || r->frames > OFFCPU_PY_MAX_FRAMES ||
+	    size < OFFCPU_PYTHON_HEADER_SIZE + r->frames * sizeof(r->frame[0]))
+		return malformed(c, r, size, "shorter than its Python frames");
+	p = hash_table__find(c->python_pending, &r->tid);
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		p->tid = r->tid;
+		if (hash_table__insert(c->python_pending, &p->tid, p)) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	p->end_ts_ns = r->end_ts_ns;
+	p->c_call_ends = r->c_call_ends;
+	p->nr = python__name(c->python, r, p->frames, OFFCPU_PY_MAX_FRAMES,
+			     &c->profile->counters[OFFCPU_CNT_PY_UNNAMED]);
+	return 0;
+}
+
+/* The user stack with the Python frames of its wait in place of the evaluator's. */
+static const struct stack *with_python(struct collector *c, const struct offcpu_wait_record *r,
+				       const struct stack *user)
+{
+	struct python_pending *p = hash_table__find(c->python_pending, &r->tid);
+	size_t n;
+
+	if (!p || p->end_ts_ns != r->end_ts_ns)
+		return user;
+	n = python_merge(user ? user->frames : NULL, user ? user->nr : 0, p->frames, p->nr,
+			 p->c_call_ends, c->merged, ARRAY_SIZE(c->merged));
+	free(hash_table__remove(c->python_pending, &r->tid));
+	return n ? profile__intern_stack(c->profile, c->merged, n) : user;
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
@@ -766,9 +862,17 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	err = fill_wakeup(c, r, &w);
 	if (err)
 		return err;
+	if (hash_table__size(c->python_pending)) {
+		const struct stack *native = w.user_stack;
+
+		w.user_stack = with_python(c, r, native);
+		if (native && !w.user_stack)
+			return -ENOMEM;
+	}
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
+	look_for_python(c, process);
 	w.title = title_of(c, process, comm, r->end_ts_ns);
 	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
 	if (filtered)
@@ -799,16 +903,25 @@ static void forget_process(struct collector *c, uint32_t pid)
 static int task_record(struct collector *c, const struct offcpu_task_record *r)
 {
 	switch (r->type) {
-	case OFFCPU_RECORD_EXEC:
+	case OFFCPU_RECORD_EXEC: {
+		struct process_info *p;
+
 		symbolizer__exec(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
+		python__forget(c->python, r->pid);
+		p = process_of(c, r->pid);
+		if (p)
+			look_for_python(c, p);
 		return 0;
+	}
 	case OFFCPU_RECORD_FORK:
 		symbolizer__fork(c->symbolizer, r->parent_pid, r->pid);
+		python__fork(c->python, r->parent_pid, r->pid);
 		return 0;
 	default:
 		symbolizer__exit(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
+		python__forget(c->python, r->pid);
 		return 0;
 	}
 }
@@ -824,6 +937,8 @@ int collector__record(struct collector *c, const void *data, size_t size)
 		return wait_record(c, data, size);
 	case OFFCPU_RECORD_WAKER:
 		return waker_record(c, data, size);
+	case OFFCPU_RECORD_PYTHON:
+		return python_record(c, data, size);
 	case OFFCPU_RECORD_EXEC:
 	case OFFCPU_RECORD_FORK:
 	case OFFCPU_RECORD_EXIT:
@@ -841,6 +956,9 @@ int collector__record(struct collector *c, const void *data, size_t size)
 
 static void resolve_lines(void *ctx, struct frame *f)
 {
+	/* An interpreted frame has its source from its code object already. */
+	if (f->kind)
+		return;
 	symbolizer__resolve_lines(ctx, f);
 }
 

@@ -36,6 +36,12 @@ void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t
  */
 int collector__account_threads(struct collector *c);
 /*
+ * Issue #21: fn(ctx, pid, layout) is told of each process found running
+ * CPython, whose Python frames the BPF side should walk; 0 or -errno.
+ */
+typedef int (*collector_python_fn)(void *ctx, uint32_t pid, const struct offcpu_python_layout *l);
+void collector__set_python_sink(struct collector *c, collector_python_fn fn, void *ctx);
+/*
  * One ring buffer record; -EINVAL for a malformed one, whose type and size
  * it says (log__error) the first time.
  */

@@ -130,6 +130,7 @@ static int read_frame(struct reader *r, const struct json_value *v, bool kernel,
 	f->module = intern(r, string_member(v, REC_MODULE));
 	f->build_id = intern(r, string_member(v, REC_BUILD_ID));
 	f->file = intern(r, string_member(v, REC_FILE));
+	f->kind = intern(r, string_member(v, REC_KIND));
 	/* Absent in the kernel, where it is the address, and in recordings older than it. */
 	f->module_off = f->addr;
 	if (optional_u64_member(v, REC_MODULE_OFF, &f->module_off))
@@ -149,7 +150,7 @@ static int read_frame(struct reader *r, const struct json_value *v, bool kernel,
 	    (string_member(v, REC_MANGLED) && !f->system_name) ||
 	    (string_member(v, REC_MODULE) && !f->module) ||
 	    (string_member(v, REC_BUILD_ID) && !f->build_id) ||
-	    (string_member(v, REC_FILE) && !f->file))
+	    (string_member(v, REC_FILE) && !f->file) || (string_member(v, REC_KIND) && !f->kind))
 		return -ENOMEM;
 	return read_inlined(r, json_value__member(v, REC_INLINED), f);
 }

@@ -523,6 +523,12 @@ int tracer__stop(struct tracer *t, uint64_t *counters)
 	return n < 0 ? n : 0;
 }
 
+int tracer__python_add(struct tracer *t, uint32_t pid, const struct offcpu_python_layout *l)
+{
+	return bpf_map__update_elem(t->skel->maps.python_procs, &pid, sizeof(pid), l, sizeof(*l),
+				    BPF_ANY);
+}
+
 int tracer__counters(struct tracer *t, uint64_t *out)
 {
 	int nr_cpus = libbpf_num_possible_cpus();

@@ -63,6 +63,11 @@ int tracer__poll(struct tracer *t, int timeout_ms);
  * OFFCPU_CNT_MAX.
  */
 int tracer__stop(struct tracer *t, uint64_t *counters);
+/*
+ * Issue #21: walk the Python frames of process pid's waits with this
+ * layout (until it execs or exits). -E2BIG when the map is full.
+ */
+int tracer__python_add(struct tracer *t, uint32_t pid, const struct offcpu_python_layout *l);
 /* Sums the per-CPU counters into out[OFFCPU_CNT_BPF_MAX]. */
 int tracer__counters(struct tracer *t, uint64_t *out);
 void tracer__free(struct tracer *t);
