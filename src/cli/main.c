@@ -39,6 +39,7 @@
 #include "symbols/symbolizer.h"
 #include "trace/collector.h"
 #include "trace/counters.h"
+#include "trace/label_reader.h"
 #include "trace/recording.h"
 #include "trace/tracer.h"
 
@@ -157,7 +158,14 @@ struct session {
 	struct command command;
 	bool has_command;
 	struct id_list pids; /* -p, plus the command's PID */
+	struct label_reader *label_reader; /* issue #19: --rules' read lines */
 };
+
+/* Issue #19: a matched process's reads, into the BPF map. */
+static int give_reads(void *ctx, uint32_t pid, const struct offcpu_reads *reads)
+{
+	return tracer__set_reads(ctx, pid, reads);
+}
 
 static int start_tracer(struct session *s)
 {
@@ -199,6 +207,8 @@ static int start_tracer(struct session *s)
 	/* tracer__new said why: only it knows the file, tracepoint or program. */
 	if (err)
 		return EXIT_ENVIRONMENT;
+	/* Attached: processes that fork or exec from now on are matched from their records. */
+	label_reader__attach(s->label_reader, give_reads, s->tracer);
 	/* Loaded and attached: what is left is reading /proc and files. */
 	err = caps__drop_after_attach();
 	/* Not fatal, but never quiet: offcpu runs with more privilege than it says it keeps. */
@@ -371,6 +381,10 @@ static int setup(struct session *s)
 	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
 	if (err)
 		return setup_failed("the collector of trace records", err);
+	err = label_reader__new(&o->rules, &s->label_reader);
+	if (err)
+		return setup_failed("the labels of rule packs", err);
+	collector__set_label_reader(s->collector, s->label_reader);
 	if (o->command) {
 		err = command__start(o->command, &inherited_signals, &s->command);
 		if (err) {
@@ -398,6 +412,7 @@ static void teardown(struct session *s)
 	if (s->output.stream)
 		output_file__abort(&s->output);
 	tracer__free(s->tracer);
+	label_reader__free(s->label_reader);
 	collector__free(s->collector);
 	symbolizer__free(s->symbolizer);
 	profile__free(s->profile);

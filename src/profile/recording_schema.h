@@ -32,6 +32,8 @@
 #define REC_CPU "cpu"
 #define REC_KERNEL_STACK "kernel_stack"
 #define REC_USER_STACK "user_stack"
+/* Issue #19: {"NAME":"VALUE",...}, read from the process at block time by a rule pack. */
+#define REC_LABELS "labels"
 
 /*
  * A frame. Beyond the SPEC's fields, what pprof needs to place the code

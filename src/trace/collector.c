@@ -14,6 +14,7 @@
 #include "symbols/proctitle.h"
 #include "symbols/unwind.h"
 #include "trace/collector.h"
+#include "trace/label_reader.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
 #define PROCESS_TITLE_MAX 256
@@ -55,6 +56,7 @@ struct cached_class {
 	const struct stack *kernel_stack;
 	const struct stack *user_stack;
 	unsigned int state;
+	const struct labels *labels; /* issue #19 */
 	const char *wait_class;
 };
 
@@ -69,6 +71,7 @@ struct collector {
 	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
 	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
 	const struct rule_set *rules;
+	struct label_reader *label_reader; /* issue #19; NULL: no labels */
 	uint32_t state_mask;
 	bool malformed_reported;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
@@ -103,7 +106,8 @@ static uint64_t hash_class(const void *key)
 	const struct cached_class *k = key;
 	const void *stacks[2] = { k->kernel_stack, k->user_stack };
 
-	return hash_table__hash_bytes(stacks, sizeof(stacks), k->state);
+	return hash_table__hash_bytes(&k->labels, sizeof(k->labels),
+				      hash_table__hash_bytes(stacks, sizeof(stacks), k->state));
 }
 
 static bool equal_class(const void *a, const void *b)
@@ -111,7 +115,7 @@ static bool equal_class(const void *a, const void *b)
 	const struct cached_class *x = a, *y = b;
 
 	return x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       x->state == y->state;
+	       x->state == y->state && x->labels == y->labels;
 }
 
 /* A reused PID counts as alive: its entries merely stay apart a while longer. */
@@ -437,8 +441,10 @@ static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, siz
 
 static const char *wait_class_of(struct collector *c, const struct wait *w)
 {
-	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, NULL }, *cached;
+	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, w->labels, NULL },
+			    *cached;
 	const struct stack *k = w->kernel_stack, *u = w->user_stack;
+	const char *by_labels;
 
 	cached = hash_table__find(c->classes, &key);
 	if (cached)
@@ -447,10 +453,11 @@ static const char *wait_class_of(struct collector *c, const struct wait *w)
 	if (!cached)
 		return NULL;
 	*cached = key;
-	cached->wait_class =
-	    strpool__intern(c->profile->strings,
-			    classify__wait(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
-					   u ? u->frames : NULL, u ? u->nr : 0));
+	by_labels = classify__from_labels(c->rules, w->state, w->labels);
+	cached->wait_class = strpool__intern(
+	    c->profile->strings,
+	    by_labels ?: classify__wait(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
+					u ? u->frames : NULL, u ? u->nr : 0));
 	if (!cached->wait_class || hash_table__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;
@@ -486,7 +493,7 @@ static int add_chain(struct collector *c, const struct wait *w)
  * stopped before the thread's root, which each of them counts.
  */
 static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack,
-		       bool cut_short)
+		       bool cut_short, const struct labels *labels)
 {
 	struct chain *chain = hash_table__remove(c->chains, &tid);
 	size_t i;
@@ -498,6 +505,9 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		struct wait *w = &chain->waits[i];
 
 		w->user_stack = user_stack;
+		/* Blocked again in the same system call: under the same wait event too. */
+		if (!w->labels)
+			w->labels = labels;
 		if (!user_stack)
 			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
 		else if (cut_short)
@@ -611,13 +621,21 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (!process)
 		return -ENOMEM;
 	w.title = title_of(c, process, comm, r->end_ts_ns);
+	if (c->label_reader && r->read_mask) {
+		struct label_values lv;
+
+		label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values, &lv);
+		w.labels = profile__intern_labels(c->profile, lv.items, lv.nr, &err);
+		if (err)
+			return err;
+	}
 	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
 	if (filtered)
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack, cut_short);
+	err = close_chain(c, w.tid, w.user_stack, cut_short, w.labels);
 	if (err || filtered)
 		return err;
 	if (cut_short)
@@ -643,13 +661,19 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 	case OFFCPU_RECORD_EXEC:
 		symbolizer__exec(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
+		if (c->label_reader)
+			label_reader__exec(c->label_reader, r->pid);
 		return 0;
 	case OFFCPU_RECORD_FORK:
 		symbolizer__fork(c->symbolizer, r->parent_pid, r->pid);
+		if (c->label_reader)
+			label_reader__fork(c->label_reader, r->parent_pid, r->pid);
 		return 0;
 	default:
 		symbolizer__exit(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
+		if (c->label_reader)
+			label_reader__exit(c->label_reader, r->pid);
 		return 0;
 	}
 }
@@ -679,6 +703,11 @@ static void resolve_lines(void *ctx, struct frame *f)
 	symbolizer__resolve_lines(ctx, f);
 }
 
+void collector__set_label_reader(struct collector *c, struct label_reader *lr)
+{
+	c->label_reader = lr;
+}
+
 int collector__finish(struct collector *c)
 {
 	struct hash_table_iter it = { 0 };
@@ -689,7 +718,7 @@ int collector__finish(struct collector *c)
 	while (!err && hash_table__next(c->chains, &it, &key, NULL)) {
 		uint32_t tid = *(const uint32_t *)key;
 
-		err = close_chain(c, tid, NULL, false);
+		err = close_chain(c, tid, NULL, false, NULL);
 		memset(&it, 0, sizeof(it));
 	}
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -474,6 +475,18 @@ int tracer__stop(struct tracer *t, uint64_t *counters)
 	counters[OFFCPU_CNT_RINGBUF_UNREAD] += t->unread;
 	counters[OFFCPU_CNT_RINGBUF_UNREAD_NS] += t->unread_ns;
 	return n < 0 ? n : 0;
+}
+
+int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads *reads)
+{
+	int fd = bpf_map__fd(t->skel->maps.reads_by_pid);
+	int err;
+
+	if (!reads)
+		err = bpf_map_delete_elem(fd, &pid);
+	else
+		err = bpf_map_update_elem(fd, &pid, reads, BPF_ANY);
+	return err ? -errno : 0;
 }
 
 int tracer__counters(struct tracer *t, uint64_t *out)

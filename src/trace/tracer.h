@@ -60,6 +60,9 @@ int tracer__poll(struct tracer *t, int timeout_ms);
 int tracer__stop(struct tracer *t, uint64_t *counters);
 /* Sums the per-CPU counters into out[OFFCPU_CNT_BPF_MAX]. */
 int tracer__counters(struct tracer *t, uint64_t *out);
+/* Issue #19: what to read from process pid's memory at its waits (NULL: nothing). */
+struct offcpu_reads;
+int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads *reads);
 void tracer__free(struct tracer *t);
 
 #endif
