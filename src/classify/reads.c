@@ -38,9 +38,11 @@ bool reads__decode(const char *decoder, unsigned int version, uint64_t value, ch
 /* A label name: it becomes a JSON key, a pprof label and a --group-by key. */
 static bool valid_name(const char *s)
 {
+	const char *dot = strchr(s, '.');
 	size_t n = strlen(s);
 
-	if (!n || n > 64)
+	/* NAMESPACE.NAME, so that --group-by tells it from its own keys. */
+	if (!n || n > 64 || !dot || dot == s || !dot[1])
 		return false;
 	for (; *s; s++) {
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
@@ -150,7 +152,7 @@ int reads__parse_read(char **tokens, int n, struct rule_set *set, const char **w
 		return -EINVAL;
 	}
 	if (!valid_name(tokens[i + 2])) {
-		*why = "a label name is up to 64 letters, digits, '_', '.' or '-'";
+		*why = "a label name is NAMESPACE.NAME: up to 64 letters, digits, '_', '.' or '-'";
 		return -EINVAL;
 	}
 	if (n == i + 5) {

@@ -390,7 +390,9 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_GROUP_BY:
 		if (output_group_by__parse(arg, &o->report.group_by))
 			return bad_value("--group-by", arg,
-					 "expected title, comm, pid, tid, state or wait");
+					 "expected title, comm, pid, tid, state, wait or a label name "
+					 "such as pg.wait_event");
+		o->report.group_label = o->report.group_by == GROUP_BY_LABEL ? arg : NULL;
 		return 0;
 	case OPT_LINES:
 		o->report.lines = true;

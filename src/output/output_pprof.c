@@ -391,6 +391,9 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		string_label(pp, "wait.class", w->wait_class);
 		string_label(pp, "thread.name", w->comm);
 		string_label(pp, "process.title", w->title ? w->title : w->comm);
+		/* Issue #19: a rule pack's labels, by their own names (pg.wait_event...). */
+		for (uint32_t l = 0; w->labels && l < w->labels->nr; l++)
+			string_label(pp, w->labels->items[l].name, w->labels->items[l].value);
 		/* Merged exited processes have no one pid to give. */
 		if (w->pid != PROFILE_EXITED_ID) {
 			number_label(pp, "process.pid", w->pid);

@@ -83,13 +83,15 @@ static const struct group_by_section sections[] = {
 	[GROUP_BY_TITLE] = { "By process title", "title", true },
 	[GROUP_BY_STATE] = { "By thread state", "state", false },
 	[GROUP_BY_WAIT] = { "By wait class", "wait class", false },
+	[GROUP_BY_LABEL] = { "By label", "label", false }, /* issue #19: named by the label */
 };
 
 /*
  * Names as frame_names__printable shows them: a thread or process may name
  * itself with terminal commands, and this report goes to root's terminal.
  */
-static void label_of(const struct profile_entry *e, enum report_group_by by, char *buf, size_t size)
+static void label_of(const struct profile_entry *e, enum report_group_by by,
+		     const char *label_name, char *buf, size_t size)
 {
 	const char *name = e->key.title ? e->key.title : e->key.comm;
 	bool exited = e->key.pid == PROFILE_EXITED_ID;
@@ -123,13 +125,19 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, cha
 	case GROUP_BY_WAIT:
 		frame_names__printable(e->key.wait_class, buf, size);
 		break;
+	case GROUP_BY_LABEL:
+		/* Waits without it (another process, none published) are one row. */
+		frame_names__printable(profile__label(e->key.labels, label_name) ?: "(none)", buf,
+				       size);
+		break;
 	}
 }
 
 static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **entries, size_t nr,
-			enum report_group_by by, uint32_t top)
+			enum report_group_by by, const char *label_name, uint32_t top)
 {
 	const char *title = sections[by].title, *header = sections[by].header;
+	char label_title[96];
 	size_t limit = top ?: (sections[by].is_top_list ? OUTPUT_TOP_THREADS : SIZE_MAX);
 	struct groups g = { 0 };
 	char label[300], time[32];
@@ -144,8 +152,13 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 		return -ENOMEM;
 	}
 	for (i = 0; i < nr && !err; i++) {
-		label_of(entries[i], by, label, sizeof(label));
+		label_of(entries[i], by, label_name, label, sizeof(label));
 		err = groups_add(&g, label, entries[i], nr);
+	}
+	if (by == GROUP_BY_LABEL) {
+		snprintf(label_title, sizeof(label_title), "By %s", label_name);
+		title = label_title;
+		header = label_name;
 	}
 	if (!err) {
 		qsort(g.items, g.nr, sizeof(*g.items), compare_groups);
@@ -282,15 +295,16 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			time, share(hidden_ns, p->total_ns), hidden_count,
 			hidden_count == 1 ? "" : "s");
 	}
-	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top);
+	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, NULL,
+			   opts->top);
 	err = err
 		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT,
-				  opts->top);
+				  NULL, opts->top);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
 		err = err
 			  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown,
-					  opts->group_by, opts->top);
+					  opts->group_by, opts->group_label, opts->top);
 	free(entries);
 	err = err ?: print_top_stacks(out, p, p->total_ns - hidden_ns, opts);
 	if (err)
