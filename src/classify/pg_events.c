@@ -105,9 +105,12 @@ static const char *const pg15_io[] = {
 
 /*
  * BackendType (miscadmin.h), as GetBackendTypeDesc() names each. 14 still
- * had the statistics collector; 15 removed it; 16 added the standalone
- * backend at the end; 17 reordered the enum (backends first, then the
- * auxiliary processes) and added the slot sync worker and WAL summarizer.
+ * had the statistics collector; 15 removed it (15's checked against its
+ * binary); 17 reordered the enum (backends first, then the auxiliary
+ * processes, then the logger) and added the slot sync worker and WAL
+ * summarizer. 16's (it added the standalone backend) is not here: a
+ * source of it was not at hand, and a guessed order would name processes
+ * wrongly; its values stay numbers.
  */
 static const char *const pg14_backend_types[] = {
 	"not initialized",   "autovacuum launcher", "autovacuum worker", "client backend",
@@ -121,13 +124,6 @@ static const char *const pg15_backend_types[] = {
 	"background worker", "background writer",   "checkpointer",	 "startup",
 	"walreceiver",	     "walsender",	    "walwriter",	 "archiver",
 	"logger",
-};
-
-static const char *const pg16_backend_types[] = {
-	"not initialized",   "autovacuum launcher", "autovacuum worker", "client backend",
-	"background worker", "background writer",   "checkpointer",	 "startup",
-	"walreceiver",	     "walsender",	    "walwriter",	 "archiver",
-	"logger",	     "standalone backend",
 };
 
 static const char *const pg17_backend_types[] = {
@@ -149,7 +145,11 @@ struct version_tables {
 	unsigned int version;
 	struct names classes[PG_WAIT_CLASSES];
 	struct names backend_types;
-	/* Every event of these classes has the class's own name (14..16). */
+	/*
+	 * Every event of these classes has the class's own name (14..16: their
+	 * pgstat_get_wait_event() names the class, not the event); from 17,
+	 * only event 0 of each (WAIT_EVENT_BUFFER_PIN, WAIT_EVENT_EXTENSION).
+	 */
 	bool bufferpin_named, extension_named;
 };
 
@@ -177,14 +177,12 @@ static const struct version_tables versions[] = {
 	},
 	{
 		.version = 16,
-		.backend_types = NAMES(pg16_backend_types),
 		.bufferpin_named = true,
 		.extension_named = true,
 	},
 	{
 		.version = 17,
 		.backend_types = NAMES(pg17_backend_types),
-		.bufferpin_named = true,
 	},
 };
 
@@ -225,7 +223,7 @@ bool pg_events__wait_event(unsigned int version, uint32_t info, char *buf, size_
 	}
 	if (t && event < t->classes[class].nr)
 		name = t->classes[class].names[event];
-	else if (t && class == 0x04 && t->bufferpin_named)
+	else if (t && class == 0x04 && (t->bufferpin_named || event == 0))
 		name = "BufferPin";
 	else if (t && class == 0x07 && (t->extension_named || event == 0))
 		name = "Extension";

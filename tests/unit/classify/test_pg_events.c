@@ -78,6 +78,12 @@ static void names_and_unknowns(void **state)
 	assert_string_equal(buf, "Extension:0x0003");
 	assert_true(pg_events__wait_event(16, 0x07000003, buf, sizeof(buf)));
 	assert_string_equal(buf, "Extension:Extension");
+	assert_true(pg_events__wait_event(17, 0x04000000, buf, sizeof(buf)));
+	assert_string_equal(buf, "BufferPin:BufferPin");
+	assert_true(pg_events__wait_event(17, 0x04000001, buf, sizeof(buf)));
+	assert_string_equal(buf, "BufferPin:0x0001");
+	assert_true(pg_events__wait_event(14, 0x04000007, buf, sizeof(buf)));
+	assert_string_equal(buf, "BufferPin:BufferPin");
 }
 
 /* BackendType (miscadmin.h): 17 put the backends first. */
@@ -90,7 +96,7 @@ static void backend_types_per_version(void **state)
 		{ 14, 3, "client backend" },	{ 14, 6, "checkpointer" },   { 14, 10, "walwriter" },
 		{ 14, 12, "stats collector" },	{ 14, 13, "logger" },	     { 15, 3, "client backend" },
 		{ 15, 5, "background writer" }, { 15, 6, "checkpointer" },   { 15, 10, "walwriter" },
-		{ 15, 12, "logger" },		{ 16, 13, "standalone backend" },
+		{ 15, 12, "logger" },		{ 16, 13, "0xd" },
 		{ 17, 1, "client backend" },	{ 17, 3, "autovacuum worker" },
 		{ 17, 9, "background writer" }, { 17, 10, "checkpointer" },  { 17, 14, "walwriter" },
 		{ 17, 15, "logger" },		{ 15, 40, "0x28" },	     { 12, 3, "0x3" },
