@@ -128,11 +128,14 @@ struct offcpu_user_copy {
  * forks inherit it.
  */
 #define OFFCPU_MAX_READS 4
+/* A text read (the statement being executed): up to this many bytes with its NUL. */
+#define OFFCPU_READ_STR_LEN 64
 
 struct offcpu_reads {
 	__u64 addr[OFFCPU_MAX_READS];
-	__u8 width[OFFCPU_MAX_READS]; /* 1, 2, 4 or 8; 0: no read i */
-	__u8 deref[OFFCPU_MAX_READS]; /* 1: addr[i] holds a pointer to the value */
+	__u8 width[OFFCPU_MAX_READS];  /* 1, 2, 4 or 8; 0: no read i */
+	__u8 deref[OFFCPU_MAX_READS];  /* 1: addr[i] holds a pointer to the value */
+	__u8 string[OFFCPU_MAX_READS]; /* 1: the value is text, into read_str (one a process) */
 };
 
 enum offcpu_record_type {
@@ -164,6 +167,7 @@ struct offcpu_wait_record {
 	__u32 read_mask; /* bit i: read_values[i] was read */
 	__u32 read_reserved;
 	__u64 read_values[OFFCPU_MAX_READS];
+	char read_str[OFFCPU_READ_STR_LEN]; /* a text read; read_mask says whether */
 	/* End of issue #19. */
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };

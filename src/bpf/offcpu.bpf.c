@@ -529,6 +529,12 @@ static __always_inline void read_one(struct offcpu_wait_record *r, const struct 
 		return;
 	if (spec->deref[i] && (bpf_probe_read_user(&addr, sizeof(addr), (void *)addr) || !addr))
 		return;
+	if (spec->string[i]) {
+		/* Only with --read-data: the first bytes of a C string (a statement). */
+		if (bpf_probe_read_user_str(r->read_str, sizeof(r->read_str), (void *)addr) > 1)
+			r->read_mask |= 1u << i;
+		return;
+	}
 	/* Little-endian: the low bytes of value are the width-byte integer. */
 	switch (width) {
 	case 1:

@@ -8,7 +8,7 @@
 #include "classify/reads.h"
 #include "lib/array.h"
 
-static const char *const decoders[] = { "dec", "hex", "pg_wait_event", "pg_backend_type" };
+static const char *const decoders[] = { "dec", "hex", "text", "pg_wait_event", "pg_backend_type" };
 
 bool reads__decoder_known(const char *decoder)
 {
@@ -28,6 +28,8 @@ bool reads__decode(const char *decoder, unsigned int version, uint64_t value, ch
 		return pg_events__wait_event(version, (uint32_t)value, buf, size);
 	if (!strcmp(decoder, "pg_backend_type"))
 		return pg_events__backend_type(version, (uint32_t)value, buf, size);
+	if (!strcmp(decoder, "text"))
+		return false; /* text is not a number: label_reader takes it as it is */
 	if (!strcmp(decoder, "hex"))
 		snprintf(buf, size, "0x%llx", (unsigned long long)value);
 	else
@@ -117,16 +119,20 @@ static unsigned int width_of(const char *type)
 		return 4;
 	if (!strcmp(type, "u64"))
 		return 8;
+	/* The pointer's width: what BPF checks is set; the text goes elsewhere. */
+	if (!strcmp(type, "str"))
+		return 8;
 	return 0;
 }
 
 int reads__parse_read(char **tokens, int n, struct rule_set *set, const char **why)
 {
 	const char *decoder = "dec";
+	bool deref = false, string, data = false;
 	struct read_group *g;
 	struct label_read *r;
-	bool deref = false;
 	unsigned int width;
+	size_t k;
 	int i = 2;
 
 	if (!set->nr_groups) {
@@ -138,17 +144,26 @@ int reads__parse_read(char **tokens, int n, struct rule_set *set, const char **w
 		deref = true;
 		i++;
 	}
+	if (n > i + 3 && !strcmp(tokens[n - 1], "data")) {
+		data = true;
+		n--;
+	}
 	if (n != i + 3 && n != i + 5) {
-		*why = "expected: read SYMBOL [deref] u8|u16|u32|u64 as LABEL [decode DECODER]";
+		*why = "expected: read SYMBOL [deref] u8|u16|u32|u64|str as LABEL [decode DECODER] "
+		       "[data]";
 		return -EINVAL;
 	}
 	width = width_of(tokens[i]);
 	if (!width) {
-		*why = "the width is u8, u16, u32 or u64";
+		*why = "the width is u8, u16, u32, u64 or str";
 		return -EINVAL;
 	}
+	string = !strcmp(tokens[i], "str");
+	if (string)
+		decoder = "text";
 	if (strcmp(tokens[i + 1], "as") || (n == i + 5 && strcmp(tokens[i + 3], "decode"))) {
-		*why = "expected: read SYMBOL [deref] u8|u16|u32|u64 as LABEL [decode DECODER]";
+		*why = "expected: read SYMBOL [deref] u8|u16|u32|u64|str as LABEL [decode DECODER] "
+		       "[data]";
 		return -EINVAL;
 	}
 	if (!valid_name(tokens[i + 2])) {
@@ -158,7 +173,17 @@ int reads__parse_read(char **tokens, int n, struct rule_set *set, const char **w
 	if (n == i + 5) {
 		decoder = tokens[i + 4];
 		if (!reads__decoder_known(decoder)) {
-			*why = "unknown decoder (dec, hex, pg_wait_event, pg_backend_type)";
+			*why = "unknown decoder (dec, hex, text, pg_wait_event, pg_backend_type)";
+			return -EINVAL;
+		}
+		if (string != !strcmp(decoder, "text")) {
+			*why = "str reads decode as text, and only they";
+			return -EINVAL;
+		}
+	}
+	for (k = 0; string && k < g->nr_reads; k++) {
+		if (g->reads[k].string) {
+			*why = "one str read per process line";
 			return -EINVAL;
 		}
 	}
@@ -172,6 +197,8 @@ int reads__parse_read(char **tokens, int n, struct rule_set *set, const char **w
 	r->decoder = strdup(decoder);
 	r->width = width;
 	r->deref = deref;
+	r->string = string;
+	r->data = data;
 	if (!r->symbol || !r->label || !r->decoder) {
 		free(r->symbol);
 		free(r->label);

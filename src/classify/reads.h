@@ -4,10 +4,12 @@
  * and how they become labels. The lines of a rules file that declare them:
  *
  *   process COMM [version PREFIX]
- *   read SYMBOL [deref] u8|u16|u32|u64 as LABEL [decode DECODER]
+ *   read SYMBOL [deref] u8|u16|u32|u64|str as LABEL [decode DECODER] [data]
  *
  * A value is the integer at the symbol's address or, with deref, at the
- * pointer stored there. Decoders turn it into the label's text: dec, hex,
+ * pointer stored there; str, the first bytes of the C string there (one
+ * a process line). A read marked data (a statement's text can hold
+ * anyone's data) is made only when the user asks (--read-data). Decoders turn it into the label's text: dec, hex,
  * and those of a program's own tables (pg_wait_event, pg_backend_type),
  * given the major version found in the binary.
  */

@@ -33,9 +33,11 @@ struct wait_rule {
 struct label_read {
 	char *symbol;
 	char *label;
-	char *decoder; /* reads.h's decoders by name; "dec" by default */
+	char *decoder; /* reads.h's decoders by name; "dec" by default ("text" for str) */
 	unsigned int width;
 	bool deref;
+	bool string; /* "str": a C string, at most OFFCPU_READ_STR_LEN - 1 bytes of it */
+	bool data;   /* "data": it can hold users' data; read only with --read-data */
 };
 
 /*

@@ -384,6 +384,7 @@ static int setup(struct session *s)
 	err = label_reader__new(&o->rules, &s->label_reader);
 	if (err)
 		return setup_failed("the labels of rule packs", err);
+	label_reader__read_data(s->label_reader, o->read_data);
 	collector__set_label_reader(s->collector, s->label_reader);
 	if (o->command) {
 		err = command__start(o->command, &inherited_signals, &s->command);

@@ -22,6 +22,7 @@ enum long_only_option {
 	OPT_NO_USER_STACK,
 	OPT_CALL_GRAPH,
 	OPT_STATS,
+	OPT_READ_DATA, /* issue #19 */
 	OPT_RULES,
 	OPT_GROUP_BY,
 	OPT_LINES,
@@ -48,6 +49,7 @@ static const struct option long_options[] = {
 	{ "no-user-stack", no_argument, NULL, OPT_NO_USER_STACK },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "read-data", no_argument, NULL, OPT_READ_DATA },
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 	{ "lines", no_argument, NULL, OPT_LINES },
@@ -140,6 +142,10 @@ void options__usage(FILE *out)
 	    "      --stats                 print the health counters to stderr at the end\n"
 	    "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
 	    "                              (repeatable; packs: postgres)\n"
+	    "      --read-data             also the labels a rule pack marks as data: with\n"
+	    "                              postgres, pg.query, the first 63 bytes of the\n"
+	    "                              statement each backend runs; off by default,\n"
+	    "                              as statements can hold anyone's data\n"
 	    "      --group-by KEY          the text report's table by tid (default), pid,\n"
 	    "                              comm, title, state, wait or a label a rule\n"
 	    "                              pack reads (pg.wait_event, pg.backend_type)\n"
@@ -320,6 +326,8 @@ static const char *tracing_only(int opt)
 		return "--no-user-stack";
 	case OPT_CALL_GRAPH:
 		return "--call-graph";
+	case OPT_READ_DATA:
+		return "--read-data";
 	default:
 		return NULL;
 	}
@@ -386,6 +394,9 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		return parse_call_graph(arg, o);
 	case OPT_STATS:
 		o->stats = true;
+		return 0;
+	case OPT_READ_DATA:
+		o->read_data = true;
 		return 0;
 	case OPT_RULES:
 		return load_rules(arg, o);

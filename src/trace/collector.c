@@ -624,7 +624,8 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (c->label_reader && r->read_mask) {
 		struct label_values lv;
 
-		label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values, &lv);
+		label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values,
+				     r->read_str, &lv);
 		w.labels = profile__intern_labels(c->profile, lv.items, lv.nr, &err);
 		if (err)
 			return err;

@@ -28,6 +28,7 @@ struct label_reader {
 	struct hash_table *procs; /* pid -> matched */
 	label_reader_sink_fn sink;
 	void *sink_ctx;
+	bool read_data; /* --read-data: the reads marked data too */
 };
 
 int label_reader__new(const struct rule_set *rules, struct label_reader **out)
@@ -111,8 +112,8 @@ static int load_base(uint32_t pid, const struct stat *st, const struct datasyms 
 }
 
 /* The group's reads in pid's addresses; -ENOENT when its binary lacks a symbol. */
-static int resolve(uint32_t pid, const struct read_group *g, struct offcpu_reads *reads,
-		   unsigned int *version)
+static int resolve(uint32_t pid, const struct read_group *g, bool read_data,
+		   struct offcpu_reads *reads, unsigned int *version)
 {
 	const char *names[RULES_MAX_READS];
 	struct datasyms d;
@@ -145,9 +146,13 @@ static int resolve(uint32_t pid, const struct read_group *g, struct offcpu_reads
 		return err;
 	memset(reads, 0, sizeof(*reads));
 	for (i = 0; i < g->nr_reads; i++) {
+		/* A read of users' data not asked for is not given to BPF at all. */
+		if (g->reads[i].data && !read_data)
+			continue;
 		reads->addr[i] = base + d.vaddr[i];
 		reads->width[i] = (__u8)g->reads[i].width;
 		reads->deref[i] = g->reads[i].deref;
+		reads->string[i] = g->reads[i].string;
 	}
 	*version = d.version;
 	return 0;
@@ -170,7 +175,7 @@ void label_reader__match(struct label_reader *lr, uint32_t pid)
 	if (!lr->sink || read_comm(pid, comm, sizeof(comm)))
 		return;
 	g = group_of(lr, comm);
-	if (!g || !g->nr_reads || resolve(pid, g, &reads, &version))
+	if (!g || !g->nr_reads || resolve(pid, g, lr->read_data, &reads, &version))
 		return;
 	m = malloc(sizeof(*m));
 	if (!m)
@@ -188,6 +193,11 @@ void label_reader__match(struct label_reader *lr, uint32_t pid)
 		return;
 	}
 	log__info("process %u (%s): labels read at block time (version %u)", pid, comm, version);
+}
+
+void label_reader__read_data(struct label_reader *lr, bool on)
+{
+	lr->read_data = on;
 }
 
 void label_reader__attach(struct label_reader *lr, label_reader_sink_fn fn, void *ctx)
@@ -242,7 +252,7 @@ void label_reader__exit(struct label_reader *lr, uint32_t pid)
 }
 
 void label_reader__labels(const struct label_reader *lr, uint32_t pid, uint32_t mask,
-			  const __u64 *values, struct label_values *out)
+			  const __u64 *values, const char *text, struct label_values *out)
 {
 	const struct matched *m;
 	size_t i;
@@ -258,7 +268,11 @@ void label_reader__labels(const struct label_reader *lr, uint32_t pid, uint32_t 
 
 		if (!(mask & (1u << i)))
 			continue;
-		if (!reads__decode(r->decoder, m->version, values[i], out->bufs[out->nr],
+		if (r->string) {
+			/* At most OFFCPU_READ_STR_LEN bytes, terminated or not. */
+			snprintf(out->bufs[out->nr], sizeof(out->bufs[out->nr]), "%.*s",
+				 OFFCPU_READ_STR_LEN - 1, text);
+		} else if (!reads__decode(r->decoder, m->version, values[i], out->bufs[out->nr],
 				   sizeof(out->bufs[out->nr])))
 			continue;
 		out->items[out->nr].name = r->label;

@@ -27,6 +27,8 @@ typedef int (*label_reader_sink_fn)(void *ctx, uint32_t pid, const struct offcpu
 /* rules must outlive it; without read groups it does nothing. */
 int label_reader__new(const struct rule_set *rules, struct label_reader **out);
 void label_reader__free(struct label_reader *lr);
+/* --read-data: also the reads a pack marks as data (a statement's text). */
+void label_reader__read_data(struct label_reader *lr, bool on);
 /* Where matches go; then matches the processes running now. */
 void label_reader__attach(struct label_reader *lr, label_reader_sink_fn fn, void *ctx);
 void label_reader__exec(struct label_reader *lr, uint32_t pid);
@@ -44,8 +46,11 @@ struct label_values {
 	size_t nr;
 };
 
-/* The labels of a wait of pid whose read values are these (mask: which were read). */
+/*
+ * The labels of a wait of pid whose read values are these (mask: which
+ * were read; text: the record's read_str, OFFCPU_READ_STR_LEN bytes).
+ */
 void label_reader__labels(const struct label_reader *lr, uint32_t pid, uint32_t mask,
-			  const __u64 *values, struct label_values *out);
+			  const __u64 *values, const char *text, struct label_values *out);
 
 #endif

@@ -197,6 +197,43 @@ def test_pg_wait_events_agree_with_pg_stat_activity():
     assert "pg.backend_type:" in r.stdout and "client backend" in r.stdout
 
 
+def test_statement_text_only_with_read_data():
+    """pg.query, the first bytes of the statement a backend runs, is read only
+    with --read-data (statements hold data): without it no wait has it, and
+    BPF is not even given its address; with it, pgbench's statements group
+    the waits."""
+    with cluster() as conn:
+        bench = subprocess.Popen(["runuser", "-u", "postgres", "--", PG_BIN + "/pgbench", "-c",
+                                  "8", "-j", "2", "-T", "30"] + conn + ["postgres"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(1.0)
+            runs = {}
+            for name, extra in (("off", []), ("on", ["--read-data"])):
+                out = os.path.join(t.TMP, "pg-query-%s.json" % name)
+                r = t.run([t.OFFCPU, "-c", "postgres", "--rules", "postgres", "-m", "0", "-d",
+                           "2s", "-f", "json", "-o", out] + extra)
+                assert r.returncode == 0, r.stderr
+                runs[name] = t.read_json_lines(out)[0]
+        finally:
+            bench.kill()
+            bench.wait()
+    assert not [w for w in runs["off"] if "pg.query" in w.get("labels", {})]
+    assert [w for w in runs["off"] if "pg.wait_event" in w.get("labels", {})]
+    queries = [w["labels"]["pg.query"] for w in runs["on"] if "pg.query" in w.get("labels", {})]
+    assert queries, "no statement read"
+    assert all(len(q.encode()) <= 63 for q in queries), max(queries, key=len)
+    assert any(q.startswith("UPDATE pgbench_branches SET bbalance") for q in queries), \
+        sorted(set(queries))[:20]
+    # Only ever in client backends: the others run no statement.
+    for w in runs["on"]:
+        if "pg.query" in w.get("labels", {}):
+            assert w["labels"].get("pg.backend_type") == "client backend", w["labels"]
+    r = t.run([t.OFFCPU, "report", "-c", "postgres", "-m", "0", "--read-data",
+               os.path.join(t.TMP, "pg-query-on.json")])
+    assert r.returncode == 2 and "--read-data" in r.stderr, r.stderr
+
+
 def test_pg15_tables_are_what_the_binary_says():
     """The unit tests' fixture (every value offcpu names, and what PostgreSQL
     calls it) against the installed PostgreSQL 15 itself: its own

@@ -137,13 +137,19 @@ static void pack_lines_parse(void **state)
 				    "pg_wait_event\n"
 				    "read MyBackendType u32 as pg.backend_type decode pg_backend_type\n"
 				    "read SomeCounter u64 as x.counter\n"
+				    "read debug_query_string deref str as pg.query data\n"
 				    "label pg.wait_event Lock:* lock:pg-heavyweight\n",
 				    &set, &line, &why),
 			 0);
 	assert_int_equal(set.nr_groups, 1);
 	assert_string_equal(set.groups[0].comm, "postgres");
 	assert_string_equal(set.groups[0].version_prefix, "PostgreSQL");
-	assert_int_equal(set.groups[0].nr_reads, 3);
+	assert_int_equal(set.groups[0].nr_reads, 4);
+	assert_true(set.groups[0].reads[3].string);
+	assert_true(set.groups[0].reads[3].data);
+	assert_true(set.groups[0].reads[3].deref);
+	assert_string_equal(set.groups[0].reads[3].decoder, "text");
+	assert_false(set.groups[0].reads[0].data);
 	assert_true(set.groups[0].reads[0].deref);
 	assert_int_equal(set.groups[0].reads[0].width, 4);
 	assert_string_equal(set.groups[0].reads[0].decoder, "pg_wait_event");
@@ -167,7 +173,10 @@ static void bad_pack_lines_name_their_line(void **state)
 		const char *why;
 	} cases[] = {
 		{ "read X u32 as a.b\n", 1, "process line" },
-		{ "process postgres\nread X u24 as a.b\n", 2, "u8, u16, u32 or u64" },
+		{ "process postgres\nread X u24 as a.b\n", 2, "u8, u16, u32, u64 or str" },
+		{ "process p\nread X str as a.b decode hex\n", 2, "decode as text" },
+		{ "process p\nread X u32 as a.b decode text\n", 2, "decode as text" },
+		{ "process p\nread X str as a.b\nread Y deref str as a.c data\n", 3, "one str" },
 		{ "process postgres\nread X u32 as nodot\n", 2, "NAMESPACE.NAME" },
 		{ "process postgres\nread X u32 as a.b decode nope\n", 2, "unknown decoder" },
 		{ "process postgres\nread X u32 is a.b\n", 2, "expected: read" },
