@@ -167,6 +167,12 @@ static int give_reads(void *ctx, uint32_t pid, const struct offcpu_reads *reads)
 	return tracer__set_reads(ctx, pid, reads);
 }
 
+/* Loaded, not attached: the processes running now, read from their first wait. */
+static void match_running(void *ctx, struct tracer *t)
+{
+	label_reader__attach(ctx, give_reads, t);
+}
+
 static int start_tracer(struct session *s)
 {
 	struct options *o = s->opts;
@@ -189,6 +195,8 @@ static int start_tracer(struct session *s)
 		.nr_comms = o->nr_comms,
 		/* A test-only override: the BTF file tracepoints and CO-RE are read from. */
 		.btf_path = getenv("OFFCPU_BTF_PATH"),
+		.before_attach = match_running,
+		.before_attach_ctx = s->label_reader,
 	};
 	int err;
 
@@ -207,7 +215,10 @@ static int start_tracer(struct session *s)
 	/* tracer__new said why: only it knows the file, tracepoint or program. */
 	if (err)
 		return EXIT_ENVIRONMENT;
-	/* Attached: processes that fork or exec from now on are matched from their records. */
+	/*
+	 * Attached: once more, for what forked or exec'd between the first
+	 * look and attaching; from now on their records say.
+	 */
 	label_reader__attach(s->label_reader, give_reads, s->tracer);
 	/* Loaded and attached: what is left is reading /proc and files. */
 	err = caps__drop_after_attach();

@@ -21,11 +21,25 @@ struct matched {
 	uint32_t pid;
 	const struct read_group *group;
 	unsigned int version;
+	struct offcpu_reads reads; /* as given to BPF: a fork has the same */
 };
+
+/* A binary looked up once, by device and inode, for every process running it. */
+struct binary {
+	dev_t dev;
+	ino_t ino;
+	const struct read_group *group;
+	int err; /* datasyms__lookup's */
+	struct datasyms syms;
+};
+
+#define MAX_BINARIES 16
 
 struct label_reader {
 	const struct rule_set *rules;
 	struct hash_table *procs; /* pid -> matched */
+	struct binary binaries[MAX_BINARIES];
+	size_t nr_binaries;
 	label_reader_sink_fn sink;
 	void *sink_ctx;
 	bool read_data; /* --read-data: the reads marked data too */
@@ -85,7 +99,8 @@ static const struct read_group *group_of(const struct label_reader *lr, const ch
 }
 
 /* The load base of the file st maps in pid: where its offset 0 would be. */
-static int load_base(uint32_t pid, const struct stat *st, const struct datasyms *d, uint64_t *base)
+static int load_base(uint32_t pid, const struct stat *st, const struct datasyms *d,
+		     uint64_t *base)
 {
 	struct proc_maps maps = { 0 };
 	size_t i;
@@ -111,20 +126,47 @@ static int load_base(uint32_t pid, const struct stat *st, const struct datasyms 
 	return err;
 }
 
-/* The group's reads in pid's addresses; -ENOENT when its binary lacks a symbol. */
-static int resolve(uint32_t pid, const struct read_group *g, bool read_data,
-		   struct offcpu_reads *reads, unsigned int *version)
+/* The binary's symbols, read once per binary (a cluster runs one for dozens of processes). */
+static const struct binary *binary_of(struct label_reader *lr, int fd, const struct stat *st,
+				      const struct read_group *g)
 {
 	const char *names[RULES_MAX_READS];
-	struct datasyms d;
+	struct binary *b;
+	size_t i;
+
+	for (i = 0; i < lr->nr_binaries; i++) {
+		b = &lr->binaries[i];
+		if (b->dev == st->st_dev && b->ino == st->st_ino && b->group == g)
+			return b;
+	}
+	/* Past the cache's room the oldest goes: binaries replaced under a running cluster. */
+	if (lr->nr_binaries == MAX_BINARIES) {
+		memmove(&lr->binaries[0], &lr->binaries[1],
+			(MAX_BINARIES - 1) * sizeof(lr->binaries[0]));
+		lr->nr_binaries--;
+	}
+	b = &lr->binaries[lr->nr_binaries++];
+	b->dev = st->st_dev;
+	b->ino = st->st_ino;
+	b->group = g;
+	for (i = 0; i < g->nr_reads; i++)
+		names[i] = g->reads[i].symbol;
+	b->err = datasyms__lookup(fd, names, g->nr_reads, g->version_prefix, &b->syms);
+	return b;
+}
+
+/* The group's reads in pid's addresses; -ENOENT when its binary lacks a symbol. */
+static int resolve(struct label_reader *lr, uint32_t pid, const struct read_group *g,
+		   struct offcpu_reads *reads, unsigned int *version)
+{
+	const struct datasyms *d;
+	const struct binary *b;
 	char path[64];
 	struct stat st;
 	uint64_t base;
 	size_t i;
 	int fd, err;
 
-	for (i = 0; i < g->nr_reads; i++)
-		names[i] = g->reads[i].symbol;
 	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -133,28 +175,29 @@ static int resolve(uint32_t pid, const struct read_group *g, bool read_data,
 		close(fd);
 		return -ENOENT;
 	}
-	err = datasyms__lookup(fd, names, g->nr_reads, g->version_prefix, &d);
+	b = binary_of(lr, fd, &st, g);
 	close(fd);
-	if (err)
-		return err;
+	if (b->err)
+		return b->err;
+	d = &b->syms;
 	for (i = 0; i < g->nr_reads; i++) {
-		if (!d.found[i])
+		if (!d->found[i])
 			return -ENOENT;
 	}
-	err = load_base(pid, &st, &d, &base);
+	err = load_base(pid, &st, d, &base);
 	if (err)
 		return err;
 	memset(reads, 0, sizeof(*reads));
 	for (i = 0; i < g->nr_reads; i++) {
 		/* A read of users' data not asked for is not given to BPF at all. */
-		if (g->reads[i].data && !read_data)
+		if (g->reads[i].data && !lr->read_data)
 			continue;
-		reads->addr[i] = base + d.vaddr[i];
+		reads->addr[i] = base + d->vaddr[i];
 		reads->width[i] = (__u8)g->reads[i].width;
 		reads->deref[i] = g->reads[i].deref;
 		reads->string[i] = g->reads[i].string;
 	}
-	*version = d.version;
+	*version = d->version;
 	return 0;
 }
 
@@ -171,11 +214,13 @@ void label_reader__match(struct label_reader *lr, uint32_t pid)
 	char comm[32];
 	unsigned int version = 0;
 
-	forget(lr, pid);
+	/* Matched already (the scan before attaching): the same image, the same reads. */
+	if (hash_table__find(lr->procs, &pid))
+		return;
 	if (!lr->sink || read_comm(pid, comm, sizeof(comm)))
 		return;
 	g = group_of(lr, comm);
-	if (!g || !g->nr_reads || resolve(pid, g, lr->read_data, &reads, &version))
+	if (!g || !g->nr_reads || resolve(lr, pid, g, &reads, &version))
 		return;
 	m = malloc(sizeof(*m));
 	if (!m)
@@ -183,6 +228,7 @@ void label_reader__match(struct label_reader *lr, uint32_t pid)
 	m->pid = pid;
 	m->group = g;
 	m->version = version;
+	m->reads = reads;
 	if (hash_table__insert(lr->procs, &m->pid, m)) {
 		free(m);
 		return;
@@ -225,6 +271,8 @@ void label_reader__attach(struct label_reader *lr, label_reader_sink_fn fn, void
 
 void label_reader__exec(struct label_reader *lr, uint32_t pid)
 {
+	/* A new image: BPF dropped its reads at the exec. */
+	forget(lr, pid);
 	if (lr->rules->nr_groups)
 		label_reader__match(lr, pid);
 }
@@ -242,8 +290,16 @@ void label_reader__fork(struct label_reader *lr, uint32_t parent, uint32_t child
 		return;
 	*m = *p;
 	m->pid = child;
-	if (hash_table__insert(lr->procs, &m->pid, m))
+	if (hash_table__insert(lr->procs, &m->pid, m)) {
 		free(m);
+		return;
+	}
+	/*
+	 * BPF copied the parent's reads at the fork, if it had them then; a
+	 * parent matched after (between attaching and the scan) had none.
+	 */
+	if (lr->sink && lr->sink(lr->sink_ctx, child, &m->reads))
+		forget(lr, child);
 }
 
 void label_reader__exit(struct label_reader *lr, uint32_t pid)

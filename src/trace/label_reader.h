@@ -29,12 +29,12 @@ int label_reader__new(const struct rule_set *rules, struct label_reader **out);
 void label_reader__free(struct label_reader *lr);
 /* --read-data: also the reads a pack marks as data (a statement's text). */
 void label_reader__read_data(struct label_reader *lr, bool on);
-/* Where matches go; then matches the processes running now. */
+/* Where matches go; then matches the processes running now (again: once more after attaching). */
 void label_reader__attach(struct label_reader *lr, label_reader_sink_fn fn, void *ctx);
 void label_reader__exec(struct label_reader *lr, uint32_t pid);
 void label_reader__fork(struct label_reader *lr, uint32_t parent, uint32_t child);
 void label_reader__exit(struct label_reader *lr, uint32_t pid);
-/* Matches pid now, as at exec (for tests and the scan). */
+/* Matches pid now if it is not matched yet (the scans; exec forgets it first). */
 void label_reader__match(struct label_reader *lr, uint32_t pid);
 
 #define LABEL_VALUE_MAX 96

@@ -415,6 +415,8 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 		report_setup_error("read offcpu's ring buffer", err);
 		goto fail;
 	}
+	if (opts->before_attach)
+		opts->before_attach(opts->before_attach_ctx, t);
 	err = attach_core(t->skel);
 	if (err)
 		goto fail;

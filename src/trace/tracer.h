@@ -9,6 +9,8 @@
 
 #include "lib/parse.h"
 
+struct tracer;
+
 struct tracer_opts {
 	uint64_t min_duration_ns;
 	uint64_t max_duration_ns; /* UINT64_MAX: none */
@@ -29,12 +31,17 @@ struct tracer_opts {
 	bool filter_cgroup;
 	int cgroup_fd;	      /* with filter_cgroup: the cgroup v2 directory, open */
 	const char *btf_path; /* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
+	/*
+	 * Issue #19: called once loaded, before attaching (tracer__set_reads
+	 * works then), so that processes running already are read from
+	 * their first wait; NULL: none.
+	 */
+	void (*before_attach)(void *ctx, struct tracer *t);
+	void *before_attach_ctx;
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */
 typedef int (*tracer_record_fn)(void *ctx, const void *data, size_t size);
-
-struct tracer;
 
 /*
  * Reports a failure itself, in one line naming the cause (lib/log.h), and
