@@ -223,6 +223,16 @@ static bool is_idle(const char *wait_class)
 	return !strncmp(wait_class, "idle", 4) && (!wait_class[4] || wait_class[4] == ':');
 }
 
+/* "[NAMESPACE.NAME=VALUE]": what folded_lines puts after [wait] for each label. */
+static bool is_label_frame(const char *frame)
+{
+	size_t len = strcspn(frame, ";");
+	const char *eq = memchr(frame, '=', len);
+
+	return len > 4 && frame[0] == '[' && frame[len - 1] == ']' && eq &&
+	       memchr(frame, '.', (size_t)(eq - frame));
+}
+
 static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_ns,
 			    const struct output_opts *opts)
 {
@@ -243,6 +253,9 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		len += strcspn(line->text + len + 1, ";") + 1;
 		wait = len + 2;
 		len += strcspn(line->text + len + 1, ";") + 1;
+		/* Issue #19: and the "[pg.wait_event=...]" label pseudo-frames after it. */
+		while (line->text[len] == ';' && is_label_frame(line->text + len + 1))
+			len += strcspn(line->text + len + 1, ";") + 1;
 		if (!opts->show_idle && line->text[len - 1] == ']' && wait < len &&
 		    (!strncmp(line->text + wait, "idle]", 5) ||
 		     !strncmp(line->text + wait, "idle:", 5)))
