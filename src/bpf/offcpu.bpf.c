@@ -551,7 +551,7 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 1); /* tracer.c sizes it: 65,536 with a pack's reads */
 	__type(key, __u32);
 	__type(value, struct offcpu_reads);
 } reads_by_pid SEC(".maps");

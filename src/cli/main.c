@@ -197,6 +197,7 @@ static int start_tracer(struct session *s)
 		.btf_path = getenv("OFFCPU_BTF_PATH"),
 		.before_attach = match_running,
 		.before_attach_ctx = s->label_reader,
+		.label_reads = o->rules.nr_groups > 0,
 	};
 	int err;
 

@@ -301,6 +301,12 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 		report_setup_error("size the -c map", err);
 		goto out;
 	}
+	/* A preallocated hash: 65,536 processes cost 6 MiB of kernel memory, paid only if used. */
+	err = bpf_map__set_max_entries(skel->maps.reads_by_pid, o->label_reads ? 65536 : 1);
+	if (err) {
+		report_setup_error("size the map of processes read", err);
+		goto out;
+	}
 	err = size_stack_copies(skel);
 out:
 	btf__free(vmlinux);

@@ -38,6 +38,7 @@ struct tracer_opts {
 	 */
 	void (*before_attach)(void *ctx, struct tracer *t);
 	void *before_attach_ctx;
+	bool label_reads; /* issue #19: a rule pack reads from processes: room for them */
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */
