@@ -28,6 +28,7 @@ struct matched {
 struct binary {
 	dev_t dev;
 	ino_t ino;
+	struct timespec mtime; /* a file rewritten in place is read again */
 	const struct read_group *group;
 	int err; /* datasyms__lookup's */
 	struct datasyms syms;
@@ -136,7 +137,8 @@ static const struct binary *binary_of(struct label_reader *lr, int fd, const str
 
 	for (i = 0; i < lr->nr_binaries; i++) {
 		b = &lr->binaries[i];
-		if (b->dev == st->st_dev && b->ino == st->st_ino && b->group == g)
+		if (b->dev == st->st_dev && b->ino == st->st_ino && b->group == g &&
+		    b->mtime.tv_sec == st->st_mtim.tv_sec && b->mtime.tv_nsec == st->st_mtim.tv_nsec)
 			return b;
 	}
 	/* Past the cache's room the oldest goes: binaries replaced under a running cluster. */
@@ -148,6 +150,7 @@ static const struct binary *binary_of(struct label_reader *lr, int fd, const str
 	b = &lr->binaries[lr->nr_binaries++];
 	b->dev = st->st_dev;
 	b->ino = st->st_ino;
+	b->mtime = st->st_mtim;
 	b->group = g;
 	for (i = 0; i < g->nr_reads; i++)
 		names[i] = g->reads[i].symbol;
