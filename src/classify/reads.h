@@ -9,9 +9,9 @@
  * A value is the integer at the symbol's address or, with deref, at the
  * pointer stored there; str, the first bytes of the C string there (one
  * a process line). A read marked data (a statement's text can hold
- * anyone's data) is made only when the user asks (--read-data). Decoders turn it into the label's text: dec, hex,
- * and those of a program's own tables (pg_wait_event, pg_backend_type),
- * given the major version found in the binary.
+ * anyone's data) is made only when the user asks (--read-data). Decoders turn it into the label's
+ * text: dec, hex, and those of a program's own tables (pg_wait_event, pg_backend_type), given the
+ * major version found in the binary.
  */
 #ifndef OFFCPU_READS_H
 #define OFFCPU_READS_H

@@ -230,8 +230,8 @@ int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const
 
 		/* A file of comments adds nothing to copy (found by tests/fuzz/fuzz_rules). */
 		struct read_group *groups =
-		    all ? realloc(set->groups, (set->nr_groups + added.nr_groups + 1) *
-						   sizeof(*groups))
+		    all ? realloc(set->groups,
+				  (set->nr_groups + added.nr_groups + 1) * sizeof(*groups))
 			: NULL;
 
 		if (all)

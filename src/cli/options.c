@@ -94,7 +94,7 @@ const char options__examples[] =
     "  offcpu -p 1234 -m 5ms -d 30s         one process, waits of 5 ms or more\n"
     "  offcpu -- make -j8                   a command and what it forks, until it exits\n"
     "  offcpu -c postgres --rules postgres --group-by title -d 10s\n"
-	    "  offcpu -c postgres --rules postgres --group-by pg.wait_event -d 10s\n"
+    "  offcpu -c postgres --rules postgres --group-by pg.wait_event -d 10s\n"
     "                                       why PostgreSQL's backends wait\n"
     "  offcpu -d 10s -o wait.svg            an interactive flame graph\n"
     "  offcpu -d 10s -o wait.pb.gz          for go tool pprof -http=: wait.pb.gz\n"
@@ -402,9 +402,10 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		return load_rules(arg, o);
 	case OPT_GROUP_BY:
 		if (output_group_by__parse(arg, &o->report.group_by))
-			return bad_value("--group-by", arg,
-					 "expected title, comm, pid, tid, state, wait or a label name "
-					 "such as pg.wait_event");
+			return bad_value(
+			    "--group-by", arg,
+			    "expected title, comm, pid, tid, state, wait or a label name "
+			    "such as pg.wait_event");
 		o->report.group_label = o->report.group_by == GROUP_BY_LABEL ? arg : NULL;
 		return 0;
 	case OPT_LINES:

@@ -90,8 +90,8 @@ static const struct group_by_section sections[] = {
  * Names as frame_names__printable shows them: a thread or process may name
  * itself with terminal commands, and this report goes to root's terminal.
  */
-static void label_of(const struct profile_entry *e, enum report_group_by by,
-		     const char *label_name, char *buf, size_t size)
+static void label_of(const struct profile_entry *e, enum report_group_by by, const char *label_name,
+		     char *buf, size_t size)
 {
 	const char *name = e->key.title ? e->key.title : e->key.comm;
 	bool exited = e->key.pid == PROFILE_EXITED_ID;
@@ -311,8 +311,8 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, NULL,
 			   opts->top);
 	err = err
-		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT,
-				  NULL, opts->top);
+		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT, NULL,
+				  opts->top);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
 		err = err

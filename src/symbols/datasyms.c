@@ -43,8 +43,7 @@ static void find_names(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *shdr,
 	}
 }
 
-static void find_version(struct elf_file *f, Elf_Scn *scn, const char *prefix,
-			 struct datasyms *out)
+static void find_version(struct elf_file *f, Elf_Scn *scn, const char *prefix, struct datasyms *out)
 {
 	Elf_Data *data = elf_file__data(f, scn);
 	size_t plen = strlen(prefix);
@@ -61,7 +60,8 @@ static void find_version(struct elf_file *f, Elf_Scn *scn, const char *prefix,
 
 		if (!hit || hit + plen + 1 >= end)
 			return;
-		/* "PREFIX 15.20 ...": one blank, then the number (a prefix has none: it is a token). */
+		/* "PREFIX 15.20 ...": one blank, then the number (a prefix has none: it is a
+		 * token). */
 		num = hit + plen + 1;
 		/* A string that starts there: the section's start or a NUL before it. */
 		if ((hit == data->d_buf || hit[-1] == '\0') && hit[plen] == ' ' && *num >= '0' &&

@@ -30,8 +30,8 @@ struct datasyms {
 /*
  * Looks up nr names (at most DATASYMS_MAX) in the ELF file open at fd and,
  * with a version_prefix, the first string of .rodata that is the prefix,
- * a blank and a number ("PostgreSQL 15.20 (Debian 15.20-0+deb12u1)..."). Read as symbols/elf_file.h reads files, within the default
- * limits. -ENOEXEC: no ELF file; other negative errno.
+ * a blank and a number ("PostgreSQL 15.20 (Debian 15.20-0+deb12u1)..."). Read as symbols/elf_file.h
+ * reads files, within the default limits. -ENOEXEC: no ELF file; other negative errno.
  */
 int datasyms__lookup(int fd, const char *const *names, size_t nr, const char *version_prefix,
 		     struct datasyms *out);

@@ -479,8 +479,11 @@ static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, siz
 
 static const char *wait_class_of(struct collector *c, const struct wait *w, const char *parked)
 {
-	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, w->labels, parked,
-				    NULL },
+	struct cached_class key = { .kernel_stack = w->kernel_stack,
+				    .user_stack = w->user_stack,
+				    .state = w->state,
+				    .labels = w->labels,
+				    .parked = parked },
 			    *cached;
 	const struct stack *k = w->kernel_stack, *u = w->user_stack;
 	const char *by_labels;
@@ -495,9 +498,9 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 	by_labels = classify__from_labels(c->rules, w->state, w->labels);
 	cached->wait_class = strpool__intern(
 	    c->profile->strings,
-	    by_labels ?: classify__wait_parked(c->rules, w->state, k ? k->frames : NULL,
-					       k ? k->nr : 0, u ? u->frames : NULL, u ? u->nr : 0,
-					       parked));
+	    by_labels
+		?: classify__wait_parked(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
+					 u ? u->frames : NULL, u ? u->nr : 0, parked));
 	if (!cached->wait_class || hash_table__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;

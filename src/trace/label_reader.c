@@ -100,8 +100,7 @@ static const struct read_group *group_of(const struct label_reader *lr, const ch
 }
 
 /* The load base of the file st maps in pid: where its offset 0 would be. */
-static int load_base(uint32_t pid, const struct stat *st, const struct datasyms *d,
-		     uint64_t *base)
+static int load_base(uint32_t pid, const struct stat *st, const struct datasyms *d, uint64_t *base)
 {
 	struct proc_maps maps = { 0 };
 	size_t i;
@@ -138,7 +137,8 @@ static const struct binary *binary_of(struct label_reader *lr, int fd, const str
 	for (i = 0; i < lr->nr_binaries; i++) {
 		b = &lr->binaries[i];
 		if (b->dev == st->st_dev && b->ino == st->st_ino && b->group == g &&
-		    b->mtime.tv_sec == st->st_mtim.tv_sec && b->mtime.tv_nsec == st->st_mtim.tv_nsec)
+		    b->mtime.tv_sec == st->st_mtim.tv_sec &&
+		    b->mtime.tv_nsec == st->st_mtim.tv_nsec)
 			return b;
 	}
 	/* Past the cache's room the oldest goes: binaries replaced under a running cluster. */
@@ -332,7 +332,7 @@ void label_reader__labels(const struct label_reader *lr, uint32_t pid, uint32_t 
 			snprintf(out->bufs[out->nr], sizeof(out->bufs[out->nr]), "%.*s",
 				 OFFCPU_READ_STR_LEN - 1, text);
 		} else if (!reads__decode(r->decoder, m->version, values[i], out->bufs[out->nr],
-				   sizeof(out->bufs[out->nr])))
+					  sizeof(out->bufs[out->nr])))
 			continue;
 		out->items[out->nr].name = r->label;
 		out->items[out->nr].value = out->bufs[out->nr];

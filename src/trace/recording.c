@@ -289,13 +289,14 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	if (r->filter->rules && r->filter->rules->nr) {
 		const char *by_labels = classify__from_labels(r->filter->rules, w.state, w.labels);
 
-		wait_class = by_labels
-				 ?: classify__wait_parked(
-					r->filter->rules, w.state,
-					w.kernel_stack ? w.kernel_stack->frames : NULL,
-					w.kernel_stack ? w.kernel_stack->nr : 0,
-					w.user_stack ? w.user_stack->frames : NULL,
-					w.user_stack ? w.user_stack->nr : 0, parked_class(&w, wait_class));
+		wait_class =
+		    by_labels
+			?: classify__wait_parked(r->filter->rules, w.state,
+						 w.kernel_stack ? w.kernel_stack->frames : NULL,
+						 w.kernel_stack ? w.kernel_stack->nr : 0,
+						 w.user_stack ? w.user_stack->frames : NULL,
+						 w.user_stack ? w.user_stack->nr : 0,
+						 parked_class(&w, wait_class));
 	}
 	w.wait_class = intern(r, wait_class);
 	if (!w.comm || !w.wait_class)

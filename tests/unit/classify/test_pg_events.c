@@ -93,21 +93,33 @@ static void backend_types_per_version(void **state)
 		unsigned int version, type;
 		const char *name;
 	} cases[] = {
-		{ 14, 3, "client backend" },	{ 14, 6, "checkpointer" },   { 14, 10, "walwriter" },
-		{ 14, 12, "stats collector" },	{ 14, 13, "logger" },	     { 15, 3, "client backend" },
-		{ 15, 5, "background writer" }, { 15, 6, "checkpointer" },   { 15, 10, "walwriter" },
-		{ 15, 12, "logger" },		{ 16, 13, "0xd" },
-		{ 17, 1, "client backend" },	{ 17, 3, "autovacuum worker" },
-		{ 17, 9, "background writer" }, { 17, 10, "checkpointer" },  { 17, 14, "walwriter" },
-		{ 17, 15, "logger" },		{ 15, 40, "0x28" },	     { 12, 3, "0x3" },
+		{ 14, 3, "client backend" },
+		{ 14, 6, "checkpointer" },
+		{ 14, 10, "walwriter" },
+		{ 14, 12, "stats collector" },
+		{ 14, 13, "logger" },
+		{ 15, 3, "client backend" },
+		{ 15, 5, "background writer" },
+		{ 15, 6, "checkpointer" },
+		{ 15, 10, "walwriter" },
+		{ 15, 12, "logger" },
+		{ 16, 13, "0xd" },
+		{ 17, 1, "client backend" },
+		{ 17, 3, "autovacuum worker" },
+		{ 17, 9, "background writer" },
+		{ 17, 10, "checkpointer" },
+		{ 17, 14, "walwriter" },
+		{ 17, 15, "logger" },
+		{ 15, 40, "0x28" },
+		{ 12, 3, "0x3" },
 	};
 	char buf[64];
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_true(pg_events__backend_type(cases[i].version, cases[i].type, buf,
-						    sizeof(buf)));
+		assert_true(
+		    pg_events__backend_type(cases[i].version, cases[i].type, buf, sizeof(buf)));
 		if (strcmp(buf, cases[i].name))
 			fail_msg("%u/%u: %s, expected %s", cases[i].version, cases[i].type, buf,
 				 cases[i].name);
@@ -132,15 +144,16 @@ static void pack_lines_parse(void **state)
 	unsigned int line = 0;
 
 	(void)state;
-	assert_int_equal(parse_text("process postgres version PostgreSQL\n"
-				    "read my_wait_event_info deref u32 as pg.wait_event decode "
-				    "pg_wait_event\n"
-				    "read MyBackendType u32 as pg.backend_type decode pg_backend_type\n"
-				    "read SomeCounter u64 as x.counter\n"
-				    "read debug_query_string deref str as pg.query data\n"
-				    "label pg.wait_event Lock:* lock:pg-heavyweight\n",
-				    &set, &line, &why),
-			 0);
+	assert_int_equal(
+	    parse_text("process postgres version PostgreSQL\n"
+		       "read my_wait_event_info deref u32 as pg.wait_event decode "
+		       "pg_wait_event\n"
+		       "read MyBackendType u32 as pg.backend_type decode pg_backend_type\n"
+		       "read SomeCounter u64 as x.counter\n"
+		       "read debug_query_string deref str as pg.query data\n"
+		       "label pg.wait_event Lock:* lock:pg-heavyweight\n",
+		       &set, &line, &why),
+	    0);
 	assert_int_equal(set.nr_groups, 1);
 	assert_string_equal(set.groups[0].comm, "postgres");
 	assert_string_equal(set.groups[0].version_prefix, "PostgreSQL");
@@ -221,9 +234,8 @@ static void label_rules_after_the_state(void **state)
 	int err;
 
 	(void)state;
-	assert_int_equal(parse_text("label pg.wait_event LWLock:* lock:pg-lwlock\n", &set, &line,
-				    &why),
-			 0);
+	assert_int_equal(
+	    parse_text("label pg.wait_event LWLock:* lock:pg-lwlock\n", &set, &line, &why), 0);
 	assert_int_equal(profile__new(false, &p), 0);
 	labels = profile__intern_labels(p, items, 1, &err);
 	assert_non_null(labels);
