@@ -65,6 +65,20 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
 	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
 	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
+	/* Issue 15. */
+	OFFCPU_CNT_WAKER_STACKS,     /* --wakers: waker stacks taken at a wakeup */
+	OFFCPU_CNT_WAKER_STACK_FAIL, /* --wakers: waker stack could not be taken or sent */
+	/*
+	 * Issue #14: the summed nanoseconds of the waits each drop counter
+	 * above counts where the duration is known, and --short sample's
+	 * short waits kept by the coin (their estimate: one -m each).
+	 */
+	OFFCPU_CNT_BELOW_MIN_NS, /* every wait below -m, kept by --short sample or not */
+	OFFCPU_CNT_ABOVE_MAX_NS,
+	OFFCPU_CNT_SAMPLED_OUT_NS,
+	OFFCPU_CNT_RINGBUF_FULL_NS,  /* the durations of the wait records dropped */
+	OFFCPU_CNT_SHORT_SAMPLED,    /* --short sample: below -m, kept with p = duration/min */
+	OFFCPU_CNT_SHORT_SAMPLED_NS, /* their estimated total: -m each */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
@@ -73,6 +87,9 @@ enum offcpu_counter {
 	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
 	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
 	OFFCPU_CNT_USTACK_LOOP, /* of those, a cycle repeated to the end: cut */
+	OFFCPU_CNT_WAKER_STACK_UNMATCHED, /* issue 15: waker stacks whose wait never came */
+	/* Issue #14: -- COMMAND threads' life that nothing accounts for. */
+	OFFCPU_CNT_UNACCOUNTED_NS,
 	OFFCPU_CNT_MAX,
 };
 
@@ -143,6 +160,17 @@ enum offcpu_record_type {
 	OFFCPU_RECORD_EXEC = 2, /* a process replaced its image: re-read its maps */
 	OFFCPU_RECORD_FORK = 3, /* a new process: it maps what its parent maps */
 	OFFCPU_RECORD_EXIT = 4, /* a process is gone: forget its maps */
+	OFFCPU_RECORD_WAKER = 5, /* --wakers: the waker's stacks of the wait that follows */
+	/* Issue #14: a thread of -- COMMAND exited. */
+	OFFCPU_RECORD_THREAD = 6,
+};
+
+/* Who ended a wait (issue 15). */
+enum offcpu_waker {
+	OFFCPU_WAKER_NONE,    /* no wakeup seen: preempted, running, or woken before tracing */
+	OFFCPU_WAKER_TASK,    /* a task woke it: waker_pid/tid/comm */
+	OFFCPU_WAKER_HARDIRQ, /* an interrupt handler did; waker_* ran beneath it */
+	OFFCPU_WAKER_SOFTIRQ, /* a softirq did (timers, network receive, block completion) */
 };
 
 /*
@@ -169,6 +197,15 @@ struct offcpu_wait_record {
 	__u64 read_values[OFFCPU_MAX_READS];
 	char read_str[OFFCPU_READ_STR_LEN]; /* a text read; read_mask says whether */
 	/* End of issue #19. */
+	/* Issue 15: who ended the wait, and how long it then waited for a CPU. */
+	__u64 runq_ns;	 /* wakeup to switch-in; the whole wait for preempted and running */
+	__u32 waker_pid; /* the waking task, or the task an interrupt interrupted */
+	__u32 waker_tid;
+	char waker_comm[OFFCPU_COMM_LEN];
+	__u8 waker;	  /* enum offcpu_waker */
+	__u8 runq_known;  /* 0: this kernel keeps no sched_info; runq_ns is 0 */
+	__u8 waker_stack; /* an OFFCPU_RECORD_WAKER with the waker's stacks came just before */
+	__u8 reserved15[5];
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -179,6 +216,50 @@ struct offcpu_task_record {
 	__u32 type;
 	__u32 pid;
 	__u32 parent_pid; /* OFFCPU_RECORD_FORK only */
+};
+
+/*
+ * --wakers: the waker's kernel and user stacks at the wakeup (leaf first,
+ * kernel_frames then user_frames; the user ones by frame pointers), sent
+ * just before the wait of tid that ended at end_ts_ns. pid is the waker's
+ * process, which its user addresses belong to.
+ */
+struct offcpu_waker_record {
+	__u32 type;
+	__u32 pid;
+	__u32 tid; /* the wakee */
+	__u8 kernel_frames;
+	__u8 user_frames;
+	__u8 reserved[2];
+	__u64 end_ts_ns;
+	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
+};
+
+#define OFFCPU_WAKER_HEADER_SIZE __builtin_offsetof(struct offcpu_waker_record, ips)
+
+/*
+ * Issue #14, coverage: a thread of -- COMMAND at its exit, its life as
+ * offcpu's own switches timed it (CLOCK_MONOTONIC ns): on CPU from each
+ * switch-in to the next switch-out, off CPU the other way round.
+ */
+struct offcpu_thread_record {
+	__u32 type;
+	__u32 pid;
+	__u32 tid;
+	__u32 reserved; /* 0 */
+	char comm[OFFCPU_COMM_LEN];
+	__u64 start_ns;	     /* task_struct::start_time */
+	__u64 tracked_ns;    /* offcpu began timing it: its fork, or its first switch-out seen */
+	__u64 exit_ns;	     /* at sched_process_exit */
+	__u64 run_ns;	     /* on CPU, from switch-ins to switch-outs */
+	__u64 startup_ns;    /* runnable from its fork to its first switch-in */
+	__u64 dropped_ns;    /* its waits below -m, above -M, sampled out: not in records */
+	__u64 kernel_run_ns; /* se.sum_exec_runtime, the kernel's own accounting */
+	/*
+	 * Since starts whose switch-in no event showed (switch_in_unseen),
+	 * to the switch-out or exit that showed it running: off CPU, then on.
+	 */
+	__u64 unseen_ns;
 };
 
 struct offcpu_counters {

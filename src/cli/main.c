@@ -198,6 +198,10 @@ static int start_tracer(struct session *s)
 		.before_attach = match_running,
 		.before_attach_ctx = s->label_reader,
 		.label_reads = o->rules.nr_groups > 0,
+		/* A bench-only override: the wakeup programs cost, measured by absence. */
+		.wakeups = !getenv("OFFCPU_NO_WAKEUPS"),
+		.waker_stacks = o->wakers,
+		.short_sample = o->short_mode == SHORT_SAMPLE,
 	};
 	int err;
 
@@ -361,7 +365,9 @@ static int traced_pids(const struct id_list *given, pid_t command, struct id_lis
 	out->ids = malloc(nr * sizeof(*out->ids));
 	if (!out->ids)
 		return -ENOMEM;
-	memcpy(out->ids, given->ids, given->nr * sizeof(*out->ids));
+	/* -- COMMAND without -p: no ids to copy, and given->ids is NULL. */
+	if (given->nr)
+		memcpy(out->ids, given->ids, given->nr * sizeof(*out->ids));
 	if (command > 0)
 		out->ids[given->nr] = (uint32_t)command;
 	out->nr = nr;
@@ -398,6 +404,10 @@ static int setup(struct session *s)
 		return setup_failed("the labels of rule packs", err);
 	label_reader__read_data(s->label_reader, o->read_data);
 	collector__set_label_reader(s->collector, s->label_reader);
+	collector__set_weights(s->collector, o->short_mode == SHORT_SAMPLE ? o->min_duration_ns : 0,
+			       o->sample_rate);
+	if (o->command && collector__account_threads(s->collector))
+		return setup_failed("the thread accounts", -ENOMEM);
 	if (o->command) {
 		err = command__start(o->command, &inherited_signals, &s->command);
 		if (err) {

@@ -23,12 +23,59 @@ static const struct output_format formats[] = {
 	{ "json", ".json", true, output_json__write },
 	{ "pprof", ".pb.gz", false, output_pprof__write },
 	{ "svg", ".svg", false, output_svg__write },
+	{ "dot", ".dot", false, output_dot__write },
 };
 
 static const char *const group_by_names[] = {
 	[GROUP_BY_TID] = "tid",	    [GROUP_BY_PID] = "pid",	[GROUP_BY_COMM] = "comm",
 	[GROUP_BY_TITLE] = "title", [GROUP_BY_STATE] = "state", [GROUP_BY_WAIT] = "wait",
+	[GROUP_BY_WAKER] = "waker",
 };
+
+static const char *const time_names[] = {
+	[OUTPUT_TIME_OFF_CPU] = "off-cpu",
+	[OUTPUT_TIME_BLOCKED] = "blocked",
+	[OUTPUT_TIME_RUNQ] = "runq",
+};
+
+int output_time__parse(const char *name, enum output_time *out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(time_names); i++) {
+		if (!strcmp(name, time_names[i])) {
+			*out = (enum output_time)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+uint64_t output__entry_time(const struct profile_entry *e, enum output_time time)
+{
+	switch (time) {
+	case OUTPUT_TIME_BLOCKED:
+		return e->total_ns - e->runq_ns;
+	case OUTPUT_TIME_RUNQ:
+		return e->runq_ns;
+	default:
+		return e->total_ns;
+	}
+}
+
+const char *output__waker_context(unsigned int context)
+{
+	switch (context) {
+	case OFFCPU_WAKER_TASK:
+		return "task";
+	case OFFCPU_WAKER_HARDIRQ:
+		return "hardirq";
+	case OFFCPU_WAKER_SOFTIRQ:
+		return "softirq";
+	default:
+		return NULL;
+	}
+}
 
 void output__format_duration(uint64_t ns, char *buf, size_t size)
 {

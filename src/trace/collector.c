@@ -17,6 +17,7 @@
 #include "symbols/unwind.h"
 #include "trace/collector.h"
 #include "trace/label_reader.h"
+#include "trace/thread_accounts.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
 #define PROCESS_TITLE_MAX 256
@@ -54,6 +55,14 @@ struct chain {
 	size_t nr;
 };
 
+/* --wakers: the waker's stacks of a thread's next wait (OFFCPU_RECORD_WAKER). */
+struct waker_stacks {
+	uint32_t tid;
+	uint64_t end_ts_ns;
+	const struct stack *kernel_stack;
+	const struct stack *user_stack;
+};
+
 /* Classifying runs every rule over every frame: once per stacks and state. */
 struct cached_class {
 	const struct stack *kernel_stack;
@@ -71,6 +80,7 @@ struct collector {
 	struct hash_table *processes;	  /* pid -> process_info */
 	struct hash_table *chains;	  /* tid -> chain */
 	struct hash_table *classes;	  /* (stacks, state) -> cached_class */
+	struct hash_table *waker_stacks;  /* issue 15: wakee tid -> waker_stacks */
 	struct cached_stack *key;	  /* lookup key, room for the deepest stack */
 	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
 	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
@@ -78,6 +88,9 @@ struct collector {
 	struct label_reader *label_reader; /* issue #19; NULL: no labels */
 	uint32_t state_mask;
 	bool malformed_reported;
+	uint64_t short_min_ns; /* issue #14: collector__set_weights */
+	uint32_t sample_rate;
+	struct thread_accounts *threads; /* issue #14: collector__account_threads */
 	const char *parked; /* issue #17 item 6: of the user stack symbolize() gave last */
 	/*
 	 * Issue #17 item 6: the user stack being symbolized is a frame-pointer
@@ -164,9 +177,10 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->processes = hash_table__new(u32_key__hash, u32_key__equal);
 	c->chains = hash_table__new(u32_key__hash, u32_key__equal);
 	c->classes = hash_table__new(hash_class, equal_class);
+	c->waker_stacks = hash_table__new(u32_key__hash, u32_key__equal);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
-	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key ||
-	    unwinder__new(&unwinder_opts, &c->unwinder)) {
+	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->waker_stacks ||
+	    !c->key || unwinder__new(&unwinder_opts, &c->unwinder)) {
 		collector__free(c);
 		return -ENOMEM;
 	}
@@ -198,8 +212,10 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->classes, free);
 	hash_table__free_values(c->processes, process_info_free);
 	hash_table__free_values(c->chains, chain_free);
+	hash_table__free_values(c->waker_stacks, free);
 	free(c->key);
 	unwinder__free(c->unwinder);
+	thread_accounts__free(c->threads);
 	free(c);
 }
 
@@ -596,6 +612,95 @@ static const struct stack *symbolize_unwound(struct collector *c,
 	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
 }
 
+/*
+ * Issue 15: the waker and the run-queue part of a wait; with --wakers, the
+ * waker's stacks its OFFCPU_RECORD_WAKER brought just before.
+ */
+static int fill_wakeup(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
+{
+	char comm[OFFCPU_COMM_LEN + 1];
+	struct waker_stacks *ws;
+
+	w->runq_ns = r->runq_ns < r->duration_ns ? r->runq_ns : r->duration_ns;
+	if (r->waker >= OFFCPU_WAKER_TASK && r->waker <= OFFCPU_WAKER_SOFTIRQ) {
+		memcpy(comm, r->waker_comm, OFFCPU_COMM_LEN);
+		comm[OFFCPU_COMM_LEN] = '\0';
+		w->waker.context = r->waker;
+		w->waker.pid = r->waker_pid;
+		w->waker.tid = r->waker_tid;
+		w->waker.comm = strpool__intern(c->profile->strings, comm);
+		if (!w->waker.comm)
+			return -ENOMEM;
+	}
+	if (!r->waker_stack)
+		return 0;
+	ws = hash_table__find(c->waker_stacks, &r->tid);
+	if (!ws || ws->end_ts_ns != r->end_ts_ns)
+		return 0;
+	hash_table__remove(c->waker_stacks, &r->tid);
+	w->waker_kernel_stack = ws->kernel_stack;
+	w->waker_user_stack = ws->user_stack;
+	free(ws);
+	return 0;
+}
+
+/* Symbolized at once: the waker's process may be gone by the wait's record. */
+static int waker_record(struct collector *c, const struct offcpu_waker_record *r, size_t size)
+{
+	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
+	struct waker_stacks *ws;
+
+	if (size < OFFCPU_WAKER_HEADER_SIZE)
+		return malformed(c, r, size, "shorter than a waker record's header");
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH ||
+	    size < OFFCPU_WAKER_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
+		return malformed(c, r, size, "shorter than its waker frames");
+	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
+		user_frames--;
+	ws = hash_table__remove(c->waker_stacks, &r->tid);
+	if (ws)
+		c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED]++;
+	else
+		ws = malloc(sizeof(*ws));
+	if (!ws)
+		return -ENOMEM;
+	memset(ws, 0, sizeof(*ws));
+	ws->tid = r->tid;
+	ws->end_ts_ns = r->end_ts_ns;
+	if (kernel_frames)
+		ws->kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true, r->end_ts_ns);
+	if (user_frames)
+		ws->user_stack =
+		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
+	if ((kernel_frames && !ws->kernel_stack) || (user_frames && !ws->user_stack) ||
+	    hash_table__insert(c->waker_stacks, &ws->tid, ws)) {
+		free(ws);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int collector__account_threads(struct collector *c)
+{
+	return c->threads ? 0 : thread_accounts__new(&c->threads);
+}
+
+void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t sample_rate)
+{
+	c->short_min_ns = short_min_ns;
+	c->sample_rate = sample_rate;
+}
+
+/* What the wait stands for: see collector__set_weights. Saturates, never wraps. */
+static uint64_t weight_of(const struct collector *c, uint64_t duration_ns)
+{
+	uint64_t weight = duration_ns < c->short_min_ns ? c->short_min_ns : duration_ns;
+
+	if (c->sample_rate > 1 && weight > UINT64_MAX / c->sample_rate)
+		return UINT64_MAX;
+	return c->sample_rate > 1 ? weight * c->sample_rate : weight;
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
@@ -614,10 +719,17 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		return malformed(c, r, size, "more frames than a stack holds");
 	if (size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
 		return malformed(c, r, size, "shorter than its frames");
+	/* Shown or not, a wait recorded is a wait accounted for. */
+	if (c->threads) {
+		err = thread_accounts__add_wait(c->threads, r->tid, r->duration_ns);
+		if (err)
+			return err;
+	}
 	memcpy(comm, r->comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = '\0';
 	w.end_ts_ns = r->end_ts_ns;
 	w.duration_ns = r->duration_ns;
+	w.weight_ns = weight_of(c, r->duration_ns);
 	w.pid = r->pid;
 	w.tid = r->tid;
 	w.cpu = r->cpu;
@@ -665,6 +777,9 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	}
 	if (w.user_stack)
 		parked = c->parked;
+	err = fill_wakeup(c, r, &w);
+	if (err)
+		return err;
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
@@ -736,12 +851,18 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	switch (header->type) {
 	case OFFCPU_RECORD_WAIT:
 		return wait_record(c, data, size);
+	case OFFCPU_RECORD_WAKER:
+		return waker_record(c, data, size);
 	case OFFCPU_RECORD_EXEC:
 	case OFFCPU_RECORD_FORK:
 	case OFFCPU_RECORD_EXIT:
 		if (size < sizeof(*header))
 			return malformed(c, data, size, "shorter than a process record");
 		return task_record(c, header);
+	case OFFCPU_RECORD_THREAD:
+		if (size < sizeof(struct offcpu_thread_record))
+			return malformed(c, data, size, "shorter than a thread record");
+		return c->threads ? thread_accounts__exit(c->threads, data, c->profile) : 0;
 	default:
 		return malformed(c, data, size, "unknown type");
 	}
@@ -770,6 +891,7 @@ int collector__finish(struct collector *c)
 		err = close_chain(c, tid, NULL, false, NULL, NULL);
 		memset(&it, 0, sizeof(it));
 	}
+	c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED] += hash_table__size(c->waker_stacks);
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
 	profile__for_each_frame(c->profile, resolve_lines, c->symbolizer);
 	return err;

@@ -24,6 +24,18 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   const struct rule_set *rules, uint32_t state_mask, struct collector **out);
 void collector__free(struct collector *c);
 /*
+ * Issue #14: how the tracer kept waits, so each gets its weight_ns: a wait
+ * shorter than short_min_ns (--short sample's -m; 0: none are kept) weighs
+ * short_min_ns, any other its duration, and all of them sample_rate times
+ * that (--sample-rate).
+ */
+void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t sample_rate);
+/*
+ * Issue #14, -- COMMAND: sums each thread's recorded waits, for the account
+ * its exit record brings (profile->threads). -ENOMEM.
+ */
+int collector__account_threads(struct collector *c);
+/*
  * One ring buffer record; -EINVAL for a malformed one, whose type and size
  * it says (log__error) the first time.
  */

@@ -242,6 +242,44 @@ static int read_labels(struct reader *r, const struct json_value *v, const struc
 	return err;
 }
 
+/* Issue 15: runq_ns and the waker; absent in older recordings. */
+static int read_wakeup(struct reader *r, const struct json_value *v, struct wait *w)
+{
+	const struct json_value *k = json_value__member(v, REC_WAKER);
+	const char *context, *comm;
+	uint64_t pid, tid;
+	int err;
+
+	if (optional_u64_member(v, REC_RUNQ_NS, &w->runq_ns) || w->runq_ns > w->duration_ns)
+		return bad(r, "a wait's \"" REC_RUNQ_NS
+			      "\" is not a number up to its " REC_DURATION_NS);
+	if (!k)
+		return 0;
+	if (k->type != JSON_OBJECT)
+		return bad(r, "a wait's \"" REC_WAKER "\" is not an object");
+	context = string_member(k, REC_CONTEXT);
+	comm = string_member(k, REC_COMM);
+	if (!context)
+		w->waker.context = OFFCPU_WAKER_TASK;
+	else if (!strcmp(context, "hardirq"))
+		w->waker.context = OFFCPU_WAKER_HARDIRQ;
+	else if (!strcmp(context, "softirq"))
+		w->waker.context = OFFCPU_WAKER_SOFTIRQ;
+	else
+		return bad(r, "a waker's \"" REC_CONTEXT "\" is neither hardirq nor softirq");
+	if (u64_member(k, REC_PID, &pid) || u64_member(k, REC_TID, &tid) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX || !comm)
+		return bad(r,
+			   "a waker lacks a numeric " REC_PID " or " REC_TID ", or its " REC_COMM);
+	w->waker.pid = (uint32_t)pid;
+	w->waker.tid = (uint32_t)tid;
+	w->waker.comm = intern(r, comm);
+	if (!w->waker.comm)
+		return -ENOMEM;
+	err = read_stack(r, k, REC_KERNEL_STACK, true, &w->waker_kernel_stack);
+	return err ?: read_stack(r, k, REC_USER_STACK, false, &w->waker_user_stack);
+}
+
 /*
  * Issue #17 item 6: a Go M's stack ends at runtime.mcall, past which the
  * goroutine it parked was (not recorded): what it parked for is the class
@@ -274,6 +312,11 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	state = string_member(v, REC_STATE);
 	if (!state || states__from_name(state, &w.state))
 		return bad(r, "a wait's \"" REC_STATE "\" is not a thread state name");
+	/* Issue #14: recordings before weight_ns weigh every wait its duration. */
+	if (optional_u64_member(v, REC_WEIGHT_NS, &w.weight_ns) ||
+	    (w.weight_ns && w.weight_ns < w.duration_ns))
+		return bad(r, "a wait's \"" REC_WEIGHT_NS "\" is not a number of at least its "
+			      "\"" REC_DURATION_NS "\"");
 	w.pid = (uint32_t)pid;
 	w.tid = (uint32_t)tid;
 	w.cpu = (uint32_t)cpu;
@@ -284,6 +327,7 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	err = read_stack(r, v, REC_KERNEL_STACK, true, &w.kernel_stack);
 	err = err ?: read_stack(r, v, REC_USER_STACK, false, &w.user_stack);
 	err = err ?: read_labels(r, v, &w.labels);
+	err = err ?: read_wakeup(r, v, &w);
 	if (err)
 		return err;
 	if (r->filter->rules && r->filter->rules->nr) {
@@ -330,6 +374,48 @@ static int read_stats(struct reader *r, const struct json_value *v)
 	return 0;
 }
 
+/* Issue #14: -p, -t and -c select threads' accounts as they do waits; --state, -m, -M not. */
+static bool passes_thread(const struct recording_filter *f, const struct thread_account *a)
+{
+	size_t i;
+
+	if (f->pids->nr && !id_listed(f->pids, a->pid))
+		return false;
+	if (f->tids->nr && !id_listed(f->tids, a->tid))
+		return false;
+	for (i = 0; i < f->nr_comms; i++) {
+		if (!strcmp(f->comms[i], a->comm))
+			return true;
+	}
+	return f->nr_comms == 0;
+}
+
+static int read_thread(struct reader *r, const struct json_value *v)
+{
+	const char *comm = string_member(v, REC_COMM);
+	struct thread_account a = { 0 };
+	uint64_t pid, tid;
+
+	if (u64_member(v, REC_PID, &pid) || u64_member(v, REC_TID, &tid) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX || !comm || u64_member(v, REC_START_NS, &a.start_ns) ||
+	    u64_member(v, REC_TRACKED_NS, &a.tracked_ns) ||
+	    u64_member(v, REC_EXIT_NS, &a.exit_ns) || u64_member(v, REC_RUN_NS, &a.run_ns) ||
+	    u64_member(v, REC_STARTUP_NS, &a.startup_ns) ||
+	    u64_member(v, REC_RECORDED_NS, &a.recorded_ns) ||
+	    u64_member(v, REC_DROPPED_NS, &a.dropped_ns) ||
+	    u64_member(v, REC_KERNEL_RUN_NS, &a.kernel_run_ns) ||
+	    u64_member(v, REC_UNSEEN_NS, &a.unseen_ns))
+		return bad(r, "a thread record lacks a numeric field or its \"" REC_COMM "\"");
+	a.pid = (uint32_t)pid;
+	a.tid = (uint32_t)tid;
+	a.comm = intern(r, comm);
+	if (!a.comm)
+		return -ENOMEM;
+	if (!passes_thread(r->filter, &a))
+		return 0;
+	return profile__add_thread(r->profile, &a);
+}
+
 static int read_line(struct reader *r, const char *text, size_t len)
 {
 	struct json_value v;
@@ -354,6 +440,8 @@ static int read_line(struct reader *r, const char *text, size_t len)
 		err = read_wait(r, &v);
 	else if (!strcmp(type, REC_TYPE_STATS))
 		err = read_stats(r, &v);
+	else if (!strcmp(type, REC_TYPE_THREAD))
+		err = read_thread(r, &v);
 	else
 		err = 0; /* a record type of a later version: not ours to judge */
 	json_value__free(&v);

@@ -39,6 +39,11 @@ struct tracer_opts {
 	void (*before_attach)(void *ctx, struct tracer *t);
 	void *before_attach_ctx;
 	bool label_reads; /* issue #19: a rule pack reads from processes: room for them */
+	/* Issue 15. */
+	bool wakeups;	   /* attach sched_waking: who woke each wait */
+	bool waker_stacks; /* --wakers: and the waker's stacks */
+	/* Issue #14: --short sample keeps waits below -m with p = duration/min. */
+	bool short_sample;
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */
