@@ -479,8 +479,8 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, NULL,
 			   opts->top, estimates);
 	err = err
-		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT,
-				  NULL, opts->top, estimates);
+		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT, NULL,
+				  opts->top, estimates);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
 		err = err
