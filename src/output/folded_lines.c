@@ -56,7 +56,8 @@ static void append_source(char *name, size_t size, const char *file, uint32_t li
  * A user frame, root first: its own function, then the functions inlined
  * into it from the outermost in, each a frame of its own as in perf.
  */
-static int append_user_frame(struct line_buffer *b, const struct frame *f, bool with_lines)
+static int append_user_frame(struct line_buffer *b, const struct frame *f, bool with_lines,
+			     bool for_text)
 {
 	const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES], *in;
 	size_t nr = frame_names__inline_chain(f, chain, FRAME_NAMES_MAX_INLINES), i;
@@ -64,8 +65,21 @@ static int append_user_frame(struct line_buffer *b, const struct frame *f, bool 
 	int err;
 
 	frame_names__frame(f, name, sizeof(name));
-	if (with_lines)
+	/* An interpreted frame's name has its source already. */
+	if (with_lines && !f->kind)
 		append_source(name, sizeof(name), f->file, f->line);
+	/*
+	 * Issue #21: folded frames never hold a space (scripts split folded
+	 * lines at the first one): "name_(file.py:LINE)" there. Its name and
+	 * file had theirs made '_' already; this one is ours.
+	 */
+	if (f->kind && !for_text) {
+		char *p;
+
+		for (p = name; *p; p++)
+			if (*p == ' ')
+				*p = '_';
+	}
 	err = append(b, name, true);
 	for (i = 0; i < nr && !err; i++) {
 		in = chain[i];
@@ -108,7 +122,8 @@ static int render_waker(const struct profile_entry *e, struct line_buffer *b)
 	return append(b, name, true);
 }
 
-static int render(const struct profile_entry *e, bool with_lines, struct line_buffer *b)
+static int render(const struct profile_entry *e, bool with_lines, bool for_text,
+		  struct line_buffer *b)
 {
 	char name[600];
 	int err;
@@ -124,9 +139,21 @@ static int render(const struct profile_entry *e, bool with_lines, struct line_bu
 	frame_names__folded(e->key.wait_class, name + 1, sizeof(name) - 2);
 	strcat(name, "]");
 	err = err ?: append(b, name, true);
+	/* Issue #19: a rule pack's labels, "[pg.wait_event=Lock:tuple]", under the class. */
+	for (i = 0; e->key.labels && i < e->key.labels->nr && !err; i++) {
+		char label[300];
+
+		snprintf(label, sizeof(label), "%s=%s", e->key.labels->items[i].name,
+			 e->key.labels->items[i].value);
+		name[0] = '[';
+		frame_names__folded(label, name + 1, sizeof(name) - 2);
+		strcat(name, "]");
+		err = append(b, name, true);
+	}
 	if (e->key.user_stack) {
 		for (i = e->key.user_stack->nr; i > 0 && !err; i--)
-			err = append_user_frame(b, &e->key.user_stack->frames[i - 1], with_lines);
+			err = append_user_frame(b, &e->key.user_stack->frames[i - 1], with_lines,
+						for_text);
 	}
 	if (e->key.kernel_stack) {
 		for (i = e->key.kernel_stack->nr; i > 0 && !err; i--) {
@@ -214,7 +241,7 @@ int folded_lines__build_time(const struct profile *p, bool by_total, bool with_l
 
 		if (!ns && time != OUTPUT_TIME_OFF_CPU)
 			continue;
-		err = render(entries[i], with_lines, &b);
+		err = render(entries[i], with_lines, by_total, &b);
 		if (err)
 			break;
 		line = hash_table__find(index, b.text);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Builds the profile's folded stack lines, "comm;[state];[wait];user...;kernel_[k]",
+ * Builds the profile's folded stack lines, "comm;[state];[wait];user...;kernel_[k]"
+ * (after [wait], a "[NAME=VALUE]" pseudo-frame per label a rule pack read),
  * root first, one per distinct line with its time and count summed: the
  * folded back-end writes them as they are, the text report its top stacks
  * from them. Frames are named by frame_names.h.
@@ -45,7 +46,10 @@ struct folded_lines {
 /*
  * by_total: largest first; else sorted by text. with_lines: each user frame
  * followed by " (file.c:LINE)" where DWARF knows it (not for folded files).
- * Inlined functions are frames of their own, inside their caller.
+ * Inlined functions are frames of their own, inside their caller. A
+ * Python frame is "name (file.py:LINE)" for the text report (by_total,
+ * its one caller), "name_(file.py:LINE)" in folded files, whose frames
+ * hold no space.
  */
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out);

@@ -49,6 +49,8 @@
 #define REC_CPU "cpu"
 #define REC_KERNEL_STACK "kernel_stack"
 #define REC_USER_STACK "user_stack"
+/* Issue #19: {"NAME":"VALUE",...}, read from the process at block time by a rule pack. */
+#define REC_LABELS "labels"
 /*
  * Issue 15: runq_ns, and the waker: {"pid","tid","comm"} of a task, or
  * {"context":"hardirq"|"softirq"} with the pid, tid and comm of the task
@@ -78,6 +80,8 @@
 #define REC_INLINED "inlined"
 /* "0x...": the start of a function only the unwind tables know; then no sym nor off. */
 #define REC_FUNC_START "func_start"
+/* Issue #21: interpreted code, "python"; absent on native frames. */
+#define REC_KIND "kind"
 
 /*
  * In the profile such a function is named MODULE!0xSTART (its module's

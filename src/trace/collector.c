@@ -14,9 +14,12 @@
 #include "offcpu.h"
 #include "symbols/cgroups.h"
 #include "symbols/proctitle.h"
+#include "symbols/python.h"
+#include "symbols/python_merge.h"
 #include "symbols/stack_end.h"
 #include "symbols/unwind.h"
 #include "trace/collector.h"
+#include "trace/label_reader.h"
 #include "trace/thread_accounts.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
@@ -46,6 +49,17 @@ struct process_info {
 	struct hash_table *stacks; /* raw -> cached_stack */
 	const char *title;	   /* interned; NULL: none, or the same as comm */
 	struct proctitle_age title_age;
+	/* Issue #21: times CPython was looked for in this image (at exec, at its first wait). */
+	uint8_t python_tries;
+};
+
+/* Issue #21: a thread's Python frames, named, waiting for their wait's record. */
+struct python_pending {
+	uint32_t tid;
+	uint64_t end_ts_ns;
+	uint64_t c_call_ends;
+	size_t nr;
+	struct frame frames[OFFCPU_PY_MAX_FRAMES];
 };
 
 /* Waits of one thread that take the user stack of its next record. */
@@ -68,6 +82,7 @@ struct cached_class {
 	const struct stack *kernel_stack;
 	const struct stack *user_stack;
 	unsigned int state;
+	const struct labels *labels; /* issue #19 */
 	const char *parked; /* issue #17 item 6: a static string: compared by address */
 	const char *wait_class;
 };
@@ -84,6 +99,7 @@ struct collector {
 	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
 	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
 	const struct rule_set *rules;
+	struct label_reader *label_reader; /* issue #19; NULL: no labels */
 	uint32_t state_mask;
 	bool malformed_reported;
 	uint64_t short_min_ns; /* issue #14: collector__set_weights */
@@ -100,6 +116,13 @@ struct collector {
 	bool fp_walk;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
 	struct cgroups *cgroups; /* issue #20: made at the first wait */
+	/* Issue #21: CPython processes, and the frames their waits bring. */
+	struct python *python;
+	struct symbol_limits python_limits;
+	struct hash_table *python_pending; /* tid -> python_pending */
+	collector_python_fn python_sink;
+	void *python_sink_ctx;
+	struct frame merged[OFFCPU_MAX_STACK_DEPTH + OFFCPU_PY_MAX_FRAMES];
 };
 
 /*
@@ -131,7 +154,8 @@ static uint64_t hash_class(const void *key)
 	const struct cached_class *k = key;
 	const void *stacks[3] = { k->kernel_stack, k->user_stack, k->parked };
 
-	return hash_table__hash_bytes(stacks, sizeof(stacks), k->state);
+	return hash_table__hash_bytes(&k->labels, sizeof(k->labels),
+				      hash_table__hash_bytes(stacks, sizeof(stacks), k->state));
 }
 
 static bool equal_class(const void *a, const void *b)
@@ -139,7 +163,7 @@ static bool equal_class(const void *a, const void *b)
 	const struct cached_class *x = a, *y = b;
 
 	return x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       x->state == y->state && x->parked == y->parked;
+	       x->state == y->state && x->labels == y->labels && x->parked == y->parked;
 }
 
 /* A reused PID counts as alive: its entries merely stay apart a while longer. */
@@ -177,8 +201,12 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->classes = hash_table__new(hash_class, equal_class);
 	c->waker_stacks = hash_table__new(u32_key__hash, u32_key__equal);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
+	limits__defaults(&c->python_limits);
+	c->python_pending = hash_table__new(u32_key__hash, u32_key__equal);
 	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->waker_stacks ||
-	    !c->key || unwinder__new(&unwinder_opts, &c->unwinder)) {
+	    !c->key || !c->python_pending ||
+	    python__new(profile->strings, &c->python_limits, &c->python) ||
+	    unwinder__new(&unwinder_opts, &c->unwinder)) {
 		collector__free(c);
 		return -ENOMEM;
 	}
@@ -211,6 +239,8 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->processes, process_info_free);
 	hash_table__free_values(c->chains, chain_free);
 	hash_table__free_values(c->waker_stacks, free);
+	hash_table__free_values(c->python_pending, free);
+	python__free(c->python);
 	free(c->key);
 	unwinder__free(c->unwinder);
 	cgroups__free(c->cgroups);
@@ -494,9 +524,14 @@ static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, siz
 
 static const char *wait_class_of(struct collector *c, const struct wait *w, const char *parked)
 {
-	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, parked, NULL },
+	struct cached_class key = { .kernel_stack = w->kernel_stack,
+				    .user_stack = w->user_stack,
+				    .state = w->state,
+				    .labels = w->labels,
+				    .parked = parked },
 			    *cached;
 	const struct stack *k = w->kernel_stack, *u = w->user_stack;
+	const char *by_labels;
 
 	cached = hash_table__find(c->classes, &key);
 	if (cached)
@@ -505,10 +540,12 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 	if (!cached)
 		return NULL;
 	*cached = key;
+	by_labels = classify__from_labels(c->rules, w->state, w->labels);
 	cached->wait_class = strpool__intern(
 	    c->profile->strings,
-	    classify__wait_parked(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
-				  u ? u->frames : NULL, u ? u->nr : 0, parked));
+	    by_labels
+		?: classify__wait_parked(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
+					 u ? u->frames : NULL, u ? u->nr : 0, parked));
 	if (!cached->wait_class || hash_table__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;
@@ -545,7 +582,7 @@ static int add_chain(struct collector *c, const struct wait *w)
  */
 /* parked: what user_stack's goroutine parked for (issue #17 item 6), or NULL. */
 static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack,
-		       bool cut_short, const char *parked)
+		       bool cut_short, const char *parked, const struct labels *labels)
 {
 	struct chain *chain = hash_table__remove(c->chains, &tid);
 	size_t i;
@@ -557,6 +594,9 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		struct wait *w = &chain->waits[i];
 
 		w->user_stack = user_stack;
+		/* Blocked again in the same system call: under the same wait event too. */
+		if (!w->labels)
+			w->labels = labels;
 		if (!user_stack)
 			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
 		else if (cut_short)
@@ -698,6 +738,76 @@ static uint64_t weight_of(const struct collector *c, uint64_t duration_ns)
 	return c->sample_rate > 1 ? weight * c->sample_rate : weight;
 }
 
+void collector__set_python_sink(struct collector *c, collector_python_fn fn, void *ctx)
+{
+	c->python_sink = fn;
+	c->python_sink_ctx = ctx;
+}
+
+/*
+ * Issue #21: looks for CPython in a process, at its exec and again at its
+ * first wait (a libpython is mapped by ld.so after the exec), and hands
+ * what it found to the BPF side. Twice per image at most.
+ */
+static void look_for_python(struct collector *c, struct process_info *p)
+{
+	struct offcpu_python_layout layout;
+
+	if (!c->python_sink || p->python_tries >= 2)
+		return;
+	p->python_tries++;
+	python__forget(c->python, p->pid);
+	if (python__detect(c->python, p->pid, &layout))
+		return;
+	p->python_tries = 2;
+	log__info("pid %u runs CPython %u.%u: its Python frames are walked", p->pid,
+		  layout.version >> 8, layout.version & 0xff);
+	if (c->python_sink(c->python_sink_ctx, p->pid, &layout))
+		log__info("pid %u runs CPython, but its frames cannot be walked: the map is full",
+			  p->pid);
+}
+
+/* The frames are named now, while the process lives: its wait comes right after. */
+static int python_record(struct collector *c, const struct offcpu_python_record *r, size_t size)
+{
+	struct python_pending *p;
+
+	if (size < OFFCPU_PYTHON_HEADER_SIZE || r->frames > OFFCPU_PY_MAX_FRAMES ||
+	    size < OFFCPU_PYTHON_HEADER_SIZE + r->frames * sizeof(r->frame[0]))
+		return malformed(c, r, size, "shorter than its Python frames");
+	p = hash_table__find(c->python_pending, &r->tid);
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		p->tid = r->tid;
+		if (hash_table__insert(c->python_pending, &p->tid, p)) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	p->end_ts_ns = r->end_ts_ns;
+	p->c_call_ends = r->c_call_ends;
+	p->nr = python__name(c->python, r, p->frames, OFFCPU_PY_MAX_FRAMES,
+			     &c->profile->counters[OFFCPU_CNT_PY_UNNAMED]);
+	return 0;
+}
+
+/* The user stack with the Python frames of its wait in place of the evaluator's. */
+static const struct stack *with_python(struct collector *c, const struct offcpu_wait_record *r,
+				       const struct stack *user)
+{
+	struct python_pending *p = hash_table__find(c->python_pending, &r->tid);
+	size_t n;
+
+	if (!p || p->end_ts_ns != r->end_ts_ns)
+		return user;
+	n = python_merge(user ? user->frames : NULL, user ? user->nr : 0, p->frames, p->nr,
+			 p->c_call_ends, c->merged, ARRAY_SIZE(c->merged));
+	free(hash_table__remove(c->python_pending, &r->tid));
+	return n ? profile__intern_stack(c->profile, c->merged, n) : user;
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
@@ -777,20 +887,37 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	err = fill_wakeup(c, r, &w);
 	if (err)
 		return err;
+	if (hash_table__size(c->python_pending)) {
+		const struct stack *native = w.user_stack;
+
+		w.user_stack = with_python(c, r, native);
+		if (native && !w.user_stack)
+			return -ENOMEM;
+	}
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
+	look_for_python(c, process);
 	w.title = title_of(c, process, comm, r->end_ts_ns);
 	w.cgroup = cgroup_of(c, r->cgroup_id, r->end_ts_ns);
 	if (!w.cgroup)
 		return -ENOMEM;
+	if (c->label_reader && r->read_mask) {
+		struct label_values lv;
+
+		label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values,
+				     r->read_str, &lv);
+		w.labels = profile__intern_labels(c->profile, lv.items, lv.nr, &err);
+		if (err)
+			return err;
+	}
 	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
 	if (filtered)
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack, cut_short, parked);
+	err = close_chain(c, w.tid, w.user_stack, cut_short, parked, w.labels);
 	if (err || filtered)
 		return err;
 	if (cut_short)
@@ -813,16 +940,31 @@ static void forget_process(struct collector *c, uint32_t pid)
 static int task_record(struct collector *c, const struct offcpu_task_record *r)
 {
 	switch (r->type) {
-	case OFFCPU_RECORD_EXEC:
+	case OFFCPU_RECORD_EXEC: {
+		struct process_info *p;
+
 		symbolizer__exec(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
+		python__forget(c->python, r->pid);
+		p = process_of(c, r->pid);
+		if (p)
+			look_for_python(c, p);
+		if (c->label_reader)
+			label_reader__exec(c->label_reader, r->pid);
 		return 0;
+	}
 	case OFFCPU_RECORD_FORK:
 		symbolizer__fork(c->symbolizer, r->parent_pid, r->pid);
+		python__fork(c->python, r->parent_pid, r->pid);
+		if (c->label_reader)
+			label_reader__fork(c->label_reader, r->parent_pid, r->pid);
 		return 0;
 	default:
 		symbolizer__exit(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
+		python__forget(c->python, r->pid);
+		if (c->label_reader)
+			label_reader__exit(c->label_reader, r->pid);
 		return 0;
 	}
 }
@@ -838,6 +980,8 @@ int collector__record(struct collector *c, const void *data, size_t size)
 		return wait_record(c, data, size);
 	case OFFCPU_RECORD_WAKER:
 		return waker_record(c, data, size);
+	case OFFCPU_RECORD_PYTHON:
+		return python_record(c, data, size);
 	case OFFCPU_RECORD_EXEC:
 	case OFFCPU_RECORD_FORK:
 	case OFFCPU_RECORD_EXIT:
@@ -914,7 +1058,15 @@ int collector__forget_stacks(struct collector *c)
 
 static void resolve_lines(void *ctx, struct frame *f)
 {
+	/* An interpreted frame has its source from its code object already. */
+	if (f->kind)
+		return;
 	symbolizer__resolve_lines(ctx, f);
+}
+
+void collector__set_label_reader(struct collector *c, struct label_reader *lr)
+{
+	c->label_reader = lr;
 }
 
 int collector__finish(struct collector *c)
@@ -927,7 +1079,7 @@ int collector__finish(struct collector *c)
 	while (!err && hash_table__next(c->chains, &it, &key, NULL)) {
 		uint32_t tid = *(const uint32_t *)key;
 
-		err = close_chain(c, tid, NULL, false, NULL);
+		err = close_chain(c, tid, NULL, false, NULL, NULL);
 		memset(&it, 0, sizeof(it));
 	}
 	c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED] += hash_table__size(c->waker_stacks);

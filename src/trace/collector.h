@@ -36,10 +36,19 @@ void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t
  */
 int collector__account_threads(struct collector *c);
 /*
+ * Issue #21: fn(ctx, pid, layout) is told of each process found running
+ * CPython, whose Python frames the BPF side should walk; 0 or -errno.
+ */
+typedef int (*collector_python_fn)(void *ctx, uint32_t pid, const struct offcpu_python_layout *l);
+void collector__set_python_sink(struct collector *c, collector_python_fn fn, void *ctx);
+/*
  * One ring buffer record; -EINVAL for a malformed one, whose type and size
  * it says (log__error) the first time.
  */
 int collector__record(struct collector *c, const void *data, size_t size);
+/* Issue #19: where waits' read values become labels; lr must outlive c. */
+struct label_reader;
+void collector__set_label_reader(struct collector *c, struct label_reader *lr);
 /*
  * Issue #20: forgets every stack the collector caches, once the profile's
  * were taken (profile__take_stacks): the next records intern theirs anew,

@@ -31,6 +31,8 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_RINGBUF_FULL_NS] = "ringbuf_full_ns",
 	[OFFCPU_CNT_SHORT_SAMPLED] = "short_sampled",
 	[OFFCPU_CNT_SHORT_SAMPLED_NS] = "short_sampled_ns",
+	[OFFCPU_CNT_PY_CUT_SHORT] = "python_stack_cut_short",
+	[OFFCPU_CNT_PY_FAIL] = "python_stack_failures",
 	[OFFCPU_CNT_SYMBOL_MISS] = "symbol_misses",
 	[OFFCPU_CNT_PROC_GONE] = "processes_gone",
 	[OFFCPU_CNT_RINGBUF_UNREAD] = "ringbuf_unread",
@@ -39,6 +41,7 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_USTACK_LOOP] = "user_stack_loops",
 	[OFFCPU_CNT_WAKER_STACK_UNMATCHED] = "waker_stacks_unmatched",
 	[OFFCPU_CNT_UNACCOUNTED_NS] = "unaccounted_ns",
+	[OFFCPU_CNT_PY_UNNAMED] = "python_frames_unnamed",
 };
 
 const char *counters__name(unsigned int index)

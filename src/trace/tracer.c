@@ -343,6 +343,12 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 		report_setup_error("size the -c map", err);
 		goto out;
 	}
+	/* A preallocated hash: 65,536 processes cost 6 MiB of kernel memory, paid only if used. */
+	err = bpf_map__set_max_entries(skel->maps.reads_by_pid, o->label_reads ? 65536 : 1);
+	if (err) {
+		report_setup_error("size the map of processes read", err);
+		goto out;
+	}
 	err = size_stack_copies(skel);
 out:
 	btf__free(vmlinux);
@@ -465,6 +471,8 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 		report_setup_error("read offcpu's ring buffer", err);
 		goto fail;
 	}
+	if (opts->before_attach)
+		opts->before_attach(opts->before_attach_ctx, t);
 	err = attach_core(t->skel);
 	if (err)
 		goto fail;
@@ -525,6 +533,24 @@ int tracer__stop(struct tracer *t, uint64_t *counters)
 	counters[OFFCPU_CNT_RINGBUF_UNREAD] += t->unread;
 	counters[OFFCPU_CNT_RINGBUF_UNREAD_NS] += t->unread_ns;
 	return n < 0 ? n : 0;
+}
+
+int tracer__python_add(struct tracer *t, uint32_t pid, const struct offcpu_python_layout *l)
+{
+	return bpf_map__update_elem(t->skel->maps.python_procs, &pid, sizeof(pid), l, sizeof(*l),
+				    BPF_ANY);
+}
+
+int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads *reads)
+{
+	int fd = bpf_map__fd(t->skel->maps.reads_by_pid);
+	int err;
+
+	if (!reads)
+		err = bpf_map_delete_elem(fd, &pid);
+	else
+		err = bpf_map_update_elem(fd, &pid, reads, BPF_ANY);
+	return err ? -errno : 0;
 }
 
 int tracer__counters(struct tracer *t, uint64_t *out)
