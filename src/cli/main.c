@@ -48,10 +48,10 @@
 #include "trace/tracer.h"
 
 #define OFFCPU_VERSION "0.1.0"
-/* make static: one binary to copy; it leaves nothing out (no library it needs lacks a .a). */
+/* make static: one binary to copy; only offcpu serve is left out (Makefile, STATIC_LDLIBS). */
 #ifdef OFFCPU_STATIC
 #define OFFCPU_BUILD                                                                               \
-	" (static: libbpf, libelf, libdw, zlib, liblzma, libbz2, libiberty linked in; offcpu "    \
+	" (static: libbpf, libelf, libdw, zlib, liblzma, libbz2, libiberty linked in; offcpu "     \
 	"serve left out: libmicrohttpd's static library needs p11-kit's, which Debian 12 lacks)"
 #else
 #define OFFCPU_BUILD ""

@@ -57,7 +57,7 @@ struct wait {
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;
 	/* Issue #20. */
-	const char *cgroup; /* interned cgroup v2 path; NULL: not known */
+	const char *cgroup;	     /* interned cgroup v2 path; NULL: not known */
 	const struct labels *labels; /* issue #19: interned; NULL: none */
 	/* Issue 15. */
 	uint64_t runq_ns; /* of duration_ns, runnable between its wakeup and its switch-in */
