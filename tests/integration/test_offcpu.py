@@ -1269,7 +1269,9 @@ def test_second_sigint_says_what_was_lost():
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=10)
     assert p.returncode == 128 + signal.SIGINT, p.returncode
-    lines = err.splitlines()
+    # start_tracer's -v says routine things of the processes it met (a
+    # CPython found, a gone process's libraries unread): not about stopping.
+    lines = [l for l in err.splitlines() if not l.startswith(("offcpu: pid ", "offcpu: no symbols for "))]
     assert len(lines) == 1 and "second" in lines[0] and out in lines[0] \
         and "not written" in lines[0], err
     assert not os.path.exists(out)
