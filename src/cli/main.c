@@ -181,6 +181,8 @@ static int start_tracer(struct session *s)
 		.nr_comms = o->nr_comms,
 		/* A test-only override: the BTF file tracepoints and CO-RE are read from. */
 		.btf_path = getenv("OFFCPU_BTF_PATH"),
+		/* Issue #16: nothing of -- COMMAND was off CPU before it started. */
+		.date_open_waits = !s->has_command,
 	};
 	int err;
 

@@ -8,6 +8,7 @@
 #include "lib/hash_table.h"
 #include "output/folded_lines.h"
 #include "output/frame_names.h"
+#include "output/output.h"
 
 struct line_buffer {
 	char *text;
@@ -93,6 +94,8 @@ static int render(const struct profile_entry *e, bool with_lines, struct line_bu
 	frame_names__folded(e->key.wait_class, name + 1, sizeof(name) - 2);
 	strcat(name, "]");
 	err = err ?: append(b, name, true);
+	if (e->key.open & OFFCPU_WAIT_OPEN_AFTER)
+		err = err ?: append(b, OUTPUT_STILL_WAITING_FRAME, true);
 	if (e->key.user_stack) {
 		for (i = e->key.user_stack->nr; i > 0 && !err; i--)
 			err = append_user_frame(b, &e->key.user_stack->frames[i - 1], with_lines);

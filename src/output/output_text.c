@@ -230,6 +230,10 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		len += strcspn(line->text + len + 1, ";") + 1;
 		wait = len + 2;
 		len += strcspn(line->text + len + 1, ";") + 1;
+		/* Issue #16: "[still waiting]" belongs to the heading too. */
+		if (!strncmp(line->text + len, ";" OUTPUT_STILL_WAITING_FRAME,
+			     sizeof(OUTPUT_STILL_WAITING_FRAME)))
+			len += sizeof(OUTPUT_STILL_WAITING_FRAME);
 		if (!opts->show_idle && line->text[len - 1] == ']' && wait < len &&
 		    (!strncmp(line->text + wait, "idle]", 5) ||
 		     !strncmp(line->text + wait, "idle:", 5)))
@@ -245,6 +249,48 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		fprintf(out, "  (no waits recorded)\n");
 	folded_lines__free(&lines);
 	return 0;
+}
+
+static void print_stack_leaf_first(FILE *out, const struct stack *s, const char *side)
+{
+	char name[600];
+	uint32_t i;
+
+	if (!s || !s->nr)
+		return;
+	fprintf(out, "    %s:\n", side);
+	for (i = 0; i < s->nr; i++) {
+		frame_names__frame(&s->frames[i], name, sizeof(name));
+		fprintf(out, "      %s\n", name);
+	}
+}
+
+/*
+ * Issue #16: the waits that had not ended at the stop come first, longest
+ * first, with their stacks: a hung thread is what its user came for.
+ * Idle kernel threads are left to -k, as in the tables.
+ */
+static void print_still_waiting(FILE *out, struct profile_entry **entries, size_t nr,
+				const struct output_opts *opts)
+{
+	uint32_t limit = opts->top ? opts->top : OUTPUT_TOP_STACKS;
+	char time[32];
+	size_t i, shown = 0;
+
+	for (i = 0; i < nr && shown < limit; i++) {
+		const struct wait *w = &entries[i]->key;
+
+		if (!(w->open & OFFCPU_WAIT_OPEN_AFTER))
+			continue;
+		if (!shown++)
+			fprintf(out, "\nStill waiting at the stop (longest first)\n");
+		output__format_duration(entries[i]->total_ns, time, sizeof(time));
+		fprintf(out, "  #%zu tid %u (%s) [%s] [%s]  %s so far%s\n", shown, w->tid, w->comm,
+			states__name(w->state), w->wait_class, time,
+			entries[i]->count > 1 ? " (summed)" : "");
+		print_stack_leaf_first(out, w->kernel_stack, "kernel");
+		print_stack_leaf_first(out, w->user_stack, "user");
+	}
 }
 
 int output_text__write(FILE *out, const struct profile *p, const struct output_opts *opts)
@@ -282,6 +328,7 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			time, share(hidden_ns, p->total_ns), hidden_count,
 			hidden_count == 1 ? "" : "s");
 	}
+	print_still_waiting(out, entries, shown, opts);
 	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top);
 	err = err
 		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT,

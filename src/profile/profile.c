@@ -67,6 +67,32 @@ static bool equal_stack_symbolic(const void *a, const void *b)
 	return stacks_equal(a, b, false);
 }
 
+/* Issue #16: a wait not ended at the stop is an aggregate of its own; one begun before is not. */
+static unsigned int still_open(const struct wait *w)
+{
+	return (w->open & OFFCPU_WAIT_OPEN_AFTER) != 0;
+}
+
+static const char *const open_names[] = { NULL, "before", "after", "both" };
+
+const char *profile__open_name(unsigned int open)
+{
+	return open_names[open & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER)];
+}
+
+int profile__open_from_name(const char *name, unsigned int *open)
+{
+	unsigned int i;
+
+	for (i = 1; i < sizeof(open_names) / sizeof(open_names[0]); i++) {
+		if (!strcmp(name, open_names[i])) {
+			*open = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* Identity of an aggregate: every field of struct wait but the per-wait ones. */
 static uint64_t hash_entry(const void *key)
 {
@@ -79,7 +105,8 @@ static uint64_t hash_entry(const void *key)
 	h = hash_table__hash_bytes(&w->title, sizeof(w->title), h);
 	h = hash_table__hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
 	h = hash_table__hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
-	return hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
+	h = hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
+	return h + still_open(w);
 }
 
 static bool equal_entry(const void *a, const void *b)
@@ -88,7 +115,8 @@ static bool equal_entry(const void *a, const void *b)
 
 	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
 	       x->title == y->title && x->wait_class == y->wait_class &&
-	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack;
+	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
+	       still_open(x) == still_open(y);
 }
 
 int profile__new(bool keep_waits, struct profile **out)
@@ -221,6 +249,7 @@ int profile__add(struct profile *p, const struct wait *w)
 		e->key.end_ts_ns = 0;
 		e->key.duration_ns = 0;
 		e->key.cpu = 0;
+		e->key.open &= OFFCPU_WAIT_OPEN_AFTER;
 		if (hash_table__insert(p->entries, &e->key, e)) {
 			free(e);
 			return -ENOMEM;

@@ -33,7 +33,17 @@ struct wait {
 	const char *wait_class;		  /* interned */
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;
+	/*
+	 * Issue #16: OFFCPU_WAIT_OPEN_BEFORE (began before the recording) and
+	 * OFFCPU_WAIT_OPEN_AFTER (not ended at its stop: still waiting), or 0.
+	 * A still-open wait is summed apart from the waits that ended.
+	 */
+	unsigned int open;
 };
+
+/* Issue #16: the json "open" field's values, by struct wait::open. */
+const char *profile__open_name(unsigned int open);
+int profile__open_from_name(const char *name, unsigned int *open);
 
 struct profile_entry {
 	struct wait key; /* timestamps, duration and cpu are zero */

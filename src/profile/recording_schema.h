@@ -32,6 +32,8 @@
 #define REC_CPU "cpu"
 #define REC_KERNEL_STACK "kernel_stack"
 #define REC_USER_STACK "user_stack"
+/* Issue #16: "before", "after" or "both" (profile__open_name), absent when neither. */
+#define REC_OPEN "open"
 
 /*
  * A frame. Beyond the SPEC's fields, what pprof needs to place the code

@@ -567,6 +567,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	w.tid = r->tid;
 	w.cpu = r->cpu;
 	w.state = r->state < OFFCPU_STATE_COUNT ? r->state : OFFCPU_STATE_OTHER;
+	w.open = r->flags & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER);
 	w.comm = strpool__intern(c->profile->strings, comm);
 	if (!w.comm)
 		return -ENOMEM;
@@ -616,6 +617,16 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
+	/*
+	 * Issue #17.2: a wait recovered at a later switch-out has no user
+	 * stack: the thread's chain waits on for its next record's.
+	 */
+	if (r->flags & OFFCPU_WAIT_RECOVERED) {
+		if (filtered)
+			return 0;
+		w.wait_class = wait_class_of(c, &w);
+		return w.wait_class ? profile__add(c->profile, &w) : -ENOMEM;
+	}
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
 	err = close_chain(c, w.tid, w.user_stack, cut_short);
 	if (err || filtered)

@@ -23,12 +23,15 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_USTACK_PENDING] = "user_stack_pending",
 	[OFFCPU_CNT_SWITCH_UNSEEN] = "switch_in_unseen",
 	[OFFCPU_CNT_USTACK_AT_OUT] = "user_stack_at_switch_out",
+	[OFFCPU_CNT_SWITCH_RECOVERED] = "switch_in_recovered",
+	[OFFCPU_CNT_OPEN_AT_START] = "waits_open_at_start",
 	[OFFCPU_CNT_SYMBOL_MISS] = "symbol_misses",
 	[OFFCPU_CNT_PROC_GONE] = "processes_gone",
 	[OFFCPU_CNT_RINGBUF_UNREAD] = "ringbuf_unread",
 	[OFFCPU_CNT_RINGBUF_UNREAD_NS] = "ringbuf_unread_ns",
 	[OFFCPU_CNT_USTACK_CUT_SHORT] = "user_stack_cut_short",
 	[OFFCPU_CNT_USTACK_LOOP] = "user_stack_loops",
+	[OFFCPU_CNT_OPEN_AT_STOP] = "waits_open_at_stop",
 };
 
 const char *counters__name(unsigned int index)

@@ -29,6 +29,9 @@ struct tracer_opts {
 	bool filter_cgroup;
 	int cgroup_fd;	      /* with filter_cgroup: the cgroup v2 directory, open */
 	const char *btf_path; /* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
+	/* Issue #16. */
+	bool date_open_waits; /* date the selected threads off CPU at the start */
+	bool snapshot;	      /* attach nothing: tracer__open_waits only (offcpu snapshot) */
 };
 
 /* Called for every ring buffer record; a negative return stops polling. */
@@ -55,9 +58,18 @@ int tracer__poll(struct tracer *t, int timeout_ms);
  * Detaches from sched_switch, lets parked waits reach user space, detaches
  * the rest, and reads what is left for 250 ms at most; the waits still left
  * are added to counters[OFFCPU_CNT_RINGBUF_UNREAD] (and _NS), an array of
- * OFFCPU_CNT_MAX.
+ * OFFCPU_CNT_MAX. Then the waits still open at the detach are passed on
+ * (issue #16), counted in counters[OFFCPU_CNT_OPEN_AT_STOP].
  */
 int tracer__stop(struct tracer *t, uint64_t *counters);
+/*
+ * Issue #16: every selected thread off CPU now, one wait record each
+ * (flags OFFCPU_WAIT_OPEN_AFTER, its duration so far, its stacks), passed
+ * to fn as ring buffer records are, from a task iterator: for offcpu
+ * snapshot, or a gauge while recording. Waits outside -m/-M are counted
+ * in counters[] (OFFCPU_CNT_MAX of them), not passed. 0 or -errno, said.
+ */
+int tracer__open_waits(struct tracer *t, tracer_record_fn fn, void *ctx, uint64_t *counters);
 /* Sums the per-CPU counters into out[OFFCPU_CNT_BPF_MAX]. */
 int tracer__counters(struct tracer *t, uint64_t *out);
 void tracer__free(struct tracer *t);
