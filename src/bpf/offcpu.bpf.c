@@ -1347,6 +1347,19 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 }
 
 /*
+ * offcpu snapshot attaches no sched_switch that records waits: only this,
+ * for the moment its CPUs take their clock pairs (tracer.c, pair_clocks()).
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_pair_clocks, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = 0;
+
+	keep_clock_pair(prev->pid ? prev : next, &now);
+	return 0;
+}
+
+/*
  * A seq file's buffer is 8 pages (bpf_seq_read()): a record must fit in
  * it whole, so an open wait's stack copy is at most this long.
  */

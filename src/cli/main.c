@@ -30,6 +30,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "cli/snapshot.h"
 #include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -491,6 +492,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "report", OPTIONS_REPORT, report },
+	{ "snapshot", OPTIONS_SNAPSHOT, snapshot__run }, /* issue #16 */
 };
 
 /* Without a subcommand's name first, offcpu traces. */

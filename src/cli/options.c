@@ -107,9 +107,14 @@ void options__usage(FILE *out)
 	    out,
 	    "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
 	    "       offcpu report [-f FMT] [-o FILE] [FILTERS] RECORDING.json\n"
+	    "       offcpu snapshot [-m DUR] [FILTERS] [-f FMT] [-o FILE]\n"
 	    "Records where and why threads wait off CPU, with kernel and user stacks.\n"
 	    "'report' turns a json recording into another format; -p -t -c -m -M --state\n"
 	    "--rules --group-by --lines and --top apply to it as to tracing.\n"
+	    "'snapshot' records nothing: every selected thread off CPU right now for at\n"
+	    "least -m, longest first, with its state, class, time so far and stacks.\n"
+	    "Waits that began before a recording, or had not ended at its stop, are\n"
+	    "reported too, marked (json \"open\"; \"[still waiting]\" in the others).\n"
 	    "\n"
 	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
 	    "  -t, --tid LIST              thread IDs, comma separated\n"
@@ -432,6 +437,22 @@ static int check_report(struct options *o, int argc, char **argv)
 	return 0;
 }
 
+/* Issue #16: one look, no recording: nothing to stop, nothing to run. */
+static int check_snapshot(struct options *o, int argc, char **argv)
+{
+	if (o->duration_ns) {
+		log__error("--duration applies to tracing, not to 'offcpu snapshot' (it records "
+			   "nothing)");
+		return -EINVAL;
+	}
+	if (optind < argc) {
+		log__error("unexpected argument '%s' ('offcpu snapshot' runs no command)",
+			   argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_combination(struct options *o)
 {
 	if (o->user_threads_only && o->kernel_threads_only) {
@@ -469,7 +490,7 @@ static int option_looking_value(int opt, int argc, char **argv)
 int options__parse(int argc, char **argv, enum options_mode mode, struct options *o)
 {
 	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
-	const char *shorts = mode == OPTIONS_REPORT ? short_options + 1 : short_options;
+	const char *shorts = mode != OPTIONS_TRACE ? short_options + 1 : short_options;
 	int opt, err;
 
 	memset(o, 0, sizeof(*o));
@@ -510,6 +531,10 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 	o->report.show_idle = o->kernel_threads_only || o->pids.nr || o->tids.nr || o->nr_comms;
 	if (mode == OPTIONS_REPORT) {
 		err = check_report(o, argc, argv);
+		if (err)
+			return err;
+	} else if (mode == OPTIONS_SNAPSHOT) {
+		err = check_snapshot(o, argc, argv);
 		if (err)
 			return err;
 	} else if (optind < argc) {

@@ -35,6 +35,7 @@ enum call_graph {
 enum options_mode {
 	OPTIONS_TRACE, /* offcpu [OPTIONS] [-- COMMAND] */
 	OPTIONS_REPORT,
+	OPTIONS_SNAPSHOT, /* issue #16: offcpu snapshot [OPTIONS], no -d, no COMMAND */
 };
 
 enum options_action {

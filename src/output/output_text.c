@@ -283,7 +283,7 @@ static void print_still_waiting(FILE *out, struct profile_entry **entries, size_
 		if (!(w->open & OFFCPU_WAIT_OPEN_AFTER))
 			continue;
 		if (!shown++)
-			fprintf(out, "\nStill waiting at the stop (longest first)\n");
+			fprintf(out, "\nStill waiting (longest first)\n");
 		output__format_duration(entries[i]->total_ns, time, sizeof(time));
 		fprintf(out, "  #%zu tid %u (%s) [%s] [%s]  %s so far%s\n", shown, w->tid, w->comm,
 			states__name(w->state), w->wait_class, time,

@@ -134,6 +134,8 @@ static int attach_core(struct offcpu_bpf *skel)
 		/* Issue #16: iterators, run (not attached) by run_iterator(). */
 		{ skel->progs.offcpu_open_at_start, NULL },
 		{ skel->progs.offcpu_open_waits, NULL },
+		/* offcpu snapshot's, for a moment (pair_clocks()). */
+		{ skel->progs.offcpu_pair_clocks, NULL },
 	};
 	struct bpf_program *prog;
 	char text[128];
@@ -437,6 +439,25 @@ static void visit_cpus(void)
 	sched_setaffinity(0, sizeof(saved), &saved);
 }
 
+/* offcpu snapshot: each CPU's clock pair, without recording a wait. */
+static int pair_clocks(struct offcpu_bpf *skel)
+{
+	struct bpf_link *link = bpf_program__attach(skel->progs.offcpu_pair_clocks);
+	char text[128];
+	int err;
+
+	if (!link) {
+		err = -errno;
+		log__error("cannot attach BPF program %s: %s",
+			   bpf_program__name(skel->progs.offcpu_pair_clocks),
+			   error_text(err, text, sizeof(text)));
+		return err;
+	}
+	visit_cpus();
+	bpf_link__destroy(link);
+	return 0;
+}
+
 /*
  * Runs a task iterator once; what it wrote into *buf (malloc'd, *len
  * bytes), or nowhere when buf is NULL. 0 or -errno.
@@ -624,6 +645,9 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 		goto fail;
 	}
 	if (opts->snapshot) {
+		err = pair_clocks(t->skel);
+		if (err)
+			goto fail;
 		*out = t;
 		return 0;
 	}
