@@ -128,6 +128,12 @@ enum offcpu_record_type {
 	OFFCPU_RECORD_EXEC = 2, /* a process replaced its image: re-read its maps */
 	OFFCPU_RECORD_FORK = 3, /* a new process: it maps what its parent maps */
 	OFFCPU_RECORD_EXIT = 4, /* a process is gone: forget its maps */
+	/*
+	 * Issue #16, from tracer.c, not BPF: a process running before tracing
+	 * began, with a wait dated at the start: read its maps now, while it
+	 * lives (its wait's record may come after it exited).
+	 */
+	OFFCPU_RECORD_RUNNING = 5,
 };
 
 /*

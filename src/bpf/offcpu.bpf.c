@@ -1319,11 +1319,12 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	struct task_struct *t = ctx->task;
 	struct wait_start *slot;
 	__u64 start, now;
-	__u32 state;
+	__u32 state, tgid;
 	bool preempt;
 
 	if (!t || !t->pid || !task_selected(t, false) || !off_cpu_state(t, &state, &preempt))
 		return 0;
+	tgid = t->tgid;
 	slot = bpf_task_storage_get(&inflight, t, 0, 0);
 	if (slot && slot->start_ts_ns)
 		return 0;
@@ -1343,6 +1344,9 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 		return 0;
 	count(c, OFFCPU_CNT_WAITS_STARTED, PREEMPTIBLE);
 	count(c, OFFCPU_CNT_OPEN_AT_START, PREEMPTIBLE);
+	/* Its process, for tracer.c to have its maps read (OFFCPU_RECORD_RUNNING). */
+	if (!(t->flags & PF_KTHREAD))
+		bpf_seq_write(ctx->meta->seq, &tgid, sizeof(tgid));
 	return 0;
 }
 

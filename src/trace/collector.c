@@ -658,6 +658,9 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 	case OFFCPU_RECORD_FORK:
 		symbolizer__fork(c->symbolizer, r->parent_pid, r->pid);
 		return 0;
+	case OFFCPU_RECORD_RUNNING:
+		symbolizer__exec(c->symbolizer, r->pid);
+		return 0;
 	default:
 		symbolizer__exit(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
@@ -677,6 +680,7 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	case OFFCPU_RECORD_EXEC:
 	case OFFCPU_RECORD_FORK:
 	case OFFCPU_RECORD_EXIT:
+	case OFFCPU_RECORD_RUNNING:
 		if (size < sizeof(*header))
 			return malformed(c, data, size, "shorter than a process record");
 		return task_record(c, header);

@@ -573,6 +573,32 @@ int tracer__open_waits(struct tracer *t, tracer_record_fn fn, void *ctx, uint64_
 	return open_waits(t, OFFCPU_OPEN_NOW, fn, ctx, counters);
 }
 
+/*
+ * The start's iterator dates the waits open at the start and writes the
+ * process of each (a __u32 per thread), handed on as an
+ * OFFCPU_RECORD_RUNNING.
+ */
+static int date_open_waits(struct tracer *t)
+{
+	struct offcpu_task_record r = { .type = OFFCPU_RECORD_RUNNING };
+	size_t len = 0, i;
+	char *buf = NULL;
+	uint32_t pid;
+	int err;
+
+	err = run_iterator(t->skel->progs.offcpu_open_at_start, &buf, &len);
+	for (i = 0; !err && i + sizeof(pid) <= len; i += sizeof(pid)) {
+		memcpy(&pid, buf + i, sizeof(pid));
+		/* Threads of a process mostly come in a row (tid order); a repeat re-reads. */
+		if (i && pid == r.pid)
+			continue;
+		r.pid = pid;
+		err = t->fn(t->ctx, &r, sizeof(r));
+	}
+	free(buf);
+	return err < 0 ? err : 0;
+}
+
 static void say_clock_errors(struct tracer *t)
 {
 	static const char *const kinds[OFFCPU_CLOCK_ERR_KINDS] = {
@@ -658,7 +684,7 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	/* After sched_switch is attached: a thread it has not seen leave is dated now. */
 	if (opts->date_open_waits) {
 		visit_cpus();
-		err = run_iterator(t->skel->progs.offcpu_open_at_start, NULL, NULL);
+		err = date_open_waits(t);
 		if (err) {
 			report_setup_error("date the waits open at the start", err);
 			goto fail;

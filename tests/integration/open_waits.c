@@ -6,7 +6,7 @@
  * (CLOCK_MONOTONIC, offcpu's clock), and is woken by a writer after
  * WAKE_MS, or never (0: killed by the test).
  *
- *   open_waits read WAKE_MS        main blocks in read()
+ *   open_waits read WAKE_MS        main blocks in read(), then sleeps a minute
  *   open_waits thread WAKE_MS      a thread "ow_reader" blocks, main spins
  *                                  in "ow_spinner" (running: never listed)
  */
@@ -74,6 +74,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(argv[1], "read")) {
 		block_in_read();
+		/* Alive, so that its files can still be read to unwind the wait (killed by the test). */
+		sleep(60);
 		return 0;
 	}
 	if (pthread_create(&r, NULL, reader, NULL))
