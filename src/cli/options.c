@@ -114,7 +114,7 @@ void options__usage(FILE *out)
 	    "'snapshot' records nothing: every selected thread off CPU right now for at\n"
 	    "least -m, longest first, with its state, class, time so far and stacks.\n"
 	    "Waits that began before a recording, or had not ended at its stop, are\n"
-	    "reported too, marked (json \"open\"; \"[still waiting]\" in the others).\n"
+	    "reported too, marked (json \"open\"; \"[still-waiting]\" in the others).\n"
 	    "\n"
 	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
 	    "  -t, --tid LIST              thread IDs, comma separated\n"

@@ -157,8 +157,10 @@ static int look(struct snapshot *s)
 		log__error("cannot finish the profile: %s", strerror(-err));
 		return EXIT_ENVIRONMENT;
 	}
-	qsort(s->profile->waits, s->profile->nr_waits, sizeof(*s->profile->waits),
-	      compare_longest_first);
+	/* Kept for the formats that list every wait; the others sort their own. */
+	if (s->profile->nr_waits)
+		qsort(s->profile->waits, s->profile->nr_waits, sizeof(*s->profile->waits),
+		      compare_longest_first);
 	return 0;
 }
 

@@ -230,7 +230,7 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		len += strcspn(line->text + len + 1, ";") + 1;
 		wait = len + 2;
 		len += strcspn(line->text + len + 1, ";") + 1;
-		/* Issue #16: "[still waiting]" belongs to the heading too. */
+		/* Issue #16: "[still-waiting]" belongs to the heading too. */
 		if (!strncmp(line->text + len, ";" OUTPUT_STILL_WAITING_FRAME,
 			     sizeof(OUTPUT_STILL_WAITING_FRAME)))
 			len += sizeof(OUTPUT_STILL_WAITING_FRAME);

@@ -269,7 +269,7 @@ def test_open_waits_round_trip_through_report():
     assert again.returncode == 0, again.stderr
     assert again.stdout == open(out).read()
     folded = t.run([t.OFFCPU, "report", "-f", "folded", out]).stdout
-    assert ";[still waiting];" in folded, folded
+    assert ";[still-waiting];" in folded, folded
     bad = os.path.join(t.TMP, "bad-open.json")
     with open(out) as f, open(bad, "w") as g:
         g.write(f.read().replace('"open":"both"', '"open":"sometimes"'))
