@@ -96,7 +96,8 @@ const char options__examples[] =
     "  offcpu -d 10s -o wait.svg            an interactive flame graph\n"
     "  offcpu -d 10s -o wait.pb.gz          for go tool pprof -http=: wait.pb.gz\n"
     "  offcpu -d 60s -o rec.json            a recording, then its report:\n"
-    "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n";
+    "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n"
+    "  offcpu snapshot -m 1s                who is blocked for 1 s or more now, and where\n";
 
 void options__usage(FILE *out)
 {
