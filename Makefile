@@ -275,6 +275,7 @@ $(OUTPUT)/bench/symbolize: bench/symbolize.c $(LIB_OBJS) | $(OUTPUT)/bench
 
 bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o $(OUTPUT)/bench/symbolize
 	$(Q)bench/run
+	$(Q)bench/kernel_leaf
 	$(Q)$(OUTPUT)/bench/symbolize
 
 # The two halves of unwinding without frame pointers (bench/unwinding): the

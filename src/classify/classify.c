@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "classify/classify.h"
+#include "classify/goroutine.h"
 #include "lib/array.h"
 #include "offcpu.h"
 
@@ -162,14 +163,38 @@ static const char *const idle_loops[] = {
 	"hwrng_fillfn",
 };
 
-static bool is_idle_loop(const struct frame *kernel, size_t nr_kernel)
+/*
+ * The scheduler's own ways to sleep, which a kernel thread's loop calls
+ * (kcompactd and rcu_gp_fqs_loop sleep in schedule_timeout). They are
+ * __sched: since the kernel leaf keeps them (issue #17 item 4) the loop is
+ * the first frame after them.
+ */
+static const char *const sleep_helpers[] = {
+	"schedule_timeout*", "schedule_hrtimeout*", "schedule_preempt_disabled",
+	"io_schedule*",	     "__cond_resched",	    "preempt_schedule*",
+};
+
+static bool is_sleep_helper(const char *sym)
 {
 	size_t i;
 
-	if (!nr_kernel || !kernel[0].sym)
+	for (i = 0; i < ARRAY_SIZE(sleep_helpers); i++) {
+		if (rules__symbol_matches(sleep_helpers[i], sym))
+			return true;
+	}
+	return false;
+}
+
+static bool is_idle_loop(const struct frame *kernel, size_t nr_kernel)
+{
+	size_t i, leaf = 0;
+
+	while (leaf < nr_kernel && kernel[leaf].sym && is_sleep_helper(kernel[leaf].sym))
+		leaf++;
+	if (leaf == nr_kernel || !kernel[leaf].sym)
 		return false;
 	for (i = 0; i < ARRAY_SIZE(idle_loops); i++) {
-		if (rules__symbol_matches(idle_loops[i], kernel[0].sym))
+		if (rules__symbol_matches(idle_loops[i], kernel[leaf].sym))
 			return true;
 	}
 	return false;
@@ -207,6 +232,13 @@ const char *classify__wait(const struct rule_set *user_rules, unsigned int state
 			   const struct frame *kernel, size_t nr_kernel, const struct frame *user,
 			   size_t nr_user)
 {
+	return classify__wait_parked(user_rules, state, kernel, nr_kernel, user, nr_user, NULL);
+}
+
+const char *classify__wait_parked(const struct rule_set *user_rules, unsigned int state,
+				  const struct frame *kernel, size_t nr_kernel,
+				  const struct frame *user, size_t nr_user, const char *parked)
+{
 	const char *found;
 	size_t r;
 
@@ -216,6 +248,12 @@ const char *classify__wait(const struct rule_set *user_rules, unsigned int state
 		if (rules__match(&user_rules->rules[r], kernel, nr_kernel, user, nr_user))
 			return user_rules->rules[r].wait_class;
 	}
+	/* Issue #17 item 6: Go's scheduler waits, for the goroutine that parked or its own. */
+	if (parked)
+		return parked;
+	found = goroutine__m_class(user, nr_user);
+	if (found)
+		return found;
 	if (is_idle_loop(kernel, nr_kernel))
 		return "idle";
 	found = first_match(kernel_rules, ARRAY_SIZE(kernel_rules), kernel, nr_kernel);

@@ -20,6 +20,17 @@ const char *classify__wait(const struct rule_set *user_rules, unsigned int state
 			   size_t nr_user);
 
 /*
+ * Issue #17 item 6: the same, with parked the class of the goroutine whose
+ * park left a Go thread looking for work (goroutine__park_class of the
+ * frames past runtime.mcall, which the user stack no longer holds), or
+ * NULL. It comes after the user's rules, before Go's own waiting paths
+ * (goroutine__m_class) and the kernel rules.
+ */
+const char *classify__wait_parked(const struct rule_set *user_rules, unsigned int state,
+				  const struct frame *kernel, size_t nr_kernel,
+				  const struct frame *user, size_t nr_user, const char *parked);
+
+/*
  * sched_switch says "runnable, no preempt flag" both for sched_yield() and
  * for a thread that schedule()s on its way back to user space because its
  * time was up: only the first gave the CPU away. Tells them apart by the

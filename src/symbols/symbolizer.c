@@ -637,6 +637,13 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 	return s->processes_gone;
 }
 
+bool symbolizer__maps_known(struct symbolizer *s, uint32_t pid)
+{
+	struct process *p = get_process(s, pid);
+
+	return p && p->loaded && !p->gone && p->maps.nr;
+}
+
 /*
  * Code that no symbol names, in a function the unwind tables know: named
  * by module and function start ("postgres!0x4a3f20"), as

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "classify/classify.h"
+#include "classify/goroutine.h"
 #include "classify/states.h"
 #include "lib/array.h"
 #include "lib/hash_table.h"
@@ -12,6 +13,7 @@
 #include "lib/u32_key.h"
 #include "offcpu.h"
 #include "symbols/proctitle.h"
+#include "symbols/stack_end.h"
 #include "symbols/unwind.h"
 #include "trace/collector.h"
 
@@ -26,6 +28,7 @@
 /* A stack as the kernel gave it, with what it symbolized to. */
 struct cached_stack {
 	const struct stack *stack;
+	const char *parked; /* issue #17 item 6: a Go goroutine's park class, or NULL */
 	uint32_t nr;
 	uint64_t ips[];
 };
@@ -55,6 +58,7 @@ struct cached_class {
 	const struct stack *kernel_stack;
 	const struct stack *user_stack;
 	unsigned int state;
+	const char *parked; /* issue #17 item 6: a static string: compared by address */
 	const char *wait_class;
 };
 
@@ -71,6 +75,15 @@ struct collector {
 	const struct rule_set *rules;
 	uint32_t state_mask;
 	bool malformed_reported;
+	const char *parked; /* issue #17 item 6: of the user stack symbolize() gave last */
+	/*
+	 * Issue #17 item 6: the user stack being symbolized is a frame-pointer
+	 * walk, which may take any word for a return address (a CFI unwind
+	 * stops where no CFI is): its frames in no executable mapping are cut.
+	 * Only there, since a mapping the symbolizer has not seen yet (a
+	 * stale snapshot) would cut a CFI-unwound stack too.
+	 */
+	bool fp_walk;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -101,7 +114,7 @@ static bool equal_raw(const void *a, const void *b)
 static uint64_t hash_class(const void *key)
 {
 	const struct cached_class *k = key;
-	const void *stacks[2] = { k->kernel_stack, k->user_stack };
+	const void *stacks[3] = { k->kernel_stack, k->user_stack, k->parked };
 
 	return hash_table__hash_bytes(stacks, sizeof(stacks), k->state);
 }
@@ -111,7 +124,7 @@ static bool equal_class(const void *a, const void *b)
 	const struct cached_class *x = a, *y = b;
 
 	return x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       x->state == y->state;
+	       x->state == y->state && x->parked == y->parked;
 }
 
 /* A reused PID counts as alive: its entries merely stay apart a while longer. */
@@ -233,6 +246,23 @@ static const char *title_of(struct collector *c, struct process_info *p, const c
 	return p->title;
 }
 
+/*
+ * Issue #17 item 6: a user stack, however unwound, ends where the thread's
+ * own frames do (symbols/stack_end.h); a Go M that parked a goroutine keeps,
+ * not its frames, but why it parked.
+ */
+static size_t walk_end(struct collector *c, uint32_t pid, const struct frame *frames, size_t nr,
+		       const char **parked)
+{
+	bool maps_known = c->fp_walk && symbolizer__maps_known(c->symbolizer, pid);
+	size_t kept = stack_end__user(frames, nr, maps_known);
+
+	if (kept && kept < nr && stack_end__is_goroutine_switch(&frames[kept - 1]))
+		*parked = goroutine__park_class(frames + kept, nr - kept);
+	return kept;
+}
+
+/* A user stack's end is found here whichever way it was unwound; c->parked is set. */
 static const struct stack *symbolize(struct collector *c, uint32_t pid, const __u64 *ips,
 				     uint32_t nr, bool kernel, uint64_t seen_ns)
 {
@@ -248,8 +278,11 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 	c->key->nr = nr;
 	memcpy(c->key->ips, ips, nr * sizeof(ips[0]));
 	found = hash_table__find(cache, c->key);
-	if (found)
+	if (found) {
+		if (!kernel)
+			c->parked = found->parked;
 		return found->stack;
+	}
 	cached = malloc(sizeof(*cached) + nr * sizeof(ips[0]));
 	if (!cached)
 		return NULL;
@@ -269,6 +302,11 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 	while (kernel && kept > 1 && skip_leaf(first)) {
 		first++;
 		kept--;
+	}
+	cached->parked = NULL;
+	if (!kernel) {
+		kept = walk_end(c, pid, first, kept, &cached->parked);
+		c->parked = cached->parked;
 	}
 	cached->stack = profile__intern_stack(c->profile, first, kept);
 	if (!cached->stack || hash_table__insert(cache, cached, cached)) {
@@ -435,9 +473,10 @@ static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, siz
 	return (int)n;
 }
 
-static const char *wait_class_of(struct collector *c, const struct wait *w)
+static const char *wait_class_of(struct collector *c, const struct wait *w, const char *parked)
 {
-	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, NULL }, *cached;
+	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, parked, NULL },
+			    *cached;
 	const struct stack *k = w->kernel_stack, *u = w->user_stack;
 
 	cached = hash_table__find(c->classes, &key);
@@ -447,10 +486,10 @@ static const char *wait_class_of(struct collector *c, const struct wait *w)
 	if (!cached)
 		return NULL;
 	*cached = key;
-	cached->wait_class =
-	    strpool__intern(c->profile->strings,
-			    classify__wait(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
-					   u ? u->frames : NULL, u ? u->nr : 0));
+	cached->wait_class = strpool__intern(
+	    c->profile->strings,
+	    classify__wait_parked(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
+				  u ? u->frames : NULL, u ? u->nr : 0, parked));
 	if (!cached->wait_class || hash_table__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;
@@ -485,8 +524,9 @@ static int add_chain(struct collector *c, const struct wait *w)
  * The thread's waits that were waiting for this user stack; cut_short: it
  * stopped before the thread's root, which each of them counts.
  */
+/* parked: what user_stack's goroutine parked for (issue #17 item 6), or NULL. */
 static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack,
-		       bool cut_short)
+		       bool cut_short, const char *parked)
 {
 	struct chain *chain = hash_table__remove(c->chains, &tid);
 	size_t i;
@@ -503,7 +543,7 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		else if (cut_short)
 			c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
 		/* Its user frames are known only now. */
-		w->wait_class = wait_class_of(c, w);
+		w->wait_class = wait_class_of(c, w, user_stack ? parked : NULL);
 		err = w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
 	}
 	chain_free(chain);
@@ -547,6 +587,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	uint32_t kernel_frames, user_frames;
 	struct process_info *process;
 	bool filtered, cut_short = false;
+	const char *parked = NULL; /* issue #17 item 6 */
 	struct wait w = { 0 };
 	char comm[OFFCPU_COMM_LEN + 1];
 	int err;
@@ -581,6 +622,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	/* Frame-pointer walks end on a zero return address: not a frame. */
 	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
 		user_frames--;
+	c->fp_walk = r->user_stack != OFFCPU_USTACK_COPIED;
 	if (r->user_stack == OFFCPU_USTACK_COPIED) {
 		int nr = unwind_copy(c, r, size, kernel_frames, &cut_short);
 
@@ -608,6 +650,8 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		if (!w.user_stack)
 			return -ENOMEM;
 	}
+	if (w.user_stack)
+		parked = c->parked;
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
@@ -628,12 +672,12 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		return w.wait_class ? profile__add(c->profile, &w) : -ENOMEM;
 	}
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack, cut_short);
+	err = close_chain(c, w.tid, w.user_stack, cut_short, parked);
 	if (err || filtered)
 		return err;
 	if (cut_short)
 		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
-	w.wait_class = wait_class_of(c, &w);
+	w.wait_class = wait_class_of(c, &w, parked);
 	if (!w.wait_class)
 		return -ENOMEM;
 	return profile__add(c->profile, &w);
@@ -704,7 +748,7 @@ int collector__finish(struct collector *c)
 	while (!err && hash_table__next(c->chains, &it, &key, NULL)) {
 		uint32_t tid = *(const uint32_t *)key;
 
-		err = close_chain(c, tid, NULL, false);
+		err = close_chain(c, tid, NULL, false, NULL);
 		memset(&it, 0, sizeof(it));
 	}
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);

@@ -8,6 +8,7 @@
 #include "lib/json_reader.h"
 #include "lib/log.h"
 #include "profile/recording_schema.h"
+#include "symbols/stack_end.h"
 #include "trace/counters.h"
 #include "trace/recording.h"
 
@@ -217,6 +218,19 @@ static bool passes(const struct recording_filter *f, const struct wait *w)
 	return f->nr_comms == 0;
 }
 
+/*
+ * Issue #17 item 6: a Go M's stack ends at runtime.mcall, past which the
+ * goroutine it parked was (not recorded): what it parked for is the class
+ * recorded, kept unless the user's rules say otherwise.
+ */
+static const char *parked_class(const struct wait *w, const char *recorded)
+{
+	const struct stack *u = w->user_stack;
+
+	return u && u->nr && stack_end__is_goroutine_switch(&u->frames[u->nr - 1]) ? recorded
+										      : NULL;
+}
+
 static int read_wait(struct reader *r, const struct json_value *v)
 {
 	const char *comm = string_member(v, REC_COMM), *wait_class = string_member(v, REC_WAIT),
@@ -250,11 +264,12 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	if (err)
 		return err;
 	if (r->filter->rules && r->filter->rules->nr)
-		wait_class = classify__wait(r->filter->rules, w.state,
-					    w.kernel_stack ? w.kernel_stack->frames : NULL,
-					    w.kernel_stack ? w.kernel_stack->nr : 0,
-					    w.user_stack ? w.user_stack->frames : NULL,
-					    w.user_stack ? w.user_stack->nr : 0);
+		wait_class = classify__wait_parked(r->filter->rules, w.state,
+						   w.kernel_stack ? w.kernel_stack->frames : NULL,
+						   w.kernel_stack ? w.kernel_stack->nr : 0,
+						   w.user_stack ? w.user_stack->frames : NULL,
+						   w.user_stack ? w.user_stack->nr : 0,
+						   parked_class(&w, wait_class));
 	w.wait_class = intern(r, wait_class);
 	if (!w.comm || !w.wait_class)
 		return -ENOMEM;

@@ -86,6 +86,13 @@ struct tracer {
  */
 #define RECORD_DELAY_ENV "OFFCPU_TEST_RECORD_DELAY_US"
 
+/*
+ * Test and bench only (issue #17 item 4): no kernel leaf scan, the kernel
+ * stack as bpf_get_task_stack gives it, as before; bench/run and
+ * bench/kernel_leaf measure both, test_fixes.py fails with it.
+ */
+#define NO_KERNEL_LEAF_ENV "OFFCPU_TEST_NO_KERNEL_LEAF"
+
 static const char *error_text(int err, char *buf, size_t size)
 {
 	/* libbpf's own codes (-4000 and below) are not errno values. */
@@ -300,6 +307,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->stack_copy_bytes = o->user_stack ? o->stack_copy_bytes : 0;
 	skel->rodata->fix_leaf = o->user_stack && !o->stack_copy_bytes;
 	skel->rodata->want_kernel_stack = o->kernel_stack;
+	skel->rodata->take_kernel_leaf = !getenv(NO_KERNEL_LEAF_ENV);
 	skel->rodata->want_user_stack = o->user_stack;
 	skel->rodata->user_threads_only = o->user_threads_only;
 	skel->rodata->kernel_threads_only = o->kernel_threads_only;

@@ -360,9 +360,32 @@ static void titles(void **state)
 	assert_int_equal(proctitle__read(999999999, out, sizeof(out)), 0);
 }
 
+/*
+ * Issue #17 item 4: with the kernel leaf's __sched frames kept, a kernel
+ * thread's loop sleeps below schedule_timeout (kcompactd, rcu_gp_fqs_loop,
+ * as recorded here): still its idle loop. A wait under a helper that is no
+ * loop stays what it is.
+ */
+static void idle_loops_below_the_schedulers_sleeps(void **state)
+{
+	const unsigned int S = OFFCPU_STATE_INTERRUPTIBLE, D = OFFCPU_STATE_IDLE;
+	size_t k;
+
+	(void)state;
+	k = FRAMES(0, "schedule_timeout", "rcu_gp_fqs_loop", "rcu_gp_kthread", "kthread");
+	assert_string_equal(classify_recorded(NULL, D, k, 0), "idle");
+	k = FRAMES(0, "schedule_timeout", "kcompactd", "kthread", "ret_from_fork");
+	assert_string_equal(classify_recorded(NULL, S, k, 0), "idle");
+	k = FRAMES(0, "schedule_timeout", "wait_for_completion", "synchronize_rcu_normal");
+	assert_string_equal(classify_recorded(NULL, D, k, 0), "other");
+	k = FRAMES(0, "do_nanosleep", "hrtimer_nanosleep", "__x64_sys_nanosleep");
+	assert_string_equal(classify_recorded(NULL, S, k, 0), "sleep");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(idle_loops_below_the_schedulers_sleeps),
 		cmocka_unit_test(parse_good_file),
 		cmocka_unit_test(parse_errors_name_their_line),
 		cmocka_unit_test(read_errors_are_not_end_of_file),

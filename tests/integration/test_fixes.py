@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Issue #17, item 4: the kernel leaf, checked against perf for the same waits.
+
+bpf_get_task_stack() of a blocked task drops every __sched function
+(do_nanosleep, schedule_hrtimeout_range_clock...): offcpu's kernel stacks
+must be perf's stacks of the same switch-outs (`perf record -e
+sched:sched_switch -g`), address by address, less only the scheduler
+frames (__schedule, schedule) at the leaf.
+
+Run as root from the repository root after `make`; prints one line per
+check and ends with "N passed, N failed".
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_offcpu as t  # noqa: E402
+
+# Three threads, each blocking 20 ms at a time in one way, named after it.
+LEAF_WORKLOAD = r"""
+import ctypes, os, select, sys, threading, time
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+def named(name):
+    libc.prctl(15, name.encode(), 0, 0, 0)  # PR_SET_NAME
+
+def nanosleeper():
+    named("leaf-nanosleep")
+    while True:
+        time.sleep(0.02)
+
+def epoller():
+    named("leaf-epoll")
+    ep = select.epoll()
+    while True:
+        ep.poll(0.02)
+
+def poller():
+    named("leaf-poll")
+    p = select.poll()
+    r, w = os.pipe()
+    p.register(r, select.POLLIN)
+    while True:
+        p.poll(20)
+
+for f in (nanosleeper, epoller, poller):
+    threading.Thread(target=f, daemon=True).start()
+time.sleep(0.2)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+# The function right below schedule() that decided to sleep, per thread.
+LEAF_CALLERS = {
+    "leaf-nanosleep": "do_nanosleep",
+    "leaf-epoll": "schedule_hrtimeout_range_clock",
+    "leaf-poll": "schedule_hrtimeout_range_clock",
+}
+# What offcpu trims at the leaf, and perf shows: the tracepoint (perf's walk starts
+# in __traceiter_sched_switch once a BPF program is attached to it too) and the
+# scheduler core.
+TRIMMED = re.compile(r"^(__schedule|schedule|__traceiter_.*|__bpf_trace_.*|bpf_trace_run.*|"
+                     r"perf_trace_.*)$")
+
+
+def perf_switch_out_stacks(path, tids):
+    """tid -> set of kernel stacks (addresses, leaf first) perf recorded at its switch-outs,
+    less the scheduler's own frames at the leaf."""
+    out = t.run(["perf", "script", "-i", path, "-F", "tid,event,ip,sym"], timeout=120)
+    assert out.returncode == 0, out.stderr[-500:]
+    stacks = {}
+    for block in out.stdout.split("\n\n"):
+        lines = [l for l in block.splitlines() if l.strip()]
+        if not lines:
+            continue
+        m = re.match(r"\s*(\d+)\s+sched:sched_switch", lines[0])
+        if not m or int(m.group(1)) not in tids:
+            continue
+        frames = []
+        for line in lines[1:]:
+            f = line.split()
+            addr = int(f[0], 16)
+            if addr < 0xffff800000000000:
+                break  # the user stack follows
+            frames.append((addr, f[1].split("+")[0] if len(f) > 1 else None))
+        while frames and frames[0][1] and TRIMMED.match(frames[0][1]):
+            frames.pop(0)
+        stacks.setdefault(int(m.group(1)), set()).add(tuple(a for a, _ in frames))
+    return stacks
+
+
+def test_kernel_leaf_is_perfs():
+    """offcpu's kernel stacks of nanosleep, epoll_wait and poll are perf's of the
+    same switch-outs, from the function that decided to sleep (do_nanosleep,
+    schedule_hrtimeout_range_clock) on: never less."""
+    d = tempfile.mkdtemp(prefix="offcpu-leaf-")
+    script = os.path.join(d, "leaf.py")
+    with open(script, "w") as f:
+        f.write(LEAF_WORKLOAD)
+    proc = subprocess.Popen(["/usr/bin/python3", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        tids = t.run(["ls", "/proc/%d/task" % proc.pid]).stdout.split()
+        comms = {}
+        for tid in tids:
+            with open("/proc/%d/task/%s/comm" % (proc.pid, tid)) as f:
+                comms[int(tid)] = f.read().strip()
+        mine = {tid: c for tid, c in comms.items() if c in LEAF_CALLERS}
+        assert len(mine) == 3, comms
+        data = os.path.join(d, "perf.data")
+        perf = subprocess.Popen(["perf", "record", "-q", "-o", data, "-e", "sched:sched_switch",
+                                 "-g", "-p", str(proc.pid)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)  # perf attached before offcpu's waits start
+        r = t.run([t.OFFCPU, "-p", str(proc.pid), "-m", "5ms", "-d", "1500ms", "-f", "json"])
+        time.sleep(0.2)
+        perf.send_signal(signal.SIGINT)
+        perf.communicate(timeout=60)
+        assert r.returncode == 0, r.stderr[-500:]
+        perf_stacks = perf_switch_out_stacks(data, set(mine))
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(d, ignore_errors=True)
+    checked = {c: 0 for c in LEAF_CALLERS}
+    for line in r.stdout.splitlines():
+        w = json.loads(line)
+        if w["type"] != "offcpu" or w["tid"] not in mine:
+            continue
+        comm = mine[w["tid"]]
+        addrs = tuple(int(f["addr"], 16) for f in w["kernel_stack"])
+        names = [f.get("sym") for f in w["kernel_stack"]]
+        assert names and names[0] == LEAF_CALLERS[comm], (comm, names)
+        assert addrs in perf_stacks.get(w["tid"], ()), (
+            "%s: offcpu's %s is no stack perf recorded for that thread: %s" %
+            (comm, names, [list(map(hex, s)) for s in perf_stacks.get(w["tid"], ())][:3]))
+        checked[comm] += 1
+    assert all(n >= 10 for n in checked.values()), checked
+
+
+def main():
+    if os.geteuid() != 0:
+        print("these tests need root")
+        print("0 passed, 1 failed")
+        return 1
+    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
+    if len(sys.argv) > 1:
+        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print("ok - %s" % name)
+            passed += 1
+        except Exception as e:
+            print("FAIL - %s: %s" % (name, e))
+            if not isinstance(e, AssertionError):
+                traceback.print_exc()
+            failed += 1
+        sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
