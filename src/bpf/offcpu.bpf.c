@@ -1721,14 +1721,11 @@ static __always_inline __u32 open_wait_stacks(struct task_struct *t, struct copy
 	struct offcpu_wait_record *r = (void *)b->bytes;
 	__u32 kernel_frames = 0, user_off;
 	__u64 size = stack_copy_bytes;
-	long n;
 
-	if (want_kernel_stack) {
-		n = bpf_get_task_stack(t, r->ips, stack_depth * sizeof(__u64), 0);
-		if (n > 0)
-			kernel_frames = n / sizeof(__u64);
-	}
-	kernel_frames &= OFFCPU_MAX_STACK_DEPTH;
+	/* As at a switch-in, with the __sched frames put back (#17.4); not counted: preemptible. */
+	if (want_kernel_stack)
+		take_kernel_stack(NULL, r, t);
+	kernel_frames = r->kernel_frames & OFFCPU_MAX_STACK_DEPTH;
 	r->kernel_frames = kernel_frames;
 	if (!want_user_stack || (t->flags & PF_KTHREAD) || !t->mm)
 		return OFFCPU_WAIT_HEADER_SIZE + kernel_frames * 8;

@@ -668,7 +668,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (r->flags & OFFCPU_WAIT_RECOVERED) {
 		if (filtered)
 			return 0;
-		w.wait_class = wait_class_of(c, &w);
+		w.wait_class = wait_class_of(c, &w, NULL);
 		return w.wait_class ? profile__add(c->profile, &w) : -ENOMEM;
 	}
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
