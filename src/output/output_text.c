@@ -211,7 +211,7 @@ static bool is_idle(const char *wait_class)
 }
 
 static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_ns,
-			    const struct output_opts *opts)
+			    const struct output_opts *opts, bool open_apart)
 {
 	size_t limit = opts->top ?: OUTPUT_TOP_STACKS, shown = 0;
 	struct folded_lines lines;
@@ -232,8 +232,11 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		len += strcspn(line->text + len + 1, ";") + 1;
 		/* Issue #16: "[still-waiting]" belongs to the heading too. */
 		if (!strncmp(line->text + len, ";" OUTPUT_STILL_WAITING_FRAME,
-			     sizeof(OUTPUT_STILL_WAITING_FRAME)))
+			     sizeof(OUTPUT_STILL_WAITING_FRAME))) {
+			if (open_apart)
+				continue;
 			len += sizeof(OUTPUT_STILL_WAITING_FRAME);
+		}
 		if (!opts->show_idle && line->text[len - 1] == ']' && wait < len &&
 		    (!strncmp(line->text + wait, "idle]", 5) ||
 		     !strncmp(line->text + wait, "idle:", 5)))
@@ -295,10 +298,11 @@ static void print_still_waiting(FILE *out, struct profile_entry **entries, size_
 
 int output_text__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
-	struct profile_entry **entries;
-	uint64_t hidden_ns = 0, hidden_count = 0;
+	struct profile_entry **entries, **open_entries;
+	uint64_t hidden_ns = 0, hidden_count = 0, open_ns = 0, open_count = 0, rest_ns;
 	char time[32];
-	size_t nr, shown = 0, i;
+	size_t nr, shown = 0, nr_open = 0, kept = 0, i;
+	bool open_apart;
 	int err = profile__sorted_entries(p, &entries, &nr);
 
 	if (err)
@@ -328,18 +332,51 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			time, share(hidden_ns, p->total_ns), hidden_count,
 			hidden_count == 1 ? "" : "s");
 	}
-	print_still_waiting(out, entries, shown, opts);
-	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top);
-	err = err
-		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT,
-				  opts->top);
+	/*
+	 * Issue #16: waits still open at the stop are listed first, and kept
+	 * out of the tables and stacks below: a daemon asleep for hours would
+	 * otherwise outweigh everything the recording measured. Unless every
+	 * wait is still open (offcpu snapshot): then the tables sum them.
+	 */
+	open_entries = malloc((shown ? shown : 1) * sizeof(*open_entries));
+	if (!open_entries) {
+		free(entries);
+		return -ENOMEM;
+	}
+	for (i = 0; i < shown; i++) {
+		if (entries[i]->key.open & OFFCPU_WAIT_OPEN_AFTER) {
+			open_entries[nr_open++] = entries[i];
+			open_ns += entries[i]->total_ns;
+			open_count += entries[i]->count;
+		} else {
+			entries[kept++] = entries[i];
+		}
+	}
+	open_apart = kept > 0;
+	if (open_apart && open_count) {
+		output__format_duration(open_ns, time, sizeof(time));
+		fprintf(out,
+			"still waiting: %s in %" PRIu64
+			" wait%s not ended at the stop, listed first, left out of the tables\n",
+			time, open_count, open_count == 1 ? "" : "s");
+	}
+	print_still_waiting(out, open_entries, nr_open, opts);
+	if (open_apart) {
+		shown = kept;
+		rest_ns = p->total_ns - hidden_ns - open_ns;
+	} else {
+		memcpy(entries, open_entries, nr_open * sizeof(*entries));
+		shown = nr_open;
+		rest_ns = p->total_ns - hidden_ns;
+	}
+	free(open_entries);
+	err = print_groups(out, rest_ns, entries, shown, GROUP_BY_STATE, opts->top);
+	err = err ?: print_groups(out, rest_ns, entries, shown, GROUP_BY_WAIT, opts->top);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
-		err = err
-			  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown,
-					  opts->group_by, opts->top);
+		err = err ?: print_groups(out, rest_ns, entries, shown, opts->group_by, opts->top);
 	free(entries);
-	err = err ?: print_top_stacks(out, p, p->total_ns - hidden_ns, opts);
+	err = err ?: print_top_stacks(out, p, rest_ns, opts, open_apart);
 	if (err)
 		return err;
 	fprintf(out, "\nHealth counters\n");

@@ -166,7 +166,7 @@ def test_snapshot_lists_the_hung_thread():
     assert [x["duration_ns"] for x in waits] == sorted((x["duration_ns"] for x in waits),
                                                       reverse=True), "not longest first"
     assert "Still waiting (longest first)" in text and "ow_reader" in text, text
-    assert re.search(r"^ow_reader;\[interruptible\];\[pipe\];\[still waiting\];.*pipe_read",
+    assert re.search(r"^ow_reader;\[interruptible\];\[pipe\];\[still-waiting\];.*pipe_read",
                      folded, re.M), folded
 
 
