@@ -558,27 +558,29 @@ static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool a
 	return 0;
 }
 
-static int open_waits(struct tracer *t, enum offcpu_open_mode mode, tracer_record_fn fn, void *ctx,
-		      uint64_t *counters)
+/* The open-wait iterator's records, into *buf (*len bytes). */
+static int read_open_waits(struct tracer *t, enum offcpu_open_mode mode, char **buf, size_t *len)
 {
-	size_t len = 0;
-	char *buf = NULL;
 	int err;
 
 	t->skel->bss->open_mode = mode;
-	err = run_iterator(t->skel->progs.offcpu_open_waits, &buf, &len);
-	if (err) {
+	err = run_iterator(t->skel->progs.offcpu_open_waits, buf, len);
+	if (err)
 		report_setup_error("read the threads off CPU", err);
-		return err;
-	}
-	err = pass_open_waits(t, buf, len, mode == OFFCPU_OPEN_AT_STOP, fn, ctx, counters);
-	free(buf);
 	return err;
 }
 
 int tracer__open_waits(struct tracer *t, tracer_record_fn fn, void *ctx, uint64_t *counters)
 {
-	return open_waits(t, OFFCPU_OPEN_NOW, fn, ctx, counters);
+	size_t len = 0;
+	char *buf = NULL;
+	int err = read_open_waits(t, OFFCPU_OPEN_NOW, &buf, &len);
+
+	if (err)
+		return err;
+	err = pass_open_waits(t, buf, len, false, fn, ctx, counters);
+	free(buf);
+	return err;
 }
 
 /*
@@ -750,12 +752,26 @@ static int drain(struct tracer *t, uint64_t *counters)
 int tracer__stop(struct tracer *t, uint64_t *counters)
 {
 	struct timespec settle = { 0, SETTLE_NS };
+	size_t open_len = 0;
+	char *open_buf = NULL;
 	int err;
 
 	bpf_link__destroy(t->skel->links.offcpu_sched_switch);
 	t->skel->links.offcpu_sched_switch = NULL;
 	/* The end of the waits still open: the last switch sched_switch could see. */
 	t->skel->bss->open_stop_ts_ns = clock__monotonic_ns();
+	/*
+	 * The open waits are read at once, while their threads still wait
+	 * (a wait that ends before its thread is visited has lost its stacks:
+	 * read after the settling below, a thread sleeping 20 ms in a loop
+	 * always had), and handed on after the ring's records, which come
+	 * first for each thread.
+	 */
+	if (!t->snapshot) {
+		err = read_open_waits(t, OFFCPU_OPEN_AT_STOP, &open_buf, &open_len);
+		if (err)
+			return err;
+	}
 	nanosleep(&settle, NULL);
 	/*
 	 * No program writes records from here on, so the ring holds all there
@@ -767,9 +783,9 @@ int tracer__stop(struct tracer *t, uint64_t *counters)
 	err = drain(t, counters);
 	if (t->measure_clock)
 		say_clock_errors(t);
-	/* After the ring's records: a thread's open wait comes after its others. */
-	if (!err && !t->snapshot)
-		err = open_waits(t, OFFCPU_OPEN_AT_STOP, t->fn, t->ctx, counters);
+	if (!err && open_buf)
+		err = pass_open_waits(t, open_buf, open_len, true, t->fn, t->ctx, counters);
+	free(open_buf);
 	return err;
 }
 
