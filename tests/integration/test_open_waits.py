@@ -170,6 +170,26 @@ def test_snapshot_lists_the_hung_thread():
                      folded, re.M), folded
 
 
+def test_snapshot_and_stop_select_by_cgroup():
+    # The iterators run as offcpu, not as the thread: --cgroup is tested on
+    # the task's own cgroup (and its parents), nested here.
+    _, paths = t.make_cgroups("ow-outer", "ow-outer/inner")
+    inside = Workload("read", 0)
+    outside = Workload("read", 0)
+    try:
+        t.move_to_cgroup(paths[1], inside.p.pid)
+        waits, _ = snapshot_json(["--cgroup", paths[0], "-m", "0"])
+        recorded, _ = t.trace_json(["--cgroup", paths[0]], "1s")
+    finally:
+        inside.kill()
+        outside.kill()
+        time.sleep(0.2)
+        t.remove_cgroups(paths)
+    for listed in (waits, recorded):
+        assert {w["pid"] for w in listed} == {inside.p.pid}, [(w["pid"], w["comm"]) for w in listed]
+    assert [w.get("open") for w in recorded] == ["both"], recorded
+
+
 def test_snapshot_kernel_thread_idle():
     waits, _ = snapshot_json(["-k", "-m", "10ms"])
     idle = [w for w in waits if t.KTHREAD_COMMS.match(w["comm"]) and w["state"] == "idle"]
