@@ -75,7 +75,7 @@ enum offcpu_counter {
 	OFFCPU_CNT_RINGBUF_UNREAD,		     /* waits left in the ring buffer at stop */
 	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
 	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
-	OFFCPU_CNT_USTACK_LOOP, /* of those, a cycle repeated to the end: cut */
+	OFFCPU_CNT_USTACK_LOOP,	 /* of those, a cycle repeated to the end: cut */
 	OFFCPU_CNT_OPEN_AT_STOP, /* issue #16: still off CPU at the stop, emitted as open */
 	OFFCPU_CNT_MAX,
 };

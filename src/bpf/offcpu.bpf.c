@@ -88,9 +88,9 @@ struct wait_start {
 	__u32 prev_state;
 	__u32 preempt;
 	/* Issue #16, #17.2. */
-	__u32 flags;		/* enum offcpu_wait_flags: OPEN_BEFORE when dated at start */
+	__u32 flags; /* enum offcpu_wait_flags: OPEN_BEFORE when dated at start */
 	__u32 reserved;
-	__u64 switch_in_ts_ns;	/* measure_clock only: its last traced switch-in */
+	__u64 switch_in_ts_ns; /* measure_clock only: its last traced switch-in */
 };
 
 /*
@@ -648,7 +648,7 @@ static __always_inline struct pending_wait *park_slot(struct offcpu_counters *c,
 }
 
 static __always_inline struct wait_start *new_slot(struct offcpu_counters *c, struct task_struct *t,
-					      enum counting how)
+						   enum counting how)
 {
 	struct wait_start *slot;
 
@@ -809,8 +809,8 @@ static __always_inline __u64 arrival_ns(struct task_struct *t, const struct cloc
 static __always_inline __u64 departure_ns(struct task_struct *t, const struct clock_pair *pair)
 {
 	__u64 arrival = BPF_CORE_READ(t, sched_info.last_arrival);
-	__u64 ran = BPF_CORE_READ(t, se.sum_exec_runtime) - BPF_CORE_READ(t, se.prev_sum_exec_runtime);
-
+	__u64 ran =
+	    BPF_CORE_READ(t, se.sum_exec_runtime) - BPF_CORE_READ(t, se.prev_sum_exec_runtime);
 	__u32 policy = BPF_CORE_READ(t, policy);
 
 	if (!arrival || !pair)
@@ -932,7 +932,8 @@ static __always_inline void measure_switch_out(struct task_struct *prev, struct 
 					       __u64 *now)
 {
 	if (slot->switch_in_ts_ns && !slot->start_ts_ns)
-		add_clock_error(OFFCPU_CLOCK_ERR_ARRIVAL, arrival_ns(prev, refresh_clock_pair(prev, now)),
+		add_clock_error(OFFCPU_CLOCK_ERR_ARRIVAL,
+				arrival_ns(prev, refresh_clock_pair(prev, now)),
 				slot->switch_in_ts_ns, 0, prev->pid);
 	slot->switch_in_ts_ns = 0;
 }
@@ -945,11 +946,12 @@ static __always_inline void measure_switch_in(struct task_struct *next, struct w
 	__u64 copy = now;
 
 	slot->switch_in_ts_ns = now;
-	add_clock_error(OFFCPU_CLOCK_ERR_DEPARTURE, departure_ns(next, refresh_clock_pair(next, &copy)),
-			start->start_ts_ns, wait_ns, next->pid);
+	add_clock_error(OFFCPU_CLOCK_ERR_DEPARTURE,
+			departure_ns(next, refresh_clock_pair(next, &copy)), start->start_ts_ns,
+			wait_ns, next->pid);
 	task_clock_ago = rq_clock_task_of(next) - BPF_CORE_READ(next, se.exec_start);
-	add_clock_error(OFFCPU_CLOCK_ERR_EXEC_START, now - task_clock_ago, start->start_ts_ns, wait_ns,
-			next->pid);
+	add_clock_error(OFFCPU_CLOCK_ERR_EXEC_START, now - task_clock_ago, start->start_ts_ns,
+			wait_ns, next->pid);
 }
 
 /* Threads whose user stack rseq_update takes; the others' is taken at switch-out. */
@@ -1708,7 +1710,8 @@ static __always_inline __u32 walk_task_frames(struct task_struct *t, struct copy
 	}
 	r->user_frames = n;
 	r->user_stack = fix_leaf ? OFFCPU_USTACK_TAKEN_LEAF : OFFCPU_USTACK_TAKEN;
-	user_off = OFFCPU_WAIT_HEADER_SIZE + ((kernel_frames + n) & (2 * OFFCPU_MAX_STACK_DEPTH + 1)) * 8;
+	user_off =
+	    OFFCPU_WAIT_HEADER_SIZE + ((kernel_frames + n) & (2 * OFFCPU_MAX_STACK_DEPTH + 1)) * 8;
 	if (!fix_leaf || user_off > OFFCPU_WAIT_HEADER_SIZE + 2 * OFFCPU_MAX_STACK_DEPTH * 8)
 		return OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + n) * 8;
 	len = copy_task_stack(t, b, user_off, OFFCPU_LEAF_COPY);

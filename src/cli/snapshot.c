@@ -133,7 +133,8 @@ static int setup(struct snapshot *s)
 		return EXIT_ENVIRONMENT;
 	}
 	err = symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
-	err = err ?: collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask,
+	err = err
+		  ?: collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask,
 				    &s->collector);
 	if (err) {
 		log__error("cannot set up the symbolizer: %s", strerror(-err));

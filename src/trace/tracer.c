@@ -35,9 +35,9 @@ struct tracer {
 	/* Issue #16. */
 	uint64_t min_duration_ns; /* -m -M, for the open waits */
 	uint64_t max_duration_ns;
-	bool snapshot;	       /* nothing attached */
-	bool measure_clock;    /* OFFCPU_TEST_MEASURE_CLOCK */
-	void *open_record;     /* an open wait, 8-byte aligned for the collector */
+	bool snapshot;	    /* nothing attached */
+	bool measure_clock; /* OFFCPU_TEST_MEASURE_CLOCK */
+	void *open_record;  /* an open wait, 8-byte aligned for the collector */
 };
 
 /*
@@ -47,8 +47,9 @@ struct tracer {
 #define MEASURE_CLOCK_ENV "OFFCPU_TEST_MEASURE_CLOCK"
 
 /* The largest open-wait record (offcpu_open_waits: OPEN_COPY_MAX of stack copied). */
-#define OPEN_RECORD_MAX (OFFCPU_WAIT_HEADER_SIZE + 2 * OFFCPU_MAX_STACK_DEPTH * 8 + \
-			 sizeof(struct offcpu_user_copy) + OFFCPU_MAX_STACK_COPY)
+#define OPEN_RECORD_MAX                                                                            \
+	(OFFCPU_WAIT_HEADER_SIZE + 2 * OFFCPU_MAX_STACK_DEPTH * 8 +                                \
+	 sizeof(struct offcpu_user_copy) + OFFCPU_MAX_STACK_COPY)
 
 /*
  * After sched_switch is detached, waits parked for their user stack reach
@@ -533,15 +534,17 @@ static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool a
 	while (len - off >= sizeof(h)) {
 		memcpy(&h, buf + off, sizeof(h));
 		off += sizeof(h);
-		if (h.size > len - off || h.size < OFFCPU_WAIT_HEADER_SIZE || h.size > OPEN_RECORD_MAX) {
-			log__error("malformed open-wait record: %u bytes of %zu", h.size, len - off);
+		if (h.size > len - off || h.size < OFFCPU_WAIT_HEADER_SIZE ||
+		    h.size > OPEN_RECORD_MAX) {
+			log__error("malformed open-wait record: %u bytes of %zu", h.size,
+				   len - off);
 			return -EINVAL;
 		}
 		memcpy(r, buf + off, h.size);
 		off += h.size;
 		if (at_stop)
 			counters[r->flags & OFFCPU_WAIT_RECOVERED ? OFFCPU_CNT_SWITCH_RECOVERED
-								   : OFFCPU_CNT_OPEN_AT_STOP]++;
+								  : OFFCPU_CNT_OPEN_AT_STOP]++;
 		if (r->duration_ns < t->min_duration_ns) {
 			counters[OFFCPU_CNT_BELOW_MIN]++;
 			continue;
