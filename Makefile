@@ -20,7 +20,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc
 WARNINGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU_SOURCE
-LDLIBS := -lbpf -ldw -lelf -lz -liberty
+LDLIBS := -lbpf -ldw -lelf -lz -liberty -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
 
 # src/ is one folder per stage of the pipeline (README, "Source layout");
@@ -44,7 +44,9 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard 
 # Recursive (=): the unwinder's programs are defined further down.
 WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
 	$(OUTPUT)/tests/open_waits \
-	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS)
+	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS) $(OUTPUT)/tests/short_waits
+# Issue 15: workloads with known wakers (tests/integration/test_wakers.py).
+WORKLOADS += $(OUTPUT)/tests/wake_workload
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
 # links, and libc's debug symbols, which name glibc's lock functions for the
@@ -56,7 +58,7 @@ DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev libdw-dev zlib1g-de
 # compare with, PostgreSQL, go tool pprof, Chromium and node for the SVG,
 # clang's fuzzer runtime, unshare, gdb.
 TEST_DEB_PACKAGES := g++ libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 golang-go \
-	chromium nodejs libclang-rt-14-dev util-linux gdb
+	chromium nodejs libclang-rt-14-dev util-linux gdb graphviz
 
 ifeq ($(V),1)
 Q :=
@@ -137,10 +139,19 @@ $(OUTPUT)/tests/workload: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread $< -o $@
 
+$(OUTPUT)/tests/wake_workload: tests/integration/wake_workload.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
 # Static, to run alone in a chroot for the container-symlink test.
 $(OUTPUT)/tests/workload-static: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -static $< -o $@
+
+# Issue #14: many short waits and a few long ones (tests/integration/test_accounting.py).
+$(OUTPUT)/tests/short_waits: tests/integration/accounting/short_waits.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
 
 # Issue #16: waits open at a recording's start or stop; built as Debian builds (no frame pointers).
 $(OUTPUT)/tests/open_waits: tests/integration/open_waits.c | $(OUTPUT)/tests

@@ -3,7 +3,8 @@
  * The kernel/user boundary of offcpu: the records the BPF side writes into
  * the ring buffer (with the thread state it mapped), the health counter
  * indexes, and the layout of the -p and -t bitmaps user space fills in. Only
- * fixed-width types, enums and defines live here, so the file compiles both
+ * fixed-width types, enums, defines and the one function both sides must
+ * compute alike (offcpu_python_names) live here, so the file compiles both
  * against vmlinux.h (BPF) and against the libc headers (user space); what
  * only the BPF side uses is in src/bpf/.
  */
@@ -64,10 +65,27 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_LOST,	    /* ran user code or exited before we read it */
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
 	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
-	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
 	/* Issue #16, #17.2: waits dated from the kernel's own bookkeeping. */
 	OFFCPU_CNT_SWITCH_RECOVERED, /* switch-in unseen, its time from sched_info.last_arrival */
 	OFFCPU_CNT_OPEN_AT_START,    /* off CPU when tracing began, dated (also in waits_started) */
+	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
+	/* Issue 15. */
+	OFFCPU_CNT_WAKER_STACKS,     /* --wakers: waker stacks taken at a wakeup */
+	OFFCPU_CNT_WAKER_STACK_FAIL, /* --wakers: waker stack could not be taken or sent */
+	/*
+	 * Issue #14: the summed nanoseconds of the waits each drop counter
+	 * above counts where the duration is known, and --short sample's
+	 * short waits kept by the coin (their estimate: one -m each).
+	 */
+	OFFCPU_CNT_BELOW_MIN_NS, /* every wait below -m, kept by --short sample or not */
+	OFFCPU_CNT_ABOVE_MAX_NS,
+	OFFCPU_CNT_SAMPLED_OUT_NS,
+	OFFCPU_CNT_RINGBUF_FULL_NS,  /* the durations of the wait records dropped */
+	OFFCPU_CNT_SHORT_SAMPLED,    /* --short sample: below -m, kept with p = duration/min */
+	OFFCPU_CNT_SHORT_SAMPLED_NS, /* their estimated total: -m each */
+	/* Issue #21: Python frames. */
+	OFFCPU_CNT_PY_CUT_SHORT, /* Python frame chain longer than OFFCPU_PY_MAX_FRAMES: cut */
+	OFFCPU_CNT_PY_FAIL,	 /* Python frames that could not be sent (ring buffer full) */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
@@ -75,8 +93,13 @@ enum offcpu_counter {
 	OFFCPU_CNT_RINGBUF_UNREAD,		     /* waits left in the ring buffer at stop */
 	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
 	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
-	OFFCPU_CNT_USTACK_LOOP,	 /* of those, a cycle repeated to the end: cut */
+	OFFCPU_CNT_USTACK_LOOP,		  /* of those, a cycle repeated to the end: cut */
+	OFFCPU_CNT_WAKER_STACK_UNMATCHED, /* issue 15: waker stacks whose wait never came */
 	OFFCPU_CNT_OPEN_AT_STOP, /* issue #16: still off CPU at the stop, emitted as open */
+	/* Issue #14: -- COMMAND threads' life that nothing accounts for. */
+	OFFCPU_CNT_UNACCOUNTED_NS,
+	/* Issue #21: Python frames whose code object could not be read or named. */
+	OFFCPU_CNT_PY_UNNAMED,
 	OFFCPU_CNT_MAX,
 };
 
@@ -123,17 +146,48 @@ struct offcpu_user_copy {
 	__u8 data[];
 };
 
+/*
+ * Issue #19: what a rule pack's `read` lines take from a matched process's
+ * memory when one of its waits reaches rseq_update (src/classify/reads.h).
+ * Value i is the width-byte integer at addr[i] or, with deref, at the
+ * pointer stored there; addresses are the process's own (load base
+ * applied). A process has an entry only if user space matched it; its
+ * forks inherit it.
+ */
+#define OFFCPU_MAX_READS 4
+/* A text read (the statement being executed): up to this many bytes with its NUL. */
+#define OFFCPU_READ_STR_LEN 64
+
+struct offcpu_reads {
+	__u64 addr[OFFCPU_MAX_READS];
+	__u8 width[OFFCPU_MAX_READS];  /* 1, 2, 4 or 8; 0: no read i */
+	__u8 deref[OFFCPU_MAX_READS];  /* 1: addr[i] holds a pointer to the value */
+	__u8 string[OFFCPU_MAX_READS]; /* 1: the value is text, into read_str (one a process) */
+};
+
 enum offcpu_record_type {
 	OFFCPU_RECORD_WAIT = 1,
-	OFFCPU_RECORD_EXEC = 2, /* a process replaced its image: re-read its maps */
-	OFFCPU_RECORD_FORK = 3, /* a new process: it maps what its parent maps */
-	OFFCPU_RECORD_EXIT = 4, /* a process is gone: forget its maps */
+	OFFCPU_RECORD_EXEC = 2,	 /* a process replaced its image: re-read its maps */
+	OFFCPU_RECORD_FORK = 3,	 /* a new process: it maps what its parent maps */
+	OFFCPU_RECORD_EXIT = 4,	 /* a process is gone: forget its maps */
+	OFFCPU_RECORD_WAKER = 5, /* --wakers: the waker's stacks of the wait that follows */
+	/* Issue #14: a thread of -- COMMAND exited. */
+	OFFCPU_RECORD_THREAD = 6,
+	OFFCPU_RECORD_PYTHON = 7, /* issue #21: a wait's Python frames, sent right before it */
 	/*
 	 * Issue #16, from tracer.c, not BPF: a process running before tracing
 	 * began, with a wait dated at the start: read its maps now, while it
 	 * lives (its wait's record may come after it exited).
 	 */
-	OFFCPU_RECORD_RUNNING = 5,
+	OFFCPU_RECORD_RUNNING = 8,
+};
+
+/* Who ended a wait (issue 15). */
+enum offcpu_waker {
+	OFFCPU_WAKER_NONE,    /* no wakeup seen: preempted, running, or woken before tracing */
+	OFFCPU_WAKER_TASK,    /* a task woke it: waker_pid/tid/comm */
+	OFFCPU_WAKER_HARDIRQ, /* an interrupt handler did; waker_* ran beneath it */
+	OFFCPU_WAKER_SOFTIRQ, /* a softirq did (timers, network receive, block completion) */
 };
 
 /*
@@ -155,6 +209,21 @@ struct offcpu_wait_record {
 	__u8 stack_depth; /* --stack-depth: a stack this deep may have gone on */
 	__u8 flags;	  /* issue #16, #17.2: enum offcpu_wait_flags */
 	__u8 reserved[2]; /* 0; ips[] 8-byte aligned without hidden padding */
+	/* Issue #19: values a rule pack's `read` lines took from the process at block time. */
+	__u32 read_mask; /* bit i: read_values[i] was read */
+	__u32 read_reserved;
+	__u64 read_values[OFFCPU_MAX_READS];
+	char read_str[OFFCPU_READ_STR_LEN]; /* a text read; read_mask says whether */
+	/* End of issue #19. */
+	/* Issue 15: who ended the wait, and how long it then waited for a CPU. */
+	__u64 runq_ns;	 /* wakeup to switch-in; the whole wait for preempted and running */
+	__u32 waker_pid; /* the waking task, or the task an interrupt interrupted */
+	__u32 waker_tid;
+	char waker_comm[OFFCPU_COMM_LEN];
+	__u8 waker;	  /* enum offcpu_waker */
+	__u8 runq_known;  /* 0: this kernel keeps no sched_info; runq_ns is 0 */
+	__u8 waker_stack; /* an OFFCPU_RECORD_WAKER with the waker's stacks came just before */
+	__u8 reserved15[5];
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 
@@ -218,6 +287,135 @@ struct offcpu_task_record {
 	__u32 pid;
 	__u32 parent_pid; /* OFFCPU_RECORD_FORK only */
 };
+
+/*
+ * --wakers: the waker's kernel and user stacks at the wakeup (leaf first,
+ * kernel_frames then user_frames; the user ones by frame pointers), sent
+ * just before the wait of tid that ended at end_ts_ns. pid is the waker's
+ * process, which its user addresses belong to.
+ */
+struct offcpu_waker_record {
+	__u32 type;
+	__u32 pid;
+	__u32 tid; /* the wakee */
+	__u8 kernel_frames;
+	__u8 user_frames;
+	__u8 reserved[2];
+	__u64 end_ts_ns;
+	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
+};
+
+#define OFFCPU_WAKER_HEADER_SIZE __builtin_offsetof(struct offcpu_waker_record, ips)
+
+/*
+ * Issue #14, coverage: a thread of -- COMMAND at its exit, its life as
+ * offcpu's own switches timed it (CLOCK_MONOTONIC ns): on CPU from each
+ * switch-in to the next switch-out, off CPU the other way round.
+ */
+struct offcpu_thread_record {
+	__u32 type;
+	__u32 pid;
+	__u32 tid;
+	__u32 reserved; /* 0 */
+	char comm[OFFCPU_COMM_LEN];
+	__u64 start_ns;	     /* task_struct::start_time */
+	__u64 tracked_ns;    /* offcpu began timing it: its fork, or its first switch-out seen */
+	__u64 exit_ns;	     /* at sched_process_exit */
+	__u64 run_ns;	     /* on CPU, from switch-ins to switch-outs */
+	__u64 startup_ns;    /* runnable from its fork to its first switch-in */
+	__u64 dropped_ns;    /* its waits below -m, above -M, sampled out: not in records */
+	__u64 kernel_run_ns; /* se.sum_exec_runtime, the kernel's own accounting */
+	/*
+	 * Since starts whose switch-in no event showed (switch_in_unseen),
+	 * to the switch-out or exit that showed it running: off CPU, then on.
+	 */
+	__u64 unseen_ns;
+};
+
+/*
+ * Issue #21: CPython frames. User space finds CPython in a process (the
+ * executable or libpython exporting _PyRuntime) and puts the layout of its
+ * version here, in a map keyed by PID; rseq_update then walks the waiting
+ * thread's frame chain (thread state -> current frame -> previous) and
+ * sends the frames in a struct offcpu_python_record right before the wait.
+ * Offsets are bytes into the structure named; OFFCPU_PY_NONE: no such field.
+ */
+#define OFFCPU_PY_NONE 0xffff
+#define OFFCPU_PY_MAX_FRAMES 64
+#define OFFCPU_PY_MAX_THREADS 64
+
+struct offcpu_python_layout {
+	__u64 runtime;		   /* address of _PyRuntime in the process */
+	__u16 version;		   /* 0x030b: 3.11 */
+	__u16 runtime_interp_head; /* _PyRuntimeState.interpreters.head */
+	__u16 interp_threads_head; /* PyInterpreterState.threads.head (tstate_head) */
+	__u16 tstate_next;
+	__u16 tstate_thread_id;	    /* native_thread_id (3.11+), else thread_id */
+	__u16 tstate_frame;	    /* frame (3.9, 3.10), cframe (3.11, 3.12), current_frame */
+	__u16 cframe_current_frame; /* _PyCFrame.current_frame; NONE: tstate_frame is the frame */
+	__u16 frame_code;	    /* f_code, f_executable */
+	__u16 frame_previous;	    /* previous, f_back */
+	__u16 frame_instr;	    /* prev_instr, instr_ptr (pointers); f_lasti (an int) */
+	__u16 frame_owner;	    /* a char: FRAME_OWNED_BY_CSTACK (3) frames are skipped */
+	__u16 frame_is_entry;	    /* 3.11's bool: the first frame of its C call */
+	__u8 thread_id_is_pthread;  /* thread_id is pthread_self() (the fs base), not the TID */
+	__u8 instr_is_int;	    /* frame_instr is f_lasti, a 32-bit int */
+	__u8 frame_per_c_call;	    /* 3.9, 3.10: each frame has its own C call */
+	/*
+	 * A code object's identity: code_names_words pointers from
+	 * code_names, co_filename, co_name, (co_qualname,) co_linetable.
+	 */
+	__u8 code_names_words;
+	__u16 code_names;
+};
+
+/* The frame owner that marks 3.12+'s entry shims, no Python code. */
+#define OFFCPU_PY_OWNED_BY_CSTACK 3
+
+struct offcpu_python_frame {
+	__u64 code;  /* the code object (3.13: f_executable) */
+	__u64 instr; /* the instruction pointer, or f_lasti */
+	/*
+	 * offcpu_python_names() of its code_names words, as the walk found them
+	 * (0: not read): user space names it only if the object it reads
+	 * there later is still that one, not one allocated where it was freed.
+	 */
+	__u64 names;
+};
+
+/*
+ * Four pointers in one word, each rotated apart so that equal or aligned
+ * ones do not cancel out as a plain XOR lets them.
+ */
+static inline __u64 offcpu_python_rotate(__u64 v, unsigned int bits)
+{
+	return bits ? (v << bits) | (v >> (64 - bits)) : v;
+}
+
+static inline __u64 offcpu_python_names(__u64 a, __u64 b, __u64 c, __u64 d)
+{
+	return a ^ offcpu_python_rotate(b, 16) ^ offcpu_python_rotate(c, 32) ^
+	       offcpu_python_rotate(d, 48);
+}
+
+/*
+ * The Python frames of the wait of tid that ended at end_ts_ns, leaf
+ * first: bit i of c_call_ends set when frame i is the outermost of its
+ * _PyEval_EvalFrameDefault call (the next frame runs in another one).
+ */
+struct offcpu_python_record {
+	__u32 type;
+	__u32 pid;
+	__u32 tid;
+	__u16 frames;
+	__u8 cut_short; /* the chain went on past OFFCPU_PY_MAX_FRAMES */
+	__u8 reserved;
+	__u64 end_ts_ns;
+	__u64 c_call_ends;
+	struct offcpu_python_frame frame[OFFCPU_PY_MAX_FRAMES];
+};
+
+#define OFFCPU_PYTHON_HEADER_SIZE __builtin_offsetof(struct offcpu_python_record, frame)
 
 struct offcpu_counters {
 	__u64 value[OFFCPU_CNT_BPF_MAX];

@@ -45,6 +45,22 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 min_duration_ns;
 const volatile __u64 max_duration_ns = ~0ULL;
 const volatile __u32 sample_rate = 1;
+/*
+ * Issue #14, --short sample: a wait below -m is kept with probability
+ * duration/min, as Go's block profile keeps an event shorter than its
+ * rate, and user space weighs it min: totals stay unbiased. The coin
+ * compares without a division: keep when r * (min >> shift) < (d >> shift)
+ * << 32 for a random 32-bit r; short_shift brings min below 2^32 (-m of
+ * 4.3 s and more), so the product cannot overflow.
+ */
+const volatile bool short_sample;
+const volatile __u32 short_shift;
+/*
+ * Issue #14, coverage: -- COMMAND without other filters (with one, a
+ * thread's switches are not all timed): its threads are timed from their
+ * fork and sent at their exit.
+ */
+const volatile bool account_threads;
 const volatile __u32 state_mask; /* bit per enum offcpu_state; 0: all */
 const volatile bool filter_pids;
 const volatile bool filter_tids;
@@ -73,6 +89,8 @@ const volatile bool any_filter;
 
 /* --max-entries: threads that can hold an in-flight slot at once. */
 const volatile __u64 max_slots;
+/* Issue 15, --wakers: the waker's stacks at wakeups of waits already past -m. */
+const volatile bool want_waker_stacks;
 
 /* Issue #16: --cgroup's ID (its inode), for the iterators, which do not run as the task. */
 const volatile __u64 cgroup_id;
@@ -91,6 +109,25 @@ struct wait_start {
 	__u32 flags; /* enum offcpu_wait_flags: OPEN_BEFORE when dated at start */
 	__u32 reserved;
 	__u64 switch_in_ts_ns; /* measure_clock only: its last traced switch-in */
+	/* Issue 15: the first wakeup of the wait in flight (wakeup_start()). */
+	__u64 run_delay_ns; /* the thread's sched_info.run_delay when it left */
+	__u32 waker_pid;
+	__u32 waker_tid;
+	char waker_comm[OFFCPU_COMM_LEN];
+	__u8 waker;	  /* enum offcpu_waker: NONE until the first wakeup */
+	__u8 waker_stack; /* waker_stacks holds the stacks of that wakeup */
+	/*
+	 * Issue #14, coverage: the thread's life as these switches time it,
+	 * sent at its exit under -- COMMAND (struct offcpu_thread_record).
+	 * Adds on a slot already loaded, next to the clock already read.
+	 */
+	__u64 on_cpu_since; /* its last switch-in; 0: not seen */
+	__u64 run_ns;
+	__u64 dropped_ns;
+	__u64 startup_ns;
+	__u64 tracked_ns;
+	__u64 unseen_ns; /* from a start whose switch-in never came to what showed it running */
+	__u32 first_run; /* created at its fork: the next switch-in is its first */
 };
 
 /*
@@ -278,11 +315,11 @@ static __always_inline struct offcpu_counters *counters_get(void)
  * The counters are per CPU. Which programs touch a CPU's slot:
  *
  *   sched_switch         every counter
- *   rseq_update          EMITTED, RINGBUF_FULL, USTACK_FAIL, USTACK_PENDING
- *   sched_process_exit   EMITTED, RINGBUF_FULL, USTACK_LOST, USTACK_PENDING,
+ *   rseq_update          EMITTED, RINGBUF_FULL(_NS), USTACK_FAIL, USTACK_PENDING
+ *   sched_process_exit   EMITTED, RINGBUF_FULL(_NS), USTACK_LOST, USTACK_PENDING,
  *                        SWITCH_UNSEEN
- *   sched_process_exec   EMITTED, RINGBUF_FULL, USTACK_LOST, USTACK_PENDING
- *   sched_process_fork   RINGBUF_FULL
+ *   sched_process_exec   EMITTED, RINGBUF_FULL(_NS), USTACK_LOST, USTACK_PENDING
+ *   sched_process_fork   RINGBUF_FULL, TABLE_FULL
  *
  * sched_switch runs in __schedule() with the runqueue lock held and
  * interrupts off, and a tracepoint program does not nest with itself on one
@@ -410,9 +447,11 @@ static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait
 
 	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
 		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
-	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64), flags))
+	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64),
+			       flags)) {
 		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
-	else
+		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, r->duration_ns, how);
+	} else
 		count(c, OFFCPU_CNT_EMITTED, how);
 }
 
@@ -570,11 +609,90 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 	    ((young_bits[OFFCPU_ID_WORD(p->record.pid)] & bit) &&
 	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(p->record.pid)], ~bit) & bit)))
 		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&events, b, total, flags))
+	if (bpf_ringbuf_output(&events, b, total, flags)) {
 		count(c, OFFCPU_CNT_RINGBUF_FULL, PREEMPTIBLE);
-	else
+		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, p->record.duration_ns, PREEMPTIBLE);
+	} else
 		count(c, OFFCPU_CNT_EMITTED, PREEMPTIBLE);
 }
+
+#include "bpf/python.bpf.h"
+/*
+ * Issue #19: the processes a rule pack's `read` lines matched, each with
+ * what to read (user space resolved the symbols in the process's own ELF
+ * file and load base). Looked up only for a wait about to be sent from
+ * rseq_update, in the blocked thread's own context: PostgreSQL clears its
+ * wait event only after returning to user space, so it still holds the
+ * event it blocked under. Other processes pay nothing more per switch.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* tracer.c sizes it: 65,536 with a pack's reads */
+	__type(key, __u32);
+	__type(value, struct offcpu_reads);
+} reads_by_pid SEC(".maps");
+
+static __always_inline void read_one(struct offcpu_wait_record *r, const struct offcpu_reads *spec,
+				     int i)
+{
+	__u64 addr = spec->addr[i], value = 0;
+	__u32 width = spec->width[i];
+	long err;
+
+	if (!width || width > 8)
+		return;
+	if (spec->deref[i] && (bpf_probe_read_user(&addr, sizeof(addr), (void *)addr) || !addr))
+		return;
+	if (spec->string[i]) {
+		/* Only with --read-data: the first bytes of a C string (a statement). */
+		if (bpf_probe_read_user_str(r->read_str, sizeof(r->read_str), (void *)addr) > 1)
+			r->read_mask |= 1u << i;
+		return;
+	}
+	/* Little-endian: the low bytes of value are the width-byte integer. */
+	switch (width) {
+	case 1:
+		err = bpf_probe_read_user(&value, 1, (void *)addr);
+		break;
+	case 2:
+		err = bpf_probe_read_user(&value, 2, (void *)addr);
+		break;
+	case 4:
+		err = bpf_probe_read_user(&value, 4, (void *)addr);
+		break;
+	default:
+		err = bpf_probe_read_user(&value, 8, (void *)addr);
+		break;
+	}
+	if (err)
+		return;
+	r->read_values[i] = value;
+	r->read_mask |= 1u << i;
+}
+
+/* The current process's declared values, into the wait's record. */
+static __always_inline void take_reads(struct offcpu_wait_record *r)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	const struct offcpu_reads *spec = bpf_map_lookup_elem(&reads_by_pid, &tgid);
+	int i;
+
+	if (!spec)
+		return;
+	for (i = 0; i < OFFCPU_MAX_READS; i++)
+		read_one(r, spec, i);
+}
+
+/* A fork without exec (a PostgreSQL backend) runs the same image: same addresses. */
+static __always_inline void inherit_reads(__u32 parent_tgid, __u32 child_tgid)
+{
+	const struct offcpu_reads *spec = bpf_map_lookup_elem(&reads_by_pid, &parent_tgid);
+
+	if (spec)
+		bpf_map_update_elem(&reads_by_pid, &child_tgid, spec, BPF_ANY);
+}
+
+/* End of issue #19's reads. */
 
 /* The current thread is about to run user code: its stack is as it blocked. */
 static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counters *c,
@@ -584,6 +702,8 @@ static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counte
 	long n;
 
 	disarm(c, p, PREEMPTIBLE);
+	python_send_frames(c, &p->record);
+	take_reads(&p->record);
 	if (stack_copy_bytes) {
 		p->record.user_frames = 0;
 		send_with_stack_copy(c, p, kernel_frames, stack_copy_bytes, OFFCPU_USTACK_COPIED);
@@ -676,6 +796,163 @@ static __always_inline __u64 now_ns(__u64 *now)
 	if (!*now)
 		*now = bpf_ktime_get_ns();
 	return *now;
+}
+
+/*
+ * Issue 15: who woke a wait, and how long it then sat runnable.
+ *
+ * The run-queue part needs no clock read of ours: with CONFIG_SCHED_INFO
+ * the scheduler stamps a task's sched_info.last_queued (rq clock) when it
+ * is enqueued, and at its switch-in adds now - last_queued to run_delay
+ * (sched_info_arrive(), in prepare_task_switch(), after the sched_switch
+ * tracepoint, so last_queued is still set here). A migration while
+ * runnable adds the part so far to run_delay at the dequeue and stamps
+ * last_queued again, so the wait's run-queue time is run_delay's growth
+ * since the switch-out plus rq->clock - last_queued: exactly what the
+ * kernel itself accounts, with rq->clock updated by __schedule() just
+ * before it picked this task.
+ *
+ * The rq is found from the task: per-CPU variables (runqueues,
+ * __preempt_count) are not in this kernel's kallsyms (no
+ * CONFIG_KALLSYMS_ALL), so the verifier cannot resolve them as ksyms.
+ * set_task_rq() points every task's se.cfs_rq at its CPU's root or group
+ * cfs_rq, whatever its class, and cfs_rq->rq is that CPU's rq
+ * (CONFIG_FAIR_GROUP_SCHED).
+ */
+struct cfs_rq___group {
+	struct rq *rq;
+} __attribute__((preserve_access_index));
+
+/*
+ * Which interrupt context this CPU is in, for want of __preempt_count:
+ * depths kept by the irq, softirq and local timer tracepoints (a few per
+ * interrupt, nothing per switch). Entered before tracing began, an exit
+ * finds 0 and leaves it.
+ */
+struct irq_depth {
+	__u32 hardirq;
+	__u32 softirq;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_depth);
+} irq_depths SEC(".maps");
+
+static __always_inline void irq_depth_add(bool hard, int delta)
+{
+	__u32 zero = 0;
+	struct irq_depth *d = bpf_map_lookup_elem(&irq_depths, &zero);
+	__u32 *depth;
+
+	if (!d)
+		return;
+	depth = hard ? &d->hardirq : &d->softirq;
+	if (delta > 0)
+		(*depth)++;
+	else if (*depth)
+		(*depth)--;
+}
+
+/* --wakers: the waker's stacks, on the wakee, until its switch-in sends them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_waker_record);
+} waker_stacks SEC(".maps");
+
+static __always_inline bool has_sched_info(struct task_struct *t)
+{
+	struct cfs_rq___group *g = (void *)t->se.cfs_rq;
+
+	return bpf_core_field_exists(t->sched_info) && bpf_core_field_exists(g->rq);
+}
+
+/* At the switch-out: a new wait, not woken yet. A load and three stores. */
+static __always_inline void wakeup_start(struct wait_start *slot, struct task_struct *prev)
+{
+	slot->waker = OFFCPU_WAKER_NONE;
+	slot->waker_stack = 0;
+	slot->run_delay_ns = has_sched_info(prev) ? prev->sched_info.run_delay : 0;
+}
+
+/* The record's waker and run-queue time, at its switch-in. */
+static __always_inline void fill_wakeup(struct offcpu_counters *c, struct offcpu_wait_record *r,
+					struct task_struct *next, __u32 tid,
+					const struct wait_start *start)
+{
+	struct offcpu_waker_record *w;
+	__u64 runq = 0, queued, clock, size;
+	struct rq *rq;
+
+	r->waker = start->waker;
+	r->waker_pid = start->waker_pid;
+	r->waker_tid = start->waker_tid;
+	__builtin_memcpy(r->waker_comm, start->waker_comm, sizeof(r->waker_comm));
+	r->waker_stack = 0;
+	r->runq_known = 1;
+	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
+		runq = r->duration_ns;
+	} else if (has_sched_info(next)) {
+		runq = next->sched_info.run_delay - start->run_delay_ns;
+		queued = next->sched_info.last_queued;
+		rq = BPF_CORE_READ((struct cfs_rq___group *)next->se.cfs_rq, rq);
+		clock = rq ? BPF_CORE_READ(rq, clock) : 0;
+		if (queued && clock > queued)
+			runq += clock - queued;
+	} else {
+		r->runq_known = 0;
+	}
+	r->runq_ns = runq < r->duration_ns ? runq : r->duration_ns;
+	if (!start->waker_stack)
+		return;
+	/* Sent first: the wait's record follows it (now, or from rseq_update). */
+	w = bpf_task_storage_get(&waker_stacks, next, 0, 0);
+	if (!w)
+		return;
+	w->type = OFFCPU_RECORD_WAKER;
+	w->tid = tid;
+	w->end_ts_ns = r->end_ts_ns;
+	size = (__u64)w->kernel_frames + w->user_frames;
+	if (size > 2 * OFFCPU_MAX_STACK_DEPTH)
+		size = 2 * OFFCPU_MAX_STACK_DEPTH;
+	if (bpf_ringbuf_output(&events, w, OFFCPU_WAKER_HEADER_SIZE + size * sizeof(__u64), 0))
+		count(c, OFFCPU_CNT_WAKER_STACK_FAIL, IN_SWITCH);
+	else
+		r->waker_stack = 1;
+}
+
+/* --wakers: the current task's stacks into the wakee's waker_stacks. */
+static __always_inline void take_waker_stacks(void *ctx, struct task_struct *wakee,
+					      struct task_struct *cur, bool in_interrupt)
+{
+	struct offcpu_waker_record *w;
+	long n, kernel_frames = 0, user_frames = 0;
+
+	w = bpf_task_storage_get(&waker_stacks, wakee, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!w) {
+		count(counters_get(), OFFCPU_CNT_WAKER_STACK_FAIL, PREEMPTIBLE);
+		return;
+	}
+	n = bpf_get_stack(ctx, w->ips, stack_depth * sizeof(__u64), 0);
+	if (n > 0)
+		kernel_frames = n / sizeof(__u64);
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
+		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
+	/* An interrupt's user stack is whoever it interrupted: not the waker's. */
+	if (!in_interrupt && !(cur->flags & PF_KTHREAD)) {
+		n = bpf_get_stack(ctx, &w->ips[kernel_frames], stack_depth * sizeof(__u64),
+				  BPF_F_USER_STACK);
+		if (n > 0)
+			user_frames = n / sizeof(__u64);
+	}
+	w->pid = cur->tgid;
+	w->kernel_frames = kernel_frames;
+	w->user_frames = user_frames;
+	count(counters_get(), OFFCPU_CNT_WAKER_STACKS, PREEMPTIBLE);
 }
 
 /*
@@ -857,6 +1134,8 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
 		return;
 	}
+	/* No waker, run queue time or reads known: every field of the header 0 first. */
+	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
 	r->type = OFFCPU_RECORD_WAIT;
 	r->pid = t->tgid;
 	r->tid = t->pid;
@@ -1008,16 +1287,24 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 		slot = new_slot(c, prev, IN_SWITCH);
 		if (!slot)
 			return;
+		slot->tracked_ns = now_ns(now);
 	} else if (slot->start_ts_ns) {
-		/* See unseen_switch_in(). */
+		/* See unseen_switch_in(): recovered (#17.2), or counted lost. */
 		recover_wait(c, prev, slot, now);
+		slot->first_run = 0;
+		/* Off CPU, then on since an unknown switch-in: both, not told apart. */
+		slot->unseen_ns += now_ns(now) - slot->start_ts_ns;
 	}
+	if (slot->on_cpu_since)
+		slot->run_ns += now_ns(now) - slot->on_cpu_since;
+	slot->on_cpu_since = 0;
 	if (measure_clock)
 		measure_switch_out(prev, slot, now);
 	slot->start_ts_ns = now_ns(now);
 	slot->prev_state = prev_state;
 	slot->preempt = preempt;
 	slot->flags = 0;
+	wakeup_start(slot, prev);
 	count(c, OFFCPU_CNT_WAITS_STARTED, IN_SWITCH);
 	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev))
 		take_switch_out_stack(ctx, prev);
@@ -1300,6 +1587,9 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->type = OFFCPU_RECORD_WAIT;
 	r->pid = next->tgid;
 	r->tid = tid;
+	r->flags = start->flags;
+	r->reserved[0] = 0;
+	r->reserved[1] = 0;
 	r->cpu = bpf_get_smp_processor_id();
 	r->end_ts_ns = now;
 	r->duration_ns = now - start->start_ts_ns;
@@ -1308,9 +1598,7 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->kernel_frames = 0;
 	r->user_frames = 0;
 	r->stack_depth = stack_depth;
-	r->flags = start->flags;
-	r->reserved[0] = 0;
-	r->reserved[1] = 0;
+	r->read_mask = 0;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
 	if (want_kernel_stack)
 		take_kernel_stack(c, r, next);
@@ -1338,6 +1626,7 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	if (!r)
 		return;
 	fill_record(c, r, next, tid, start, now);
+	fill_wakeup(c, r, next, tid, start);
 	if (p) {
 		park(c, p);
 		return;
@@ -1345,6 +1634,14 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	if (user)
 		add_switch_out_stack(c, next, r);
 	submit(c, r, IN_SWITCH);
+}
+
+/* --short sample's coin: true with probability duration_ns / min_duration_ns. */
+static __always_inline bool short_kept(__u64 duration_ns)
+{
+	__u64 r = bpf_get_prandom_u32();
+
+	return r * (min_duration_ns >> short_shift) < (duration_ns >> short_shift) << 32;
 }
 
 static __always_inline void switch_in(struct offcpu_counters *c, struct task_struct *next,
@@ -1368,21 +1665,39 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 	start = *slot;
 	slot->start_ts_ns = 0;
 	now = now_ns(clock);
+	slot->on_cpu_since = now;
+	duration_ns = now - start.start_ts_ns;
+	if (start.first_run) {
+		/* From its fork to its first run: no wait of its own, but off CPU. */
+		slot->first_run = 0;
+		slot->startup_ns += duration_ns;
+		return;
+	}
 	count(c, OFFCPU_CNT_WAITS_COMPLETED, IN_SWITCH);
 	if (measure_clock)
 		measure_switch_in(next, slot, &start, now);
 
-	duration_ns = now - start.start_ts_ns;
+	/* Each drop whose duration is known adds it beside its count: issue #14. */
 	if (duration_ns < min_duration_ns) {
 		count(c, OFFCPU_CNT_BELOW_MIN, IN_SWITCH);
-		return;
+		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, IN_SWITCH);
+		if (!short_sample || !short_kept(duration_ns)) {
+			slot->dropped_ns += duration_ns;
+			return;
+		}
+		count(c, OFFCPU_CNT_SHORT_SAMPLED, IN_SWITCH);
+		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, IN_SWITCH);
 	}
 	if (duration_ns > max_duration_ns) {
 		count(c, OFFCPU_CNT_ABOVE_MAX, IN_SWITCH);
+		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, IN_SWITCH);
+		slot->dropped_ns += duration_ns;
 		return;
 	}
 	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
 		count(c, OFFCPU_CNT_SAMPLED_OUT, IN_SWITCH);
+		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, IN_SWITCH);
+		slot->dropped_ns += duration_ns;
 		return;
 	}
 	emit_wait(c, next, tid, &start, now);
@@ -1494,6 +1809,39 @@ static __always_inline void unseen_switch_in(struct task_struct *p)
 	slot->start_ts_ns = 0;
 }
 
+/*
+ * Issue #14: under -- COMMAND, an exiting thread's life as its slot timed
+ * it. It is running: its last interval on CPU ends now.
+ */
+static __always_inline void thread_record(struct task_struct *p)
+{
+	struct wait_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
+	struct offcpu_thread_record *r;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!slot || !slot->tracked_ns)
+		return;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count(counters_get(), OFFCPU_CNT_RINGBUF_FULL, PREEMPTIBLE);
+		return;
+	}
+	r->type = OFFCPU_RECORD_THREAD;
+	r->pid = p->tgid;
+	r->tid = p->pid;
+	r->reserved = 0;
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+	r->start_ns = p->start_time;
+	r->tracked_ns = slot->tracked_ns;
+	r->exit_ns = now;
+	r->run_ns = slot->run_ns + (slot->on_cpu_since ? now - slot->on_cpu_since : 0);
+	r->startup_ns = slot->startup_ns;
+	r->dropped_ns = slot->dropped_ns;
+	r->unseen_ns = slot->unseen_ns + (slot->start_ts_ns ? now - slot->start_ts_ns : 0);
+	r->kernel_run_ns = p->se.sum_exec_runtime;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 /* Every exiting thread passes here, once. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
@@ -1502,14 +1850,18 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 
 	flush_current();
 	unseen_switch_in(p);
+	if (account_threads)
+		thread_record(p);
 	if (!bpf_task_storage_delete(&inflight, p))
 		__sync_fetch_and_add(&slots_in_use, -1);
 	/* do_exit() decremented signal->live before this tracepoint. */
 	if (p->signal->live.counter != 0)
 		return 0;
+	python_forget(tgid);
 	/* Its PID may be reused by a process nobody asked for. */
 	if (follow_forks)
 		__sync_fetch_and_and(&pid_bits[OFFCPU_ID_WORD(tgid)], ~OFFCPU_ID_BIT(tgid));
+	bpf_map_delete_elem(&reads_by_pid, &tgid);
 	task_record(OFFCPU_RECORD_EXIT, tgid, 0);
 	return 0;
 }
@@ -1521,9 +1873,35 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 	__u32 tgid = p->tgid;
 
 	flush_current();
+	python_forget(tgid);
+	/* Another image: user space matches it again (issue #19). */
+	bpf_map_delete_elem(&reads_by_pid, &tgid);
 	__sync_fetch_and_or(&young_bits[OFFCPU_ID_WORD(tgid)], OFFCPU_ID_BIT(tgid));
 	task_record(OFFCPU_RECORD_EXEC, tgid, 0);
 	return 0;
+}
+
+/*
+ * Issue #14: a thread of -- COMMAND is timed from its fork; it has not run
+ * yet, and its first switch-in ends the wait for a CPU it starts with.
+ */
+static __always_inline void track_from_fork(struct task_struct *child)
+{
+	struct wait_start *slot;
+
+	if (slots_in_use >= max_slots) {
+		count(counters_get(), OFFCPU_CNT_TABLE_FULL, PREEMPTIBLE);
+		return;
+	}
+	slot = bpf_task_storage_get(&inflight, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!slot) {
+		count(counters_get(), OFFCPU_CNT_TABLE_FULL, PREEMPTIBLE);
+		return;
+	}
+	__sync_fetch_and_add(&slots_in_use, 1);
+	slot->tracked_ns = bpf_ktime_get_ns();
+	slot->start_ts_ns = slot->tracked_ns;
+	slot->first_run = 1;
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -1531,15 +1909,107 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 {
 	__u32 parent_tgid = parent->tgid;
 	__u32 child_tgid = child->tgid;
+	bool traced =
+	    follow_forks && (pid_bits[OFFCPU_ID_WORD(parent_tgid)] & OFFCPU_ID_BIT(parent_tgid));
 
+	if (traced && account_threads)
+		track_from_fork(child);
 	/* A new thread shares its process's maps: nothing to tell. */
 	if (child->pid != child_tgid)
 		return 0;
+	python_fork(parent_tgid, child_tgid);
 	/* With -- COMMAND, the processes it forks are traced too. */
-	if (follow_forks && (pid_bits[OFFCPU_ID_WORD(parent_tgid)] & OFFCPU_ID_BIT(parent_tgid)))
+	if (traced)
 		__sync_fetch_and_or(&pid_bits[OFFCPU_ID_WORD(child_tgid)],
 				    OFFCPU_ID_BIT(child_tgid));
+	inherit_reads(parent_tgid, child_tgid);
 	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);
+	return 0;
+}
+
+/*
+ * Issue 15. sched_waking runs in the waker's context (try_to_wake_up(),
+ * with the wakee's pi_lock held, interrupts off) for every wakeup on the
+ * machine: one task storage lookup, and out, unless the wakee has a wait
+ * in flight that no wakeup has ended yet. No clock read: the run-queue
+ * time comes from sched_info at the switch-in; only --wakers reads the
+ * clock here, to take stacks only for waits already past -m (they can
+ * only grow).
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(offcpu_sched_waking, struct task_struct *p)
+{
+	struct wait_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
+	struct task_struct *cur;
+	struct irq_depth *depth;
+	bool in_interrupt;
+	__u32 zero = 0;
+	__u8 waker;
+
+	if (!slot || !slot->start_ts_ns || slot->waker != OFFCPU_WAKER_NONE)
+		return 0;
+	depth = bpf_map_lookup_elem(&irq_depths, &zero);
+	if (depth && depth->hardirq)
+		waker = OFFCPU_WAKER_HARDIRQ;
+	else if (depth && depth->softirq)
+		waker = OFFCPU_WAKER_SOFTIRQ;
+	else
+		waker = OFFCPU_WAKER_TASK;
+	in_interrupt = waker != OFFCPU_WAKER_TASK;
+	cur = bpf_get_current_task_btf();
+	slot->waker_pid = cur->tgid;
+	slot->waker_tid = cur->pid;
+	/* Not _str: comm is always NUL-terminated within its 16 bytes, and no scan is cheaper. */
+	bpf_probe_read_kernel(slot->waker_comm, sizeof(slot->waker_comm), cur->comm);
+	slot->waker = waker;
+	if (want_waker_stacks && bpf_ktime_get_ns() - slot->start_ts_ns >= min_duration_ns) {
+		take_waker_stacks(ctx, p, cur, in_interrupt);
+		slot->waker_stack = 1;
+	}
+	return 0;
+}
+
+/* Interrupt contexts for sched_waking (struct irq_depth). */
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(offcpu_irq_entry)
+{
+	irq_depth_add(true, 1);
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(offcpu_irq_exit)
+{
+	irq_depth_add(true, -1);
+	return 0;
+}
+
+/* x86's APIC timer: hrtimer expiry (sleeps, timeouts) runs in it, not in an irq handler. */
+SEC("tp_btf/local_timer_entry")
+int BPF_PROG(offcpu_local_timer_entry)
+{
+	irq_depth_add(true, 1);
+	return 0;
+}
+
+SEC("tp_btf/local_timer_exit")
+int BPF_PROG(offcpu_local_timer_exit)
+{
+	irq_depth_add(true, -1);
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(offcpu_softirq_entry)
+{
+	irq_depth_add(false, 1);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(offcpu_softirq_exit)
+{
+	irq_depth_add(false, -1);
 	return 0;
 }
 
@@ -1805,6 +2275,8 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 	if (!b)
 		return 0;
 	r = (void *)b->bytes;
+	/* The buffer is reused: the fields an open wait does not know (waker, reads) 0. */
+	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
 	r->type = OFFCPU_RECORD_WAIT;
 	r->pid = t->tgid;
 	r->tid = t->pid;

@@ -22,10 +22,14 @@ enum long_only_option {
 	OPT_NO_USER_STACK,
 	OPT_CALL_GRAPH,
 	OPT_STATS,
+	OPT_READ_DATA, /* issue #19 */
 	OPT_RULES,
 	OPT_GROUP_BY,
 	OPT_LINES,
 	OPT_TOP,
+	OPT_WAKERS,
+	OPT_TIME,
+	OPT_SHORT,
 };
 
 static const struct option long_options[] = {
@@ -38,6 +42,7 @@ static const struct option long_options[] = {
 	{ "min-duration", required_argument, NULL, 'm' },
 	{ "max-duration", required_argument, NULL, 'M' },
 	{ "sample-rate", required_argument, NULL, OPT_SAMPLE_RATE },
+	{ "short", required_argument, NULL, OPT_SHORT },
 	{ "state", required_argument, NULL, OPT_STATE },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "format", required_argument, NULL, 'f' },
@@ -48,10 +53,13 @@ static const struct option long_options[] = {
 	{ "no-user-stack", no_argument, NULL, OPT_NO_USER_STACK },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "read-data", no_argument, NULL, OPT_READ_DATA },
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -92,9 +100,12 @@ const char options__examples[] =
     "  offcpu -p 1234 -m 5ms -d 30s         one process, waits of 5 ms or more\n"
     "  offcpu -- make -j8                   a command and what it forks, until it exits\n"
     "  offcpu -c postgres --rules postgres --group-by title -d 10s\n"
+    "  offcpu -c postgres --rules postgres --group-by pg.wait_event -d 10s\n"
     "                                       why PostgreSQL's backends wait\n"
     "  offcpu -d 10s -o wait.svg            an interactive flame graph\n"
     "  offcpu -d 10s -o wait.pb.gz          for go tool pprof -http=: wait.pb.gz\n"
+    "  offcpu -d 10s --wakers -o w.svg      an off-wake flame graph: who woke them\n"
+    "  offcpu -d 10s -o g.dot               who waits for whom: dot -Tsvg g.dot\n"
     "  offcpu -d 60s -o rec.json            a recording, then its report:\n"
     "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n"
     "  offcpu snapshot -m 1s                who is blocked for 1 s or more now, and where\n";
@@ -126,14 +137,17 @@ void options__usage(FILE *out)
 	    "  -m, --min-duration DUR      only waits at least this long (default %s; 0: all)\n"
 	    "  -M, --max-duration DUR      only waits at most this long\n"
 	    "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n"
+	    "      --short MODE            waits shorter than -m: drop (counted and summed)\n"
+	    "                              or sample (kept with probability duration/min,\n"
+	    "                              weighted min: unbiased totals); default %s\n"
 	    "      --state LIST            only these thread states: interruptible,\n"
 	    "                              uninterruptible, idle, preempted, running,\n"
 	    "                              stopped, traced, parked, other\n"
 	    "  -d, --duration DUR          stop after this long (default: at SIGINT/SIGTERM)\n"
-	    "  -f, --format FMT            text, folded, json, pprof, svg (default: from -o, else\n"
-	    "                              text)\n"
+	    "  -f, --format FMT            text, folded, json, pprof, svg, dot (default: from -o,\n"
+	    "                              else text)\n"
 	    "  -o, --output FILE           write here ('-': stdout); .txt .folded .json .pb.gz\n"
-	    "                              .svg pick the format\n"
+	    "                              .svg .dot pick the format\n"
 	    "      --max-entries N         slots for the selected threads: each holds one from\n"
 	    "                              its first wait until it exits (default %u)\n"
 	    "      --stack-depth N         frames per stack, 1..%u (%u)\n"
@@ -145,8 +159,20 @@ void options__usage(FILE *out)
 	    "      --stats                 print the health counters to stderr at the end\n"
 	    "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
 	    "                              (repeatable; packs: postgres)\n"
+	    "      --read-data             also the labels a rule pack marks as data: with\n"
+	    "                              postgres, pg.query, the first 63 bytes of the\n"
+	    "                              statement each backend runs; off by default,\n"
+	    "                              as statements can hold anyone's data\n"
+	    "      --wakers                also the waker's stacks at each wakeup, for waits\n"
+	    "                              already past -m: off-wake folded and svg\n"
+	    "      --time KIND             what folded and svg weigh: off-cpu (default),\n"
+	    "                              blocked (until the wakeup) or runq (wakeup to\n"
+	    "                              switch-in: waiting for a CPU)\n"
 	    "      --group-by KEY          the text report's table by tid (default), pid,\n"
-	    "                              comm, title, state or wait\n"
+	    "                              comm, title, state, wait, waker or a label a\n"
+	    "                              rule pack reads (pg.wait_event,\n"
+	    "                              pg.backend_type); with dot, pid makes processes\n"
+	    "                              the nodes\n"
 	    "      --lines                 file:line of user frames in the text report\n"
 	    "      --top N                 rows of each table and stacks in the text report\n"
 	    "                              (default %u threads, %u stacks)\n"
@@ -159,9 +185,10 @@ void options__usage(FILE *out)
 	    "while that is under way exits at once, writing nothing.\n"
 	    "\n"
 	    "%s",
-	    min_duration, OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH,
-	    OFFCPU_MAX_STACK_DEPTH, OPTIONS_DEFAULT_STACK_COPY_BYTES, OUTPUT_TOP_THREADS,
-	    OUTPUT_TOP_STACKS, options__examples);
+	    min_duration, OPTIONS_DEFAULT_SHORT == SHORT_SAMPLE ? "sample" : "drop",
+	    OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH, OFFCPU_MAX_STACK_DEPTH,
+	    OPTIONS_DEFAULT_STACK_COPY_BYTES, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS,
+	    options__examples);
 }
 
 static int bad_value(const char *option, const char *value, const char *why)
@@ -296,7 +323,8 @@ static int parse_format(const char *value, struct options *o)
 {
 	o->format = output_format__by_name(value);
 	if (!o->format)
-		return bad_value("--format", value, "expected text, folded, json, pprof or svg");
+		return bad_value("--format", value,
+				 "expected text, folded, json, pprof, svg or dot");
 	return 0;
 }
 
@@ -312,6 +340,8 @@ static const char *tracing_only(int opt)
 		return "--kernel-threads-only";
 	case OPT_SAMPLE_RATE:
 		return "--sample-rate";
+	case OPT_SHORT:
+		return "--short";
 	case 'd':
 		return "--duration";
 	case OPT_MAX_ENTRIES:
@@ -324,6 +354,10 @@ static const char *tracing_only(int opt)
 		return "--no-user-stack";
 	case OPT_CALL_GRAPH:
 		return "--call-graph";
+	case OPT_READ_DATA:
+		return "--read-data";
+	case OPT_WAKERS:
+		return "--wakers";
 	default:
 		return NULL;
 	}
@@ -357,6 +391,14 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		return parse_duration_option("--max-duration", arg, &o->max_duration_ns);
 	case OPT_SAMPLE_RATE:
 		return parse_number_option("--sample-rate", arg, 1, UINT32_MAX, &o->sample_rate);
+	case OPT_SHORT:
+		if (!strcmp(arg, "drop"))
+			o->short_mode = SHORT_DROP;
+		else if (!strcmp(arg, "sample"))
+			o->short_mode = SHORT_SAMPLE;
+		else
+			return bad_value("--short", arg, "expected drop or sample");
+		return 0;
 	case OPT_STATE:
 		if (states__parse_list(arg, &o->state_mask))
 			return bad_value("--state", arg,
@@ -391,18 +433,30 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_STATS:
 		o->stats = true;
 		return 0;
+	case OPT_READ_DATA:
+		o->read_data = true;
+		return 0;
 	case OPT_RULES:
 		return load_rules(arg, o);
 	case OPT_GROUP_BY:
 		if (output_group_by__parse(arg, &o->report.group_by))
 			return bad_value("--group-by", arg,
-					 "expected title, comm, pid, tid, state or wait");
+					 "expected title, comm, pid, tid, state, wait, waker or a "
+					 "label name such as pg.wait_event");
+		o->report.group_label = o->report.group_by == GROUP_BY_LABEL ? arg : NULL;
 		return 0;
 	case OPT_LINES:
 		o->report.lines = true;
 		return 0;
 	case OPT_TOP:
 		return parse_number_option("--top", arg, 1, UINT32_MAX, &o->report.top);
+	case OPT_WAKERS:
+		o->wakers = true;
+		return 0;
+	case OPT_TIME:
+		if (output_time__parse(arg, &o->report.time))
+			return bad_value("--time", arg, "expected off-cpu, blocked or runq");
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -499,6 +553,7 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 	o->min_duration_ns = OPTIONS_DEFAULT_MIN_DURATION_NS;
 	o->max_duration_ns = UINT64_MAX;
 	o->sample_rate = 1;
+	o->short_mode = OPTIONS_DEFAULT_SHORT;
 	o->max_entries = OPTIONS_DEFAULT_MAX_ENTRIES;
 	o->stack_depth = OFFCPU_MAX_STACK_DEPTH;
 	o->kernel_stack = true;

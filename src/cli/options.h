@@ -25,6 +25,16 @@
 #define OPTIONS_MIN_STACK_COPY_BYTES 512U
 #define OPTIONS_MAX_STACK_COPY_BYTES 65528U
 
+/*
+ * Issue #14, --short: what happens to a wait shorter than -m. drop stays
+ * the default until bench/ says otherwise (SPEC.md).
+ */
+enum short_mode {
+	SHORT_DROP,   /* counted and summed only */
+	SHORT_SAMPLE, /* kept with probability duration/min, weighted min */
+};
+#define OPTIONS_DEFAULT_SHORT SHORT_DROP
+
 /* --call-graph: how user stacks are unwound. */
 enum call_graph {
 	CALL_GRAPH_DWARF, /* a copy of the stack, unwound with CFI in user space */
@@ -70,11 +80,14 @@ struct options {
 	enum call_graph call_graph;
 	uint32_t stack_copy_bytes; /* --call-graph dwarf,SIZE */
 	bool stats;
+	bool read_data; /* issue #19: --read-data, rule packs' reads marked data too */
 	bool verbose;
 	char **command;		    /* NULL-terminated argv after "--", or NULL */
 	const char *recording_path; /* offcpu report: read instead of tracing */
 	const char *tracing_option; /* the first option given that only tracing takes */
 	bool min_duration_given;
+	bool wakers; /* issue 15, --wakers: the waker's stacks at each wakeup */
+	enum short_mode short_mode; /* issue #14: --short */
 };
 
 /*

@@ -57,7 +57,8 @@ static void append_source(char *name, size_t size, const char *file, uint32_t li
  * A user frame, root first: its own function, then the functions inlined
  * into it from the outermost in, each a frame of its own as in perf.
  */
-static int append_user_frame(struct line_buffer *b, const struct frame *f, bool with_lines)
+static int append_user_frame(struct line_buffer *b, const struct frame *f, bool with_lines,
+			     bool for_text)
 {
 	const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES], *in;
 	size_t nr = frame_names__inline_chain(f, chain, FRAME_NAMES_MAX_INLINES), i;
@@ -65,8 +66,21 @@ static int append_user_frame(struct line_buffer *b, const struct frame *f, bool 
 	int err;
 
 	frame_names__frame(f, name, sizeof(name));
-	if (with_lines)
+	/* An interpreted frame's name has its source already. */
+	if (with_lines && !f->kind)
 		append_source(name, sizeof(name), f->file, f->line);
+	/*
+	 * Issue #21: folded frames never hold a space (scripts split folded
+	 * lines at the first one): "name_(file.py:LINE)" there. Its name and
+	 * file had theirs made '_' already; this one is ours.
+	 */
+	if (f->kind && !for_text) {
+		char *p;
+
+		for (p = name; *p; p++)
+			if (*p == ' ')
+				*p = '_';
+	}
 	err = append(b, name, true);
 	for (i = 0; i < nr && !err; i++) {
 		in = chain[i];
@@ -78,7 +92,39 @@ static int append_user_frame(struct line_buffer *b, const struct frame *f, bool 
 	return err;
 }
 
-static int render(const struct profile_entry *e, bool with_lines, struct line_buffer *b)
+/* Issue 15: "--", the waker's kernel then user frames leaf first, its name on top. */
+static int render_waker(const struct profile_entry *e, struct line_buffer *b)
+{
+	const struct stack *k = e->key.waker_kernel_stack, *u = e->key.waker_user_stack;
+	const char *context = output__waker_context(e->key.waker.context);
+	char name[600];
+	uint32_t i;
+	int err;
+
+	if (!k && !u)
+		return 0;
+	err = append(b, "--", true);
+	for (i = 0; k && i < k->nr && !err; i++) {
+		frame_names__frame(&k->frames[i], name, sizeof(name) - 4);
+		strcat(name, "_[k]");
+		err = append(b, name, true);
+	}
+	for (i = 0; u && i < u->nr && !err; i++) {
+		frame_names__frame(&u->frames[i], name, sizeof(name));
+		err = append(b, name, true);
+	}
+	if (err)
+		return err;
+	if (e->key.waker.context == OFFCPU_WAKER_TASK) {
+		frame_names__folded(e->key.waker.comm ? e->key.waker.comm : "", name, sizeof(name));
+	} else {
+		snprintf(name, sizeof(name), "[%s]", context ? context : "unknown");
+	}
+	return append(b, name, true);
+}
+
+static int render(const struct profile_entry *e, bool with_lines, bool for_text,
+		  struct line_buffer *b)
 {
 	char name[600];
 	int err;
@@ -96,9 +142,21 @@ static int render(const struct profile_entry *e, bool with_lines, struct line_bu
 	err = err ?: append(b, name, true);
 	if (e->key.open & OFFCPU_WAIT_OPEN_AFTER)
 		err = err ?: append(b, OUTPUT_STILL_WAITING_FRAME, true);
+	/* Issue #19: a rule pack's labels, "[pg.wait_event=Lock:tuple]", under the class. */
+	for (i = 0; e->key.labels && i < e->key.labels->nr && !err; i++) {
+		char label[300];
+
+		snprintf(label, sizeof(label), "%s=%s", e->key.labels->items[i].name,
+			 e->key.labels->items[i].value);
+		name[0] = '[';
+		frame_names__folded(label, name + 1, sizeof(name) - 2);
+		strcat(name, "]");
+		err = append(b, name, true);
+	}
 	if (e->key.user_stack) {
 		for (i = e->key.user_stack->nr; i > 0 && !err; i--)
-			err = append_user_frame(b, &e->key.user_stack->frames[i - 1], with_lines);
+			err = append_user_frame(b, &e->key.user_stack->frames[i - 1], with_lines,
+						for_text);
 	}
 	if (e->key.kernel_stack) {
 		for (i = e->key.kernel_stack->nr; i > 0 && !err; i--) {
@@ -108,7 +166,37 @@ static int render(const struct profile_entry *e, bool with_lines, struct line_bu
 			err = append(b, name, true);
 		}
 	}
-	return err;
+	return err ?: render_waker(e, b);
+}
+
+/* Issue 15: the entry's waker into its line's; waits no wakeup ended are not counted. */
+static void add_waker(struct folded_line *line, const struct profile_entry *e)
+{
+	const struct waker *k = &e->key.waker;
+	uint64_t blocked = e->total_ns - e->runq_ns;
+	size_t i;
+
+	line->runq_ns += e->runq_ns;
+	if (!output__waker_context(k->context))
+		return;
+	for (i = 0; i < line->nr_wakers; i++) {
+		const struct waker *seen = &line->wakers[i].waker;
+
+		if (seen->context == k->context &&
+		    (k->context != OFFCPU_WAKER_TASK ||
+		     (seen->tid == k->tid && seen->pid == k->pid && seen->comm == k->comm)))
+			break;
+	}
+	if (i == line->nr_wakers) {
+		if (i == FOLDED_LINE_WAKERS) {
+			line->others_blocked_ns += blocked;
+			line->others_count += e->count;
+			return;
+		}
+		line->wakers[line->nr_wakers++].waker = *k;
+	}
+	line->wakers[i].blocked_ns += blocked;
+	line->wakers[i].count += e->count;
 }
 
 static int compare_by_total(const void *a, const void *b)
@@ -128,6 +216,12 @@ static int compare_by_text(const void *a, const void *b)
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out)
 {
+	return folded_lines__build_time(p, by_total, with_lines, OUTPUT_TIME_OFF_CPU, out);
+}
+
+int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines,
+			     enum output_time time, struct folded_lines *out)
+{
 	struct hash_table *index =
 	    hash_table__new(hash_table__hash_string, hash_table__equal_string);
 	struct line_buffer b = { 0 };
@@ -145,9 +239,12 @@ int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			err = -ENOMEM;
 	}
 	for (i = 0; i < nr && !err; i++) {
+		uint64_t ns = output__entry_time(entries[i], time);
 		struct folded_line *line;
 
-		err = render(entries[i], with_lines, &b);
+		if (!ns && time != OUTPUT_TIME_OFF_CPU)
+			continue;
+		err = render(entries[i], with_lines, by_total, &b);
 		if (err)
 			break;
 		line = hash_table__find(index, b.text);
@@ -161,8 +258,10 @@ int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			}
 			lines.nr++;
 		}
-		line->total_ns += entries[i]->total_ns;
+		line->total_ns += ns;
 		line->count += entries[i]->count;
+		add_waker(line, entries[i]);
+		estimate__add(&line->estimated, &entries[i]->estimated);
 	}
 	free(b.text);
 	free(entries);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Builds the profile's folded stack lines, "comm;[state];[wait];user...;kernel_[k]",
+ * Builds the profile's folded stack lines, "comm;[state];[wait];user...;kernel_[k]"
+ * (after [wait], a "[NAME=VALUE]" pseudo-frame per label a rule pack read),
  * root first, one per distinct line with its time and count summed: the
  * folded back-end writes them as they are, the text report its top stacks
  * from them. Frames are named by frame_names.h.
@@ -11,12 +12,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "output/output.h"
 #include "profile/profile.h"
+
+/* Issue 15: who woke a line's waits; an interrupt by its context alone. */
+struct folded_waker {
+	struct waker waker;
+	uint64_t blocked_ns;
+	uint64_t count;
+};
+
+/* Distinct wakers kept per line; the rest are summed in others_*. */
+#define FOLDED_LINE_WAKERS 8
 
 struct folded_line {
 	char *text;
 	uint64_t total_ns;
 	uint64_t count;
+	/* Issue 15. */
+	uint64_t runq_ns;
+	struct folded_waker wakers[FOLDED_LINE_WAKERS]; /* by first seen; nr_wakers used */
+	size_t nr_wakers;
+	uint64_t others_blocked_ns; /* woken by more wakers than the array holds */
+	uint64_t others_count;
+	struct estimate estimated; /* issue #14: of total_ns */
 };
 
 struct folded_lines {
@@ -27,10 +46,21 @@ struct folded_lines {
 /*
  * by_total: largest first; else sorted by text. with_lines: each user frame
  * followed by " (file.c:LINE)" where DWARF knows it (not for folded files).
- * Inlined functions are frames of their own, inside their caller.
+ * Inlined functions are frames of their own, inside their caller. A
+ * Python frame is "name (file.py:LINE)" for the text report (by_total,
+ * its one caller), "name_(file.py:LINE)" in folded files, whose frames
+ * hold no space.
  */
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out);
+/*
+ * Issue 15: lines weighed by time (--time), entries with none left out;
+ * a wait with the waker's stacks (--wakers) goes on with "--", then the
+ * waker's kernel and user frames leaf first and its name: the off-wake
+ * flame graph, the waker above the wakee.
+ */
+int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines,
+			     enum output_time time, struct folded_lines *out);
 void folded_lines__free(struct folded_lines *lines);
 
 #endif

@@ -59,12 +59,36 @@ size_t frame_names__folded(const char *s, char *buf, size_t size)
 	return printable(s, buf, size, true);
 }
 
+/*
+ * Issue #21: interpreted code as "fetch_rows (db.py:88)": the qualified
+ * name and the file's base name made safe as every name is; the one space
+ * is ours, and folded readers split a line at its last space only.
+ */
+static void python_name(const struct frame *f, char *buf, size_t size)
+{
+	const char *slash = f->file ? strrchr(f->file, '/') : NULL;
+	char base[256];
+	size_t n;
+
+	if (!f->sym) {
+		snprintf(buf, size, "[%s:0x%" PRIx64 "]", f->kind, f->addr);
+		return;
+	}
+	n = frame_names__folded(f->sym, buf, size);
+	if (!f->file || n + 1 >= size)
+		return;
+	frame_names__folded(slash ? slash + 1 : f->file, base, sizeof(base));
+	snprintf(buf + n, size - n, " (%s:%u)", base, f->line);
+}
+
 void frame_names__frame(const struct frame *f, char *buf, size_t size)
 {
 	const char *module, *slash;
 	size_t n;
 
-	if (f->sym) {
+	if (f->kind) {
+		python_name(f, buf, size);
+	} else if (f->sym) {
 		frame_names__folded(f->sym, buf, size);
 	} else if (f->kernel || !f->module) {
 		snprintf(buf, size, "0x%" PRIx64, f->addr);

@@ -16,7 +16,11 @@
 
 #include "profile/frame.h"
 
-/* A frame's display name: its symbol, else "module+0xoffset", as frame_names__folded makes it. */
+/*
+ * A frame's display name: its symbol, else "module+0xoffset", as
+ * frame_names__folded makes it; interpreted code (f->kind) as
+ * "name (file.py:LINE)".
+ */
 void frame_names__frame(const struct frame *f, char *buf, size_t size);
 /* An inlined function's display name, made as frame_names__frame's. */
 void frame_names__inline(const struct frame_inline *in, char *buf, size_t size);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,12 +23,59 @@ static const struct output_format formats[] = {
 	{ "json", ".json", true, output_json__write },
 	{ "pprof", ".pb.gz", false, output_pprof__write },
 	{ "svg", ".svg", false, output_svg__write },
+	{ "dot", ".dot", false, output_dot__write },
 };
 
 static const char *const group_by_names[] = {
 	[GROUP_BY_TID] = "tid",	    [GROUP_BY_PID] = "pid",	[GROUP_BY_COMM] = "comm",
 	[GROUP_BY_TITLE] = "title", [GROUP_BY_STATE] = "state", [GROUP_BY_WAIT] = "wait",
+	[GROUP_BY_WAKER] = "waker",
 };
+
+static const char *const time_names[] = {
+	[OUTPUT_TIME_OFF_CPU] = "off-cpu",
+	[OUTPUT_TIME_BLOCKED] = "blocked",
+	[OUTPUT_TIME_RUNQ] = "runq",
+};
+
+int output_time__parse(const char *name, enum output_time *out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(time_names); i++) {
+		if (!strcmp(name, time_names[i])) {
+			*out = (enum output_time)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+uint64_t output__entry_time(const struct profile_entry *e, enum output_time time)
+{
+	switch (time) {
+	case OUTPUT_TIME_BLOCKED:
+		return e->total_ns - e->runq_ns;
+	case OUTPUT_TIME_RUNQ:
+		return e->runq_ns;
+	default:
+		return e->total_ns;
+	}
+}
+
+const char *output__waker_context(unsigned int context)
+{
+	switch (context) {
+	case OFFCPU_WAKER_TASK:
+		return "task";
+	case OFFCPU_WAKER_HARDIRQ:
+		return "hardirq";
+	case OFFCPU_WAKER_SOFTIRQ:
+		return "softirq";
+	default:
+		return NULL;
+	}
+}
 
 void output__format_duration(uint64_t ns, char *buf, size_t size)
 {
@@ -39,9 +87,28 @@ void output__format_duration(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%.3f us", ns / 1e3);
 }
 
+bool output_label_name__valid(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	size_t n = strlen(name);
+
+	if (!dot || dot == name || !dot[1] || n > 64)
+		return false;
+	for (; *name; name++) {
+		if (!isalnum((unsigned char)*name) && !strchr("_.-", *name))
+			return false;
+	}
+	return true;
+}
+
 int output_group_by__parse(const char *name, enum report_group_by *out)
 {
 	size_t i;
+
+	if (output_label_name__valid(name)) {
+		*out = GROUP_BY_LABEL;
+		return 0;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(group_by_names); i++) {
 		if (!strcmp(name, group_by_names[i])) {

@@ -21,6 +21,19 @@ enum report_group_by {
 	GROUP_BY_TITLE,
 	GROUP_BY_STATE,
 	GROUP_BY_WAIT,
+	GROUP_BY_WAKER, /* issue 15: who woke the waits */
+	GROUP_BY_LABEL, /* issue #19: output_opts.group_label, a label name */
+};
+
+/*
+ * Issue 15, --time: what folded and svg weigh stacks by. Off-CPU time is
+ * blocked time (sleeping until the wakeup) plus run-queue time (runnable,
+ * from the wakeup to the switch-in).
+ */
+enum output_time {
+	OUTPUT_TIME_OFF_CPU,
+	OUTPUT_TIME_BLOCKED,
+	OUTPUT_TIME_RUNQ,
 };
 
 /* The text report's lengths without --top: rows of the thread table, stacks. */
@@ -32,6 +45,8 @@ struct output_opts {
 	bool lines;	/* --lines: source file and line of user frames in the text report */
 	uint32_t top;	/* --top: rows of each table and stacks in the text report; 0: the above */
 	bool show_idle; /* -k, -c, -p, -t: kernel threads' idle loops in the text report and svg */
+	const char *group_label; /* issue #19: --group-by NAMESPACE.NAME */
+	enum output_time time; /* issue 15, --time */
 };
 
 struct output_format {
@@ -51,8 +66,22 @@ struct output_format {
 /* "12.345 ms": three decimals in s, ms or us, as the text report and svg show time. */
 void output__format_duration(uint64_t ns, char *buf, size_t size);
 
-/* "title", "comm", "pid", "tid", "state", "wait"; -EINVAL for anything else. */
+/*
+ * "title", "comm", "pid", "tid", "state", "wait", "waker"; -EINVAL for
+ * anything else. Issue #19: a label name (NAMESPACE.NAME,
+ * output_label_name__valid) is GROUP_BY_LABEL, which output_opts.group_label
+ * names.
+ */
 int output_group_by__parse(const char *name, enum report_group_by *out);
+/* "off-cpu", "blocked", "runq"; -EINVAL for anything else. */
+int output_time__parse(const char *name, enum output_time *out);
+/* An entry's time as --time weighs it. */
+uint64_t output__entry_time(const struct profile_entry *e, enum output_time time);
+/* "task", "hardirq", "softirq" for a waker's context; NULL for none. */
+const char *output__waker_context(unsigned int context);
+
+/* Issue #19: letters, digits, '_' or '-', with a '.' after the first (pg.wait_event). */
+bool output_label_name__valid(const char *name);
 
 const struct output_format *output_format__by_name(const char *name);
 /* By the extension of path; NULL if none matches. */
@@ -63,6 +92,7 @@ int output_folded__write(FILE *out, const struct profile *p, const struct output
 int output_json__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 int output_pprof__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 int output_svg__write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_dot__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 
 struct output_sink;
 

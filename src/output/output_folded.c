@@ -9,9 +9,8 @@ int output_folded__write(FILE *out, const struct profile *p, const struct output
 {
 	struct folded_lines lines;
 	size_t i;
-	int err = folded_lines__build(p, false, false, &lines);
+	int err = folded_lines__build_time(p, false, false, opts->time, &lines);
 
-	(void)opts;
 	if (err)
 		return err;
 	for (i = 0; i < lines.nr; i++)

@@ -60,9 +60,35 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 		}
 		if (f->inlined)
 			write_inlined(w, f->inlined);
+		if (f->kind)
+			json_writer__member_string(w, REC_KIND, f->kind);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);
+}
+
+/* Issue 15. A task's context is implied: only interrupts name theirs. */
+static void write_waker(struct json_writer *w, const struct wait *wait)
+{
+	const struct waker *k = &wait->waker;
+
+	json_writer__member_u64(w, REC_RUNQ_NS, wait->runq_ns);
+	if (!output__waker_context(k->context))
+		return;
+	json_writer__key(w, REC_WAKER);
+	json_writer__begin_object(w);
+	if (k->context != OFFCPU_WAKER_TASK)
+		json_writer__member_string(w, REC_CONTEXT, output__waker_context(k->context));
+	json_writer__member_u64(w, REC_PID, k->pid);
+	json_writer__member_u64(w, REC_TID, k->tid);
+	json_writer__member_string(w, REC_COMM, k->comm ? k->comm : "");
+	if (wait->waker_kernel_stack || wait->waker_user_stack) {
+		json_writer__key(w, REC_KERNEL_STACK);
+		write_stack(w, wait->waker_kernel_stack);
+		json_writer__key(w, REC_USER_STACK);
+		write_stack(w, wait->waker_user_stack);
+	}
+	json_writer__end_object(w);
 }
 
 static void write_wait(struct json_writer *w, const struct wait *wait)
@@ -78,13 +104,45 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json_writer__member_string(w, REC_STATE, states__name(wait->state));
 	json_writer__member_string(w, REC_WAIT, wait->wait_class);
 	json_writer__member_u64(w, REC_DURATION_NS, wait->duration_ns);
+	json_writer__member_u64(w, REC_WEIGHT_NS, profile__weight(wait));
 	json_writer__member_u64(w, REC_CPU, wait->cpu);
 	if (profile__open_name(wait->open))
 		json_writer__member_string(w, REC_OPEN, profile__open_name(wait->open));
+	if (wait->labels) {
+		uint32_t i;
+
+		json_writer__key(w, REC_LABELS);
+		json_writer__begin_object(w);
+		for (i = 0; i < wait->labels->nr; i++)
+			json_writer__member_string(w, wait->labels->items[i].name,
+						   wait->labels->items[i].value);
+		json_writer__end_object(w);
+	}
 	json_writer__key(w, REC_KERNEL_STACK);
 	write_stack(w, wait->kernel_stack);
 	json_writer__key(w, REC_USER_STACK);
 	write_stack(w, wait->user_stack);
+	write_waker(w, wait);
+	json_writer__end_object(w);
+}
+
+/* Issue #14: a thread's account (REC_TYPE_THREAD). */
+static void write_thread(struct json_writer *w, const struct thread_account *a)
+{
+	json_writer__begin_object(w);
+	json_writer__member_string(w, REC_TYPE, REC_TYPE_THREAD);
+	json_writer__member_u64(w, REC_PID, a->pid);
+	json_writer__member_u64(w, REC_TID, a->tid);
+	json_writer__member_string(w, REC_COMM, a->comm ? a->comm : "");
+	json_writer__member_u64(w, REC_START_NS, a->start_ns);
+	json_writer__member_u64(w, REC_TRACKED_NS, a->tracked_ns);
+	json_writer__member_u64(w, REC_EXIT_NS, a->exit_ns);
+	json_writer__member_u64(w, REC_RUN_NS, a->run_ns);
+	json_writer__member_u64(w, REC_STARTUP_NS, a->startup_ns);
+	json_writer__member_u64(w, REC_RECORDED_NS, a->recorded_ns);
+	json_writer__member_u64(w, REC_DROPPED_NS, a->dropped_ns);
+	json_writer__member_u64(w, REC_KERNEL_RUN_NS, a->kernel_run_ns);
+	json_writer__member_u64(w, REC_UNSEEN_NS, a->unseen_ns);
 	json_writer__end_object(w);
 }
 
@@ -98,6 +156,11 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 	for (n = 0; n < p->nr_waits; n++) {
 		json_writer__init(&w, out);
 		write_wait(&w, &p->waits[n]);
+		fputc('\n', out);
+	}
+	for (n = 0; n < p->nr_threads; n++) {
+		json_writer__init(&w, out);
+		write_thread(&w, &p->threads[n]);
 		fputc('\n', out);
 	}
 	json_writer__init(&w, out);

@@ -379,7 +379,7 @@ static const struct frame no_stack = { .sym = "[no stack]" };
 static int write_samples(struct pprof *pp, const struct profile *p)
 {
 	struct profile_entry **entries = NULL;
-	uint64_t *ids = NULL, values[2];
+	uint64_t *ids = NULL, values[3];
 	size_t nr_entries = 0, cap = 0, nr, i;
 	int err = profile__sorted_entries(p, &entries, &nr_entries);
 
@@ -401,13 +401,25 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 			break;
 		pb_buffer__reset(&pp->message);
 		pb_buffer__packed(&pp->message, SAMPLE_LOCATION_ID, ids, nr);
-		values[0] = entries[i]->count;
+		/* Issue #14: the waits it stands for and their weight, estimates included. */
+		values[0] = (uint64_t)(profile__estimated_count(entries[i]) + 0.5);
 		values[1] = entries[i]->total_ns;
-		pb_buffer__packed(&pp->message, SAMPLE_VALUE, values, 2);
+		values[2] = entries[i]->runq_ns; /* issue 15 */
+		pb_buffer__packed(&pp->message, SAMPLE_VALUE, values, 3);
 		string_label(pp, "thread.state", states__name(w->state));
 		string_label(pp, "wait.class", w->wait_class);
 		string_label(pp, "thread.name", w->comm);
 		string_label(pp, "process.title", w->title ? w->title : w->comm);
+		/* Issue #19: a rule pack's labels, by their own names (pg.wait_event...). */
+		for (uint32_t l = 0; w->labels && l < w->labels->nr; l++)
+			string_label(pp, w->labels->items[l].name, w->labels->items[l].value);
+		/* Issue 15: who woke it, as the text report's --group-by waker names it. */
+		if (w->waker.context == OFFCPU_WAKER_TASK) {
+			string_label(pp, "waker.name", w->waker.comm ? w->waker.comm : "");
+			number_label(pp, "waker.tid", w->waker.tid);
+		} else if (output__waker_context(w->waker.context)) {
+			string_label(pp, "waker.name", output__waker_context(w->waker.context));
+		}
 		/* Merged exited processes have no one pid to give. */
 		if (w->pid != PROFILE_EXITED_ID) {
 			number_label(pp, "process.pid", w->pid);
@@ -612,6 +624,7 @@ int output_pprof__write(FILE *out, const struct profile *p, const struct output_
 	string_index(&pp, ""); /* index 0 is the empty string */
 	value_type(&pp, PROFILE_SAMPLE_TYPE, "samples", "count");
 	value_type(&pp, PROFILE_SAMPLE_TYPE, "off_cpu", "nanoseconds");
+	value_type(&pp, PROFILE_SAMPLE_TYPE, "runq", "nanoseconds");
 	err = write_samples(&pp, p);
 	if (err)
 		goto out;

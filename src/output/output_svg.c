@@ -180,6 +180,39 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 }
 
 /*
+ * Issue 15, --wakers: the off-wake flame graph's top half, as the folded
+ * lines have it: "--", the waker's kernel and user frames leaf first, and
+ * the waker's name (or its interrupt context) on top.
+ */
+static void add_waker(struct flame *fl, struct node *n, const struct profile_entry *e)
+{
+	const struct stack *k = e->key.waker_kernel_stack, *u = e->key.waker_user_stack;
+	const char *context = output__waker_context(e->key.waker.context);
+	char name[600];
+	uint32_t i;
+
+	if (!k && !u)
+		return;
+	n = child(fl, n, "--", NODE_STATE, e);
+	for (i = 0; n && k && i < k->nr; i++) {
+		frame_names__frame(&k->frames[i], name, sizeof(name));
+		n = child(fl, n, name, NODE_KERNEL, e);
+	}
+	for (i = 0; n && u && i < u->nr; i++) {
+		frame_names__frame(&u->frames[i], name, sizeof(name));
+		n = child(fl, n, name, NODE_USER, e);
+	}
+	if (!n)
+		return;
+	if (e->key.waker.context == OFFCPU_WAKER_TASK)
+		frame_names__printable(e->key.waker.comm ? e->key.waker.comm : "", name,
+				       sizeof(name));
+	else
+		snprintf(name, sizeof(name), "[%s]", context ? context : "unknown");
+	child(fl, n, name, NODE_COMM, e);
+}
+
+/*
  * Every name as the other formats show it (frame_names.h), so frames sort
  * and merge the same however a name's bytes came, live or from a recording.
  */
@@ -199,6 +232,17 @@ static void add_entry(struct flame *fl, const struct profile_entry *e, bool show
 		return;
 	n->base_class = n->name;
 	if (colon && !(n = child(fl, n, wait_class, NODE_CLASS, e)))
+		return;
+	/* Issue #19: under the class, what the process itself said it waited for. */
+	for (i = 0; w->labels && n && i < w->labels->nr; i++) {
+		char label[300];
+
+		snprintf(label, sizeof(label), "[%s=%s]", w->labels->items[i].name,
+			 w->labels->items[i].value);
+		frame_names__printable(label, name, sizeof(name));
+		n = child(fl, n, name, NODE_STATE, e);
+	}
+	if (!n)
 		return;
 	snprintf(name, sizeof(name), "[%s]", states__name(w->state));
 	n = child(fl, n, name, NODE_STATE, e);
@@ -227,6 +271,8 @@ static void add_entry(struct flame *fl, const struct profile_entry *e, bool show
 		frame_names__frame(&w->kernel_stack->frames[i - 1], name, sizeof(name));
 		n = child(fl, n, name, NODE_KERNEL, e);
 	}
+	if (n)
+		add_waker(fl, n, e);
 }
 
 /* By name; at the root, the idle class last, at the right edge, after the user's own waits. */
@@ -598,8 +644,14 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 	fl.root.kind = NODE_ROOT;
 	err = fl.names && fl.index ? profile__sorted_entries(p, &entries, &nr) : -ENOMEM;
 	for (i = 0; i < nr && !err; i++) {
-		add_time(&fl.root, entries[i]);
-		add_entry(&fl, entries[i], opts->show_idle);
+		/* Issue 15, --time: the entry weighed by the time asked for. */
+		struct profile_entry weighed = *entries[i];
+
+		weighed.total_ns = output__entry_time(entries[i], opts->time);
+		if (!weighed.total_ns && opts->time != OUTPUT_TIME_OFF_CPU)
+			continue;
+		add_time(&fl.root, &weighed);
+		add_entry(&fl, &weighed, opts->show_idle);
 		err = fl.err;
 	}
 	if (err)

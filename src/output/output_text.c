@@ -10,12 +10,16 @@
 #include "output/folded_lines.h"
 #include "output/frame_names.h"
 #include "output/output.h"
+#include "output/wait_graph.h"
+#include "output/text_accounting.h"
 #include "trace/counters.h"
 
 struct group {
 	char *label;
 	uint64_t total_ns;
 	uint64_t count;
+	uint64_t runq_ns; /* issue 15: of total_ns, runnable; the rest blocked */
+	struct estimate estimated; /* issue #14 */
 };
 
 struct groups {
@@ -47,6 +51,8 @@ static int groups_add(struct groups *g, const char *label, const struct profile_
 	}
 	item->total_ns += e->total_ns;
 	item->count += e->count;
+	item->runq_ns += e->runq_ns;
+	estimate__add(&item->estimated, &e->estimated);
 	return 0;
 }
 
@@ -83,13 +89,33 @@ static const struct group_by_section sections[] = {
 	[GROUP_BY_TITLE] = { "By process title", "title", true },
 	[GROUP_BY_STATE] = { "By thread state", "state", false },
 	[GROUP_BY_WAIT] = { "By wait class", "wait class", false },
+	[GROUP_BY_WAKER] = { "By waker", "waker                 pid      tid", true },
+	[GROUP_BY_LABEL] = { "By label", "label", false }, /* issue #19: named by the label */
 };
+
+/* Issue 15: "comm pid tid" of a waking task, "[hardirq]" or "[softirq]", or no wakeup. */
+static void waker_label(const struct waker *k, char *buf, size_t size)
+{
+	char comm[4 * OFFCPU_COMM_LEN + 1];
+
+	if (!output__waker_context(k->context)) {
+		snprintf(buf, size, "(no wakeup: preempted, yielded)");
+		return;
+	}
+	if (k->context != OFFCPU_WAKER_TASK) {
+		snprintf(buf, size, "[%s]", output__waker_context(k->context));
+		return;
+	}
+	frame_names__printable(k->comm ? k->comm : "", comm, sizeof(comm));
+	snprintf(buf, size, "%-16s %8u %8u", comm, k->pid, k->tid);
+}
 
 /*
  * Names as frame_names__printable shows them: a thread or process may name
  * itself with terminal commands, and this report goes to root's terminal.
  */
-static void label_of(const struct profile_entry *e, enum report_group_by by, char *buf, size_t size)
+static void label_of(const struct profile_entry *e, enum report_group_by by, const char *label_name,
+		     char *buf, size_t size)
 {
 	const char *name = e->key.title ? e->key.title : e->key.comm;
 	bool exited = e->key.pid == PROFILE_EXITED_ID;
@@ -123,13 +149,43 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, cha
 	case GROUP_BY_WAIT:
 		frame_names__printable(e->key.wait_class, buf, size);
 		break;
+	case GROUP_BY_WAKER:
+		waker_label(&e->key.waker, buf, size);
+		break;
+	case GROUP_BY_LABEL:
+		/* Waits without it (another process, none published) are one row. */
+		frame_names__printable(profile__label(e->key.labels, label_name) ?: "(none)", buf,
+				       size);
+		break;
 	}
 }
 
+/*
+ * Issue #14: the part of a total estimated from waits kept by chance, and
+ * its relative standard error; nothing where it is all exact.
+ */
+static void print_estimate(FILE *out, const struct estimate *e, bool column)
+{
+	char time[32];
+
+	if (!e->ns) {
+		if (column)
+			fprintf(out, "%14s %7s", "-", "");
+		return;
+	}
+	output__format_duration(e->ns, time, sizeof(time));
+	if (column)
+		fprintf(out, "%14s %6.1f%%", time, 100.0 * estimate__relative_error(e));
+	else
+		fprintf(out, " (%s estimated, ±%.1f%%)", time, 100.0 * estimate__relative_error(e));
+}
+
 static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **entries, size_t nr,
-			enum report_group_by by, uint32_t top)
+			enum report_group_by by, const char *label_name, uint32_t top,
+			bool estimates)
 {
 	const char *title = sections[by].title, *header = sections[by].header;
+	char label_title[96];
 	size_t limit = top ?: (sections[by].is_top_list ? OUTPUT_TOP_THREADS : SIZE_MAX);
 	struct groups g = { 0 };
 	char label[300], time[32];
@@ -144,8 +200,13 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 		return -ENOMEM;
 	}
 	for (i = 0; i < nr && !err; i++) {
-		label_of(entries[i], by, label, sizeof(label));
+		label_of(entries[i], by, label_name, label, sizeof(label));
 		err = groups_add(&g, label, entries[i], nr);
+	}
+	if (by == GROUP_BY_LABEL) {
+		snprintf(label_title, sizeof(label_title), "By %s", label_name);
+		title = label_title;
+		header = label_name;
 	}
 	if (!err) {
 		qsort(g.items, g.nr, sizeof(*g.items), compare_groups);
@@ -153,11 +214,24 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 			fprintf(out, "\n%s (top %zu)\n", title, limit);
 		else
 			fprintf(out, "\n%s\n", title);
-		fprintf(out, "  %-34s %14s %7s %9s\n", header, "off-CPU", "share", "waits");
+		fprintf(out, "  %-34s %14s %7s %9s %14s %14s", header, "off-CPU", "share", "waits",
+			"blocked", "run queue");
+		fprintf(out, estimates ? " %14s %7s\n" : "\n", "estimated", "±error");
 		for (i = 0; i < g.nr && i < limit; i++) {
+			char blocked[32], runq[32];
+
 			output__format_duration(g.items[i].total_ns, time, sizeof(time));
-			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 "\n", g.items[i].label, time,
-				share(g.items[i].total_ns, total_ns), g.items[i].count);
+			output__format_duration(g.items[i].total_ns - g.items[i].runq_ns, blocked,
+						sizeof(blocked));
+			output__format_duration(g.items[i].runq_ns, runq, sizeof(runq));
+			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 " %14s %14s", g.items[i].label,
+				time, share(g.items[i].total_ns, total_ns), g.items[i].count, blocked,
+				runq);
+			if (estimates) {
+				fputc(' ', out);
+				print_estimate(out, &g.items[i].estimated, true);
+			}
+			fputc('\n', out);
 		}
 		if (g.nr > limit)
 			fprintf(out, "  ... %zu more\n", g.nr - limit);
@@ -205,9 +279,108 @@ static void print_frames_leaf_first(FILE *out, const char *frames)
 	}
 }
 
+/*
+ * Issue 15: who woke whom (the wait-for graph's heaviest edges), and its
+ * knots: the groups of threads that wait for no one outside themselves,
+ * where the bottleneck of the waits they end must lie (wPerf).
+ */
+static int print_wakers(FILE *out, const struct profile *p, const struct output_opts *opts)
+{
+	size_t limit = opts->top ?: OUTPUT_TOP_THREADS, i, j;
+	char time[32], runq[32], edge[200];
+	struct wait_graph *g;
+	int err = wait_graph__build(p, opts->group_by == GROUP_BY_PID, opts->show_idle, &g);
+
+	if (err)
+		return err;
+	if (!g->nr_edges) {
+		wait_graph__free(g);
+		return 0;
+	}
+	fprintf(out, "\nWoken by (top %zu)\n", limit);
+	fprintf(out, "  %-50s %14s %9s %14s\n", "waker -> wakee", "blocked", "waits",
+		"then run queue");
+	for (i = 0; i < g->nr_edges && i < limit; i++) {
+		const struct wait_graph_edge *e = &g->edges[i];
+
+		snprintf(edge, sizeof(edge), "%s -> %s", g->nodes[e->from].label,
+			 g->nodes[e->to].label);
+		output__format_duration(e->blocked_ns, time, sizeof(time));
+		output__format_duration(e->runq_ns, runq, sizeof(runq));
+		fprintf(out, "  %-50s %14s %9" PRIu64 " %14s\n", edge, time, e->count, runq);
+	}
+	if (g->nr_edges > limit)
+		fprintf(out, "  ... %zu more\n", g->nr_edges - limit);
+	fprintf(out, "\nKnots: likely bottlenecks, waiting for no one outside (top %zu)\n", limit);
+	for (i = 0; i < g->nr_knots && i < limit; i++) {
+		const struct wait_graph_knot *k = &g->knots[i];
+
+		output__format_duration(k->woken_ns, time, sizeof(time));
+		fprintf(out, "  #%zu woke %s of blocked time:", i + 1, time);
+		for (j = 0; j < k->nr && j < 8; j++)
+			fprintf(out, "%s %s", j ? "," : "", g->nodes[k->nodes[j]].label);
+		fprintf(out, "%s\n", k->nr > 8 ? ", ..." : "");
+	}
+	if (g->nr_knots > limit)
+		fprintf(out, "  ... %zu more\n", g->nr_knots - limit);
+	wait_graph__free(g);
+	return 0;
+}
+
+static int compare_line_wakers(const void *a, const void *b)
+{
+	const struct folded_waker *x = a, *y = b;
+
+	if (x->blocked_ns != y->blocked_ns)
+		return x->blocked_ns > y->blocked_ns ? -1 : 1;
+	return x->waker.tid < y->waker.tid ? -1 : x->waker.tid > y->waker.tid;
+}
+
+/*
+ * Issue 15: under a top stack's heading, how much of it was run-queue time
+ * and who woke it, heaviest first: "    run queue 1.200 ms; woken by
+ * writer 4242 (10), [hardirq] (2)". Nothing for a line without either.
+ */
+static void print_line_wakers(FILE *out, struct folded_line *line)
+{
+	char time[32], label[96], comm[4 * OFFCPU_COMM_LEN + 1];
+	size_t i;
+
+	if (!line->runq_ns && !line->nr_wakers)
+		return;
+	output__format_duration(line->runq_ns, time, sizeof(time));
+	fprintf(out, "    run queue %s", time);
+	qsort(line->wakers, line->nr_wakers, sizeof(line->wakers[0]), compare_line_wakers);
+	for (i = 0; i < line->nr_wakers && i < 3; i++) {
+		const struct waker *k = &line->wakers[i].waker;
+
+		if (k->context == OFFCPU_WAKER_TASK) {
+			frame_names__printable(k->comm ? k->comm : "", comm, sizeof(comm));
+			snprintf(label, sizeof(label), "%s %u", comm, k->tid);
+		} else {
+			snprintf(label, sizeof(label), "[%s]", output__waker_context(k->context));
+		}
+		fprintf(out, "%s%s (%" PRIu64 ")", i ? ", " : "; woken by ", label,
+			line->wakers[i].count);
+	}
+	if (line->nr_wakers > 3 || line->others_count)
+		fprintf(out, ", ...");
+	fputc('\n', out);
+}
+
 static bool is_idle(const char *wait_class)
 {
 	return !strncmp(wait_class, "idle", 4) && (!wait_class[4] || wait_class[4] == ':');
+}
+
+/* "[NAMESPACE.NAME=VALUE]": what folded_lines puts after [wait] for each label. */
+static bool is_label_frame(const char *frame)
+{
+	size_t len = strcspn(frame, ";");
+	const char *eq = memchr(frame, '=', len);
+
+	return len > 4 && frame[0] == '[' && frame[len - 1] == ']' && eq &&
+	       memchr(frame, '.', (size_t)(eq - frame));
 }
 
 static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_ns,
@@ -223,7 +396,7 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		return err;
 	fprintf(out, "\nTop stacks (leaf first)\n");
 	for (i = 0; i < lines.nr && shown < limit; i++) {
-		const struct folded_line *line = &lines.lines[i];
+		struct folded_line *line = &lines.lines[i];
 		size_t len = strcspn(line->text, ";"), wait;
 
 		/* "comm;[state];[wait]", whole: a cut could split a character. */
@@ -237,15 +410,21 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 				continue;
 			len += sizeof(OUTPUT_STILL_WAITING_FRAME);
 		}
+		/* Issue #19: and the "[pg.wait_event=...]" label pseudo-frames after it. */
+		while (line->text[len] == ';' && is_label_frame(line->text + len + 1))
+			len += strcspn(line->text + len + 1, ";") + 1;
 		if (!opts->show_idle && line->text[len - 1] == ']' && wait < len &&
 		    (!strncmp(line->text + wait, "idle]", 5) ||
 		     !strncmp(line->text + wait, "idle:", 5)))
 			continue;
 		shown++;
 		output__format_duration(line->total_ns, time, sizeof(time));
-		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s\n", shown, (int)len,
+		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s", shown, (int)len,
 			line->text, time, share(line->total_ns, total_ns), line->count,
 			line->count == 1 ? "" : "s");
+		print_estimate(out, &line->estimated, false);
+		fputc('\n', out);
+		print_line_wakers(out, line);
 		print_frames_leaf_first(out, line->text + len);
 	}
 	if (shown == 0)
@@ -300,9 +479,9 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 {
 	struct profile_entry **entries, **open_entries;
 	uint64_t hidden_ns = 0, hidden_count = 0, open_ns = 0, open_count = 0, rest_ns;
+	bool estimates = p->estimated.ns > 0, open_apart;
 	char time[32];
 	size_t nr, shown = 0, nr_open = 0, kept = 0, i;
-	bool open_apart;
 	int err = profile__sorted_entries(p, &entries, &nr);
 
 	if (err)
@@ -321,8 +500,10 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 		}
 	}
 	output__format_duration(p->total_ns, time, sizeof(time));
-	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total\n", p->total_count,
+	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total", p->total_count,
 		p->total_count == 1 ? "" : "s", time);
+	print_estimate(out, &p->estimated, false);
+	fputc('\n', out);
 	if (hidden_count) {
 		output__format_duration(hidden_ns, time, sizeof(time));
 		fprintf(out,
@@ -332,6 +513,18 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			time, share(hidden_ns, p->total_ns), hidden_count,
 			hidden_count == 1 ? "" : "s");
 	}
+	/* Issue 15. */
+	if (p->total_ns) {
+		char blocked[32];
+
+		output__format_duration(p->total_ns - p->total_runq_ns, blocked, sizeof(blocked));
+		output__format_duration(p->total_runq_ns, time, sizeof(time));
+		fprintf(out,
+			"blocked %s, run queue %s (%.1f%%: runnable, waiting for a CPU after the "
+			"wakeup)\n",
+			blocked, time, share(p->total_runq_ns, p->total_ns));
+	}
+	text_accounting__print(out, p);
 	/*
 	 * Issue #16: waits still open at the stop are listed first, and kept
 	 * out of the tables and stacks below: a daemon asleep for hours would
@@ -370,15 +563,20 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 		rest_ns = p->total_ns - hidden_ns;
 	}
 	free(open_entries);
-	err = print_groups(out, rest_ns, entries, shown, GROUP_BY_STATE, opts->top);
-	err = err ?: print_groups(out, rest_ns, entries, shown, GROUP_BY_WAIT, opts->top);
+	err = print_groups(out, rest_ns, entries, shown, GROUP_BY_STATE, NULL, opts->top,
+			   estimates);
+	err = err ?: print_groups(out, rest_ns, entries, shown, GROUP_BY_WAIT, NULL, opts->top,
+				  estimates);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
-		err = err ?: print_groups(out, rest_ns, entries, shown, opts->group_by, opts->top);
+		err = err ?: print_groups(out, rest_ns, entries, shown, opts->group_by,
+					  opts->group_label, opts->top, estimates);
 	free(entries);
+	err = err ?: print_wakers(out, p, opts);
 	err = err ?: print_top_stacks(out, p, rest_ns, opts, open_apart);
 	if (err)
 		return err;
+	text_accounting__print_threads(out, p, opts->top);
 	fprintf(out, "\nHealth counters\n");
 	counters__print(out, p->counters, "  ");
 	return 0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,11 @@ static uint64_t hash_frames(const struct stack *s, bool exact)
 		uint64_t parts[4] = { exact ? f->addr : 0, (uintptr_t)f->sym, (uintptr_t)f->module,
 				      f->module_off };
 
+		/* Issue #21: interpreted frames are told apart by their source, complete when made.
+		 */
+		if (f->kind)
+			parts[3] = (uintptr_t)f->file ^ ((uint64_t)f->line << 32);
+
 		h = hash_table__hash_bytes(parts, sizeof(parts), h);
 	}
 	return h;
@@ -31,7 +37,8 @@ static uint64_t hash_frames(const struct stack *s, bool exact)
 static bool frames_equal(const struct frame *a, const struct frame *b, bool exact)
 {
 	return (!exact || a->addr == b->addr) && a->sym == b->sym && a->off == b->off &&
-	       a->module == b->module && a->module_off == b->module_off && a->kernel == b->kernel;
+	       a->module == b->module && a->module_off == b->module_off && a->kernel == b->kernel &&
+	       a->kind == b->kind && (!a->kind || (a->file == b->file && a->line == b->line));
 }
 
 static bool stacks_equal(const struct stack *x, const struct stack *y, bool exact)
@@ -65,6 +72,40 @@ static uint64_t hash_stack_symbolic(const void *key)
 static bool equal_stack_symbolic(const void *a, const void *b)
 {
 	return stacks_equal(a, b, false);
+}
+
+/*
+ * Issue 15: who woke it, and the waker's stacks, are part of an entry's
+ * identity. For an interrupt, only its context: the task it happened to
+ * interrupt says nothing of the wait, and would split one stack's time
+ * over every task that ran on the CPU (json keeps it, from the waits).
+ */
+static bool waker_is_task(const struct wait *w)
+{
+	return w->waker.context == OFFCPU_WAKER_TASK;
+}
+
+static uint64_t hash_waker(const struct wait *w, uint64_t h)
+{
+	h = hash_table__hash_bytes(&w->waker.context, sizeof(w->waker.context), h);
+	if (!waker_is_task(w))
+		goto stacks;
+	h = hash_table__hash_bytes(&w->waker.pid, sizeof(w->waker.pid), h);
+	h = hash_table__hash_bytes(&w->waker.tid, sizeof(w->waker.tid), h);
+	h = hash_table__hash_bytes(&w->waker.comm, sizeof(w->waker.comm), h);
+stacks:
+	h = hash_table__hash_bytes(&w->waker_kernel_stack, sizeof(w->waker_kernel_stack), h);
+	return hash_table__hash_bytes(&w->waker_user_stack, sizeof(w->waker_user_stack), h);
+}
+
+static bool equal_waker(const struct wait *x, const struct wait *y)
+{
+	return x->waker.context == y->waker.context &&
+	       (!waker_is_task(x) ||
+		(x->waker.pid == y->waker.pid && x->waker.tid == y->waker.tid &&
+		 x->waker.comm == y->waker.comm)) &&
+	       x->waker_kernel_stack == y->waker_kernel_stack &&
+	       x->waker_user_stack == y->waker_user_stack;
 }
 
 /* Issue #16: a wait not ended at the stop is an aggregate of its own; one begun before is not. */
@@ -105,6 +146,8 @@ static uint64_t hash_entry(const void *key)
 	h = hash_table__hash_bytes(&w->title, sizeof(w->title), h);
 	h = hash_table__hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
 	h = hash_table__hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
+	h = hash_table__hash_bytes(&w->labels, sizeof(w->labels), h);
+	h = hash_waker(w, h);
 	h = hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
 	return h + still_open(w);
 }
@@ -116,7 +159,74 @@ static bool equal_entry(const void *a, const void *b)
 	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
 	       x->title == y->title && x->wait_class == y->wait_class &&
 	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       still_open(x) == still_open(y);
+	       x->labels == y->labels && equal_waker(x, y) && still_open(x) == still_open(y);
+}
+
+/* Issue #19: a label set by its interned names and values. */
+static uint64_t hash_labels(const void *key)
+{
+	const struct labels *l = key;
+
+	return hash_table__hash_bytes(l->items, l->nr * sizeof(l->items[0]), l->nr);
+}
+
+static bool equal_labels(const void *a, const void *b)
+{
+	const struct labels *x = a, *y = b;
+
+	return x->nr == y->nr && !memcmp(x->items, y->items, x->nr * sizeof(x->items[0]));
+}
+
+static int label_cmp(const void *a, const void *b)
+{
+	const struct label *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+const struct labels *profile__intern_labels(struct profile *p, struct label *items, size_t nr,
+					    int *err)
+{
+	struct labels *l, *found;
+	size_t i;
+
+	*err = 0;
+	if (!nr)
+		return NULL;
+	qsort(items, nr, sizeof(*items), label_cmp);
+	l = malloc(sizeof(*l) + nr * sizeof(*items));
+	if (!l)
+		goto nomem;
+	l->nr = (uint32_t)nr;
+	for (i = 0; i < nr; i++) {
+		l->items[i].name = strpool__intern(p->strings, items[i].name);
+		l->items[i].value = strpool__intern(p->strings, items[i].value);
+		if (!l->items[i].name || !l->items[i].value)
+			goto nomem;
+	}
+	found = hash_table__find(p->label_sets, l);
+	if (found) {
+		free(l);
+		return found;
+	}
+	if (hash_table__insert(p->label_sets, l, l))
+		goto nomem;
+	return l;
+nomem:
+	free(l);
+	*err = -ENOMEM;
+	return NULL;
+}
+
+const char *profile__label(const struct labels *labels, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; labels && i < labels->nr; i++) {
+		if (!strcmp(labels->items[i].name, name))
+			return labels->items[i].value;
+	}
+	return NULL;
 }
 
 int profile__new(bool keep_waits, struct profile **out)
@@ -132,7 +242,8 @@ int profile__new(bool keep_waits, struct profile **out)
 	p->stacks = keep_waits ? hash_table__new(hash_stack_exact, equal_stack_exact)
 			       : hash_table__new(hash_stack_symbolic, equal_stack_symbolic);
 	p->entries = hash_table__new(hash_entry, equal_entry);
-	if (!p->strings || !p->inlines || !p->stacks || !p->entries) {
+	p->label_sets = hash_table__new(hash_labels, equal_labels);
+	if (!p->strings || !p->inlines || !p->stacks || !p->entries || !p->label_sets) {
 		profile__free(p);
 		return -ENOMEM;
 	}
@@ -146,7 +257,9 @@ void profile__free(struct profile *p)
 		return;
 	hash_table__free_values(p->stacks, free);
 	hash_table__free_values(p->entries, free);
+	hash_table__free_values(p->label_sets, free);
 	free(p->waits);
+	free(p->threads);
 	strpool__free(p->strings);
 	inline_pool__free(p->inlines);
 	free(p);
@@ -204,6 +317,8 @@ static int compact(struct profile *p)
 		if (into) {
 			into->count += e->count;
 			into->total_ns += e->total_ns;
+			into->runq_ns += e->runq_ns;
+			estimate__add(&into->estimated, &e->estimated);
 			free(e);
 		} else if (hash_table__insert(p->entries, &e->key, e)) {
 			free(e);
@@ -218,16 +333,81 @@ static int compact(struct profile *p)
 	return 0;
 }
 
+uint64_t thread_account__missing_ns(const struct thread_account *a)
+{
+	uint64_t life = a->exit_ns > a->tracked_ns ? a->exit_ns - a->tracked_ns : 0;
+	uint64_t accounted =
+	    a->run_ns + a->startup_ns + a->recorded_ns + a->dropped_ns + a->unseen_ns;
+
+	return life > accounted ? life - accounted : 0;
+}
+
+int profile__add_thread(struct profile *p, const struct thread_account *a)
+{
+	if (p->nr_threads == p->threads_cap) {
+		size_t cap = p->threads_cap ? p->threads_cap * 2 : 64;
+		struct thread_account *grown = realloc(p->threads, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		p->threads = grown;
+		p->threads_cap = cap;
+	}
+	p->threads[p->nr_threads++] = *a;
+	p->counters[OFFCPU_CNT_UNACCOUNTED_NS] += thread_account__missing_ns(a);
+	return 0;
+}
+
+uint64_t profile__weight(const struct wait *w)
+{
+	return w->weight_ns ?: w->duration_ns;
+}
+
+void estimate__add(struct estimate *into, const struct estimate *e)
+{
+	into->ns += e->ns;
+	into->variance += e->variance;
+	into->count += e->count;
+	into->kept += e->kept;
+}
+
+double estimate__relative_error(const struct estimate *e)
+{
+	return e->ns ? sqrt(e->variance) / (double)e->ns : 0.0;
+}
+
+double profile__estimated_count(const struct profile_entry *e)
+{
+	return e->estimated.count + (double)(e->count - e->estimated.kept);
+}
+
+/* A wait weighted more than its duration was kept by chance: its estimate's share. */
+static void estimate_of(const struct wait *w, struct estimate *out)
+{
+	uint64_t weight = profile__weight(w);
+	double d = (double)w->duration_ns, wt = (double)weight;
+
+	memset(out, 0, sizeof(*out));
+	if (weight == w->duration_ns)
+		return;
+	out->ns = weight;
+	out->variance = wt * (wt - d);
+	out->count = d > 0 ? wt / d : wt;
+	out->kept = 1;
+}
+
 int profile__add(struct profile *p, const struct wait *w)
 {
 	struct profile_entry *e = hash_table__find(p->entries, w);
+	uint64_t weight = profile__weight(w), runq;
+	struct estimate est;
 
 	/*
 	 * Every sum a report shows is part of the total: if it cannot wrap,
 	 * none can. Past 2^64 ns (584 years, so only a forged recording) the
 	 * wait is refused, before anything is added: a wrong total is worse.
 	 */
-	if (w->duration_ns > UINT64_MAX - p->total_ns)
+	if (weight > UINT64_MAX - p->total_ns)
 		return -EOVERFLOW;
 	if (p->keep_waits) {
 		if (p->nr_waits == p->waits_cap) {
@@ -248,17 +428,33 @@ int profile__add(struct profile *p, const struct wait *w)
 		e->key = *w;
 		e->key.end_ts_ns = 0;
 		e->key.duration_ns = 0;
+		e->key.weight_ns = 0;
 		e->key.cpu = 0;
 		e->key.open &= OFFCPU_WAIT_OPEN_AFTER;
+		e->key.runq_ns = 0;
+		if (!waker_is_task(w)) {
+			e->key.waker.pid = 0;
+			e->key.waker.tid = 0;
+			e->key.waker.comm = NULL;
+		}
 		if (hash_table__insert(p->entries, &e->key, e)) {
 			free(e);
 			return -ENOMEM;
 		}
 	}
+	estimate_of(w, &est);
+	/* The run-queue part weighs as its wait does: the same share of the weight. */
+	runq = weight == w->duration_ns || !w->duration_ns
+		       ? w->runq_ns
+		       : (uint64_t)((unsigned __int128)w->runq_ns * weight / w->duration_ns);
 	e->count++;
-	e->total_ns += w->duration_ns;
+	e->runq_ns += runq;
+	p->total_runq_ns += runq;
+	e->total_ns += weight;
+	estimate__add(&e->estimated, &est);
 	p->total_count++;
-	p->total_ns += w->duration_ns;
+	p->total_ns += weight;
+	estimate__add(&p->estimated, &est);
 	if (p->process_alive && hash_table__size(p->entries) >= p->compact_at)
 		return compact(p);
 	return 0;

@@ -21,6 +21,33 @@ struct stack {
 	struct frame frames[]; /* leaf first */
 };
 
+/* Issue #19: labels a rule pack read from the process at block time; interned. */
+struct label {
+	const char *name; /* interned */
+	const char *value;
+};
+
+struct labels {
+	uint32_t nr;
+	struct label items[]; /* sorted by name */
+};
+
+/* Issue #16: the json "open" field's values, by struct wait::open. */
+const char *profile__open_name(unsigned int open);
+int profile__open_from_name(const char *name, unsigned int *open);
+
+/*
+ * Issue 15: who ended a wait. context is enum offcpu_waker: a task (pid,
+ * tid, comm), or an interrupt (pid, tid and comm of the task it
+ * interrupted); OFFCPU_WAKER_NONE: no wakeup seen, the rest is zero.
+ */
+struct waker {
+	unsigned int context;
+	uint32_t pid;
+	uint32_t tid;
+	const char *comm; /* interned */
+};
+
 struct wait {
 	uint64_t end_ts_ns; /* CLOCK_MONOTONIC at switch-in */
 	uint64_t duration_ns;
@@ -33,6 +60,19 @@ struct wait {
 	const char *wait_class;		  /* interned */
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;
+	const struct labels *labels; /* issue #19: interned; NULL: none */
+	/* Issue 15. */
+	uint64_t runq_ns; /* of duration_ns, runnable between its wakeup and its switch-in */
+	struct waker waker;
+	const struct stack *waker_kernel_stack; /* --wakers; NULL: not taken */
+	const struct stack *waker_user_stack;
+	/*
+	 * Issue #14: what the wait adds to every total: its duration, or for
+	 * a wait kept by chance its estimate, duration / p (-m for a short
+	 * wait --short sample kept with p = duration/min; times N under
+	 * --sample-rate N). 0: duration_ns.
+	 */
+	uint64_t weight_ns;
 	/*
 	 * Issue #16: OFFCPU_WAIT_OPEN_BEFORE (began before the recording) and
 	 * OFFCPU_WAIT_OPEN_AFTER (not ended at its stop: still waiting), or 0.
@@ -41,15 +81,53 @@ struct wait {
 	unsigned int open;
 };
 
-/* Issue #16: the json "open" field's values, by struct wait::open. */
-const char *profile__open_name(unsigned int open);
-int profile__open_from_name(const char *name, unsigned int *open);
+/*
+ * Issue #14: the part of a total that is estimated, and how well. A wait
+ * kept with probability p = duration/weight stands for weight ns; the
+ * estimate's variance, sum of duration * (weight - duration) over every
+ * wait that could have been kept (for --short sample, with weight -m:
+ * sum of d * (min - d)), is estimated without bias from the kept waits
+ * alone by weighting each term 1/p: sum of weight * (weight - duration).
+ */
+struct estimate {
+	uint64_t ns;	 /* of the total, the weights of waits kept by chance */
+	double variance; /* ns^2 */
+	double count;	 /* waits they stand for: sum of weight / duration */
+	uint64_t kept;	 /* waits kept by chance */
+};
 
 struct profile_entry {
-	struct wait key; /* timestamps, duration and cpu are zero */
+	struct wait key; /* timestamps, duration, weight and cpu are zero */
 	uint64_t count;
-	uint64_t total_ns;
+	uint64_t total_ns;	   /* weights: the exact durations and the estimates */
+	uint64_t runq_ns;	   /* issue 15: the part of total_ns spent runnable */
+	struct estimate estimated; /* issue #14 */
 };
+
+/*
+ * Issue #14, coverage: one thread's life under -- COMMAND, from its exit,
+ * and where each of its nanoseconds went. The kernel side times it with
+ * offcpu's own intervals: on CPU from each switch-in to the next
+ * switch-out, off CPU from switch-out to switch-in, whatever became of the
+ * wait.
+ */
+struct thread_account {
+	uint32_t pid;
+	uint32_t tid;
+	const char *comm;	/* interned */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC: the kernel's task start_time */
+	uint64_t tracked_ns;	/* when offcpu began timing it (its fork, or first seen) */
+	uint64_t exit_ns;	/* at sched_process_exit */
+	uint64_t run_ns;	/* on CPU, switch-in to switch-out */
+	uint64_t startup_ns;	/* from its fork to its first switch-in: runnable */
+	uint64_t recorded_ns;	/* durations of its waits in records */
+	uint64_t dropped_ns;	/* durations of its waits below -m, above -M, sampled out */
+	uint64_t kernel_run_ns; /* the kernel's se.sum_exec_runtime, for comparison */
+	uint64_t unseen_ns;	/* switch-ins never seen: off, then on CPU, not told apart */
+};
+
+/* The part of a thread's tracked life nothing accounts for (0 if none). */
+uint64_t thread_account__missing_ns(const struct thread_account *a);
 
 /*
  * The pid and tid of entries merged from processes that exited: past
@@ -64,19 +142,25 @@ struct profile {
 	struct inline_pool *inlines;
 	struct hash_table *stacks;
 	struct hash_table *entries;
+	struct hash_table *label_sets; /* issue #19 */
 	bool keep_waits;
 	struct wait *waits;
 	size_t nr_waits;
 	size_t waits_cap;
 	uint64_t counters[OFFCPU_CNT_MAX];
-	uint64_t total_ns;
+	uint64_t total_ns; /* weights, as profile_entry's */
 	uint64_t total_count;
+	uint64_t total_runq_ns; /* issue 15 */
+	struct estimate estimated; /* issue #14: of total_ns */
 	/* Whether a process still runs; NULL: never merge exited ones. */
 	bool (*process_alive)(void *ctx, uint32_t pid);
 	void *process_alive_ctx;
 	size_t compact_at;	/* entries at which to merge exited processes next */
 	uint64_t start_time_ns; /* CLOCK_REALTIME when recording began; 0: unknown */
 	uint64_t duration_ns;	/* how long it recorded */
+	struct thread_account *threads; /* issue #14: threads that exited, -- COMMAND */
+	size_t nr_threads;
+	size_t threads_cap;
 };
 
 int profile__new(bool keep_waits, struct profile **out);
@@ -91,8 +175,26 @@ const struct stack *profile__intern_stack(struct profile *p, const struct frame 
  * would pass 2^64 ns: an exact total or none. -ENOMEM.
  */
 int profile__add(struct profile *p, const struct wait *w);
+/* Issue #14: a thread's account, copied; -ENOMEM. */
+int profile__add_thread(struct profile *p, const struct thread_account *a);
+/* Issue #14: what w adds to totals (weight_ns, or its duration). */
+uint64_t profile__weight(const struct wait *w);
+/* The waits an entry stands for: its exact ones and the estimated count. */
+double profile__estimated_count(const struct profile_entry *e);
+/* An estimate's relative standard error, 0 for none. */
+double estimate__relative_error(const struct estimate *e);
+void estimate__add(struct estimate *into, const struct estimate *e);
 /* Calls fn on every frame of every stack, which it may complete. */
 void profile__for_each_frame(struct profile *p, void (*fn)(void *ctx, struct frame *f), void *ctx);
+/*
+ * Issue #19: the one copy of these labels (sorted by name here; names and
+ * values are interned by the call); NULL for none, or out of memory
+ * (*err = -ENOMEM).
+ */
+const struct labels *profile__intern_labels(struct profile *p, struct label *items, size_t nr,
+					    int *err);
+/* The value of the label name (compared as a string); NULL if it has none. */
+const char *profile__label(const struct labels *labels, const char *name);
 /* Entries sorted by total time, largest first; free the array, not the entries. */
 int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr);
 

@@ -19,6 +19,22 @@
 #define REC_TYPE "type"
 #define REC_TYPE_WAIT "offcpu"
 #define REC_TYPE_STATS "stats"
+/*
+ * Issue #14: a thread of -- COMMAND that exited, its life accounted for
+ * (struct thread_account), before the stats record.
+ */
+#define REC_TYPE_THREAD "thread"
+#define REC_START_NS "start_ns"
+#define REC_TRACKED_NS "tracked_ns"
+#define REC_EXIT_NS "exit_ns"
+#define REC_RUN_NS "run_ns"
+#define REC_STARTUP_NS "startup_ns"
+#define REC_RECORDED_NS "recorded_ns"
+#define REC_DROPPED_NS "dropped_ns"
+#define REC_KERNEL_RUN_NS "kernel_run_ns"
+/* Issue #16: "before", "after" or "both" (profile__open_name), absent when neither. */
+#define REC_OPEN "open"
+#define REC_UNSEEN_NS "unseen_ns"
 
 /* A wait. */
 #define REC_TS_NS "ts_ns"
@@ -29,11 +45,21 @@
 #define REC_STATE "state"
 #define REC_WAIT "wait"
 #define REC_DURATION_NS "duration_ns"
+/* Issue #14: what the wait adds to totals (duration_ns unless kept by chance). */
+#define REC_WEIGHT_NS "weight_ns"
 #define REC_CPU "cpu"
 #define REC_KERNEL_STACK "kernel_stack"
 #define REC_USER_STACK "user_stack"
-/* Issue #16: "before", "after" or "both" (profile__open_name), absent when neither. */
-#define REC_OPEN "open"
+/* Issue #19: {"NAME":"VALUE",...}, read from the process at block time by a rule pack. */
+#define REC_LABELS "labels"
+/*
+ * Issue 15: runq_ns, and the waker: {"pid","tid","comm"} of a task, or
+ * {"context":"hardirq"|"softirq"} with the pid, tid and comm of the task
+ * the interrupt interrupted; with --wakers its kernel_stack and user_stack.
+ */
+#define REC_RUNQ_NS "runq_ns"
+#define REC_WAKER "waker"
+#define REC_CONTEXT "context"
 
 /*
  * A frame. Beyond the SPEC's fields, what pprof needs to place the code
@@ -55,6 +81,8 @@
 #define REC_INLINED "inlined"
 /* "0x...": the start of a function only the unwind tables know; then no sym nor off. */
 #define REC_FUNC_START "func_start"
+/* Issue #21: interpreted code, "python"; absent on native frames. */
+#define REC_KIND "kind"
 
 /*
  * In the profile such a function is named MODULE!0xSTART (its module's

@@ -13,9 +13,13 @@
 #include "lib/u32_key.h"
 #include "offcpu.h"
 #include "symbols/proctitle.h"
+#include "symbols/python.h"
+#include "symbols/python_merge.h"
 #include "symbols/stack_end.h"
 #include "symbols/unwind.h"
 #include "trace/collector.h"
+#include "trace/label_reader.h"
+#include "trace/thread_accounts.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
 #define PROCESS_TITLE_MAX 256
@@ -44,6 +48,17 @@ struct process_info {
 	struct hash_table *stacks; /* raw -> cached_stack */
 	const char *title;	   /* interned; NULL: none, or the same as comm */
 	struct proctitle_age title_age;
+	/* Issue #21: times CPython was looked for in this image (at exec, at its first wait). */
+	uint8_t python_tries;
+};
+
+/* Issue #21: a thread's Python frames, named, waiting for their wait's record. */
+struct python_pending {
+	uint32_t tid;
+	uint64_t end_ts_ns;
+	uint64_t c_call_ends;
+	size_t nr;
+	struct frame frames[OFFCPU_PY_MAX_FRAMES];
 };
 
 /* Waits of one thread that take the user stack of its next record. */
@@ -53,11 +68,20 @@ struct chain {
 	size_t nr;
 };
 
+/* --wakers: the waker's stacks of a thread's next wait (OFFCPU_RECORD_WAKER). */
+struct waker_stacks {
+	uint32_t tid;
+	uint64_t end_ts_ns;
+	const struct stack *kernel_stack;
+	const struct stack *user_stack;
+};
+
 /* Classifying runs every rule over every frame: once per stacks and state. */
 struct cached_class {
 	const struct stack *kernel_stack;
 	const struct stack *user_stack;
 	unsigned int state;
+	const struct labels *labels; /* issue #19 */
 	const char *parked; /* issue #17 item 6: a static string: compared by address */
 	const char *wait_class;
 };
@@ -69,12 +93,17 @@ struct collector {
 	struct hash_table *processes;	  /* pid -> process_info */
 	struct hash_table *chains;	  /* tid -> chain */
 	struct hash_table *classes;	  /* (stacks, state) -> cached_class */
+	struct hash_table *waker_stacks;  /* issue 15: wakee tid -> waker_stacks */
 	struct cached_stack *key;	  /* lookup key, room for the deepest stack */
 	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
 	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
 	const struct rule_set *rules;
+	struct label_reader *label_reader; /* issue #19; NULL: no labels */
 	uint32_t state_mask;
 	bool malformed_reported;
+	uint64_t short_min_ns; /* issue #14: collector__set_weights */
+	uint32_t sample_rate;
+	struct thread_accounts *threads; /* issue #14: collector__account_threads */
 	const char *parked; /* issue #17 item 6: of the user stack symbolize() gave last */
 	/*
 	 * Issue #17 item 6: the user stack being symbolized is a frame-pointer
@@ -85,6 +114,13 @@ struct collector {
 	 */
 	bool fp_walk;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
+	/* Issue #21: CPython processes, and the frames their waits bring. */
+	struct python *python;
+	struct symbol_limits python_limits;
+	struct hash_table *python_pending; /* tid -> python_pending */
+	collector_python_fn python_sink;
+	void *python_sink_ctx;
+	struct frame merged[OFFCPU_MAX_STACK_DEPTH + OFFCPU_PY_MAX_FRAMES];
 };
 
 /*
@@ -116,7 +152,8 @@ static uint64_t hash_class(const void *key)
 	const struct cached_class *k = key;
 	const void *stacks[3] = { k->kernel_stack, k->user_stack, k->parked };
 
-	return hash_table__hash_bytes(stacks, sizeof(stacks), k->state);
+	return hash_table__hash_bytes(&k->labels, sizeof(k->labels),
+				      hash_table__hash_bytes(stacks, sizeof(stacks), k->state));
 }
 
 static bool equal_class(const void *a, const void *b)
@@ -124,7 +161,7 @@ static bool equal_class(const void *a, const void *b)
 	const struct cached_class *x = a, *y = b;
 
 	return x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       x->state == y->state && x->parked == y->parked;
+	       x->state == y->state && x->labels == y->labels && x->parked == y->parked;
 }
 
 /* A reused PID counts as alive: its entries merely stay apart a while longer. */
@@ -160,8 +197,13 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->processes = hash_table__new(u32_key__hash, u32_key__equal);
 	c->chains = hash_table__new(u32_key__hash, u32_key__equal);
 	c->classes = hash_table__new(hash_class, equal_class);
+	c->waker_stacks = hash_table__new(u32_key__hash, u32_key__equal);
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
-	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->key ||
+	limits__defaults(&c->python_limits);
+	c->python_pending = hash_table__new(u32_key__hash, u32_key__equal);
+	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->waker_stacks ||
+	    !c->key || !c->python_pending ||
+	    python__new(profile->strings, &c->python_limits, &c->python) ||
 	    unwinder__new(&unwinder_opts, &c->unwinder)) {
 		collector__free(c);
 		return -ENOMEM;
@@ -194,8 +236,12 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->classes, free);
 	hash_table__free_values(c->processes, process_info_free);
 	hash_table__free_values(c->chains, chain_free);
+	hash_table__free_values(c->waker_stacks, free);
+	hash_table__free_values(c->python_pending, free);
+	python__free(c->python);
 	free(c->key);
 	unwinder__free(c->unwinder);
+	thread_accounts__free(c->threads);
 	free(c);
 }
 
@@ -475,9 +521,14 @@ static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, siz
 
 static const char *wait_class_of(struct collector *c, const struct wait *w, const char *parked)
 {
-	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, parked, NULL },
+	struct cached_class key = { .kernel_stack = w->kernel_stack,
+				    .user_stack = w->user_stack,
+				    .state = w->state,
+				    .labels = w->labels,
+				    .parked = parked },
 			    *cached;
 	const struct stack *k = w->kernel_stack, *u = w->user_stack;
+	const char *by_labels;
 
 	cached = hash_table__find(c->classes, &key);
 	if (cached)
@@ -486,10 +537,12 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 	if (!cached)
 		return NULL;
 	*cached = key;
+	by_labels = classify__from_labels(c->rules, w->state, w->labels);
 	cached->wait_class = strpool__intern(
 	    c->profile->strings,
-	    classify__wait_parked(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
-				  u ? u->frames : NULL, u ? u->nr : 0, parked));
+	    by_labels
+		?: classify__wait_parked(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
+					 u ? u->frames : NULL, u ? u->nr : 0, parked));
 	if (!cached->wait_class || hash_table__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;
@@ -526,7 +579,7 @@ static int add_chain(struct collector *c, const struct wait *w)
  */
 /* parked: what user_stack's goroutine parked for (issue #17 item 6), or NULL. */
 static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack,
-		       bool cut_short, const char *parked)
+		       bool cut_short, const char *parked, const struct labels *labels)
 {
 	struct chain *chain = hash_table__remove(c->chains, &tid);
 	size_t i;
@@ -538,6 +591,9 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		struct wait *w = &chain->waits[i];
 
 		w->user_stack = user_stack;
+		/* Blocked again in the same system call: under the same wait event too. */
+		if (!w->labels)
+			w->labels = labels;
 		if (!user_stack)
 			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
 		else if (cut_short)
@@ -582,6 +638,165 @@ static const struct stack *symbolize_unwound(struct collector *c,
 	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
 }
 
+/*
+ * Issue 15: the waker and the run-queue part of a wait; with --wakers, the
+ * waker's stacks its OFFCPU_RECORD_WAKER brought just before.
+ */
+static int fill_wakeup(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
+{
+	char comm[OFFCPU_COMM_LEN + 1];
+	struct waker_stacks *ws;
+
+	w->runq_ns = r->runq_ns < r->duration_ns ? r->runq_ns : r->duration_ns;
+	if (r->waker >= OFFCPU_WAKER_TASK && r->waker <= OFFCPU_WAKER_SOFTIRQ) {
+		memcpy(comm, r->waker_comm, OFFCPU_COMM_LEN);
+		comm[OFFCPU_COMM_LEN] = '\0';
+		w->waker.context = r->waker;
+		w->waker.pid = r->waker_pid;
+		w->waker.tid = r->waker_tid;
+		w->waker.comm = strpool__intern(c->profile->strings, comm);
+		if (!w->waker.comm)
+			return -ENOMEM;
+	}
+	if (!r->waker_stack)
+		return 0;
+	ws = hash_table__find(c->waker_stacks, &r->tid);
+	if (!ws || ws->end_ts_ns != r->end_ts_ns)
+		return 0;
+	hash_table__remove(c->waker_stacks, &r->tid);
+	w->waker_kernel_stack = ws->kernel_stack;
+	w->waker_user_stack = ws->user_stack;
+	free(ws);
+	return 0;
+}
+
+/* Symbolized at once: the waker's process may be gone by the wait's record. */
+static int waker_record(struct collector *c, const struct offcpu_waker_record *r, size_t size)
+{
+	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
+	struct waker_stacks *ws;
+
+	if (size < OFFCPU_WAKER_HEADER_SIZE)
+		return malformed(c, r, size, "shorter than a waker record's header");
+	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH ||
+	    size < OFFCPU_WAKER_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
+		return malformed(c, r, size, "shorter than its waker frames");
+	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
+		user_frames--;
+	ws = hash_table__remove(c->waker_stacks, &r->tid);
+	if (ws)
+		c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED]++;
+	else
+		ws = malloc(sizeof(*ws));
+	if (!ws)
+		return -ENOMEM;
+	memset(ws, 0, sizeof(*ws));
+	ws->tid = r->tid;
+	ws->end_ts_ns = r->end_ts_ns;
+	if (kernel_frames)
+		ws->kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true, r->end_ts_ns);
+	if (user_frames)
+		ws->user_stack =
+		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
+	if ((kernel_frames && !ws->kernel_stack) || (user_frames && !ws->user_stack) ||
+	    hash_table__insert(c->waker_stacks, &ws->tid, ws)) {
+		free(ws);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int collector__account_threads(struct collector *c)
+{
+	return c->threads ? 0 : thread_accounts__new(&c->threads);
+}
+
+void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t sample_rate)
+{
+	c->short_min_ns = short_min_ns;
+	c->sample_rate = sample_rate;
+}
+
+/* What the wait stands for: see collector__set_weights. Saturates, never wraps. */
+static uint64_t weight_of(const struct collector *c, uint64_t duration_ns)
+{
+	uint64_t weight = duration_ns < c->short_min_ns ? c->short_min_ns : duration_ns;
+
+	if (c->sample_rate > 1 && weight > UINT64_MAX / c->sample_rate)
+		return UINT64_MAX;
+	return c->sample_rate > 1 ? weight * c->sample_rate : weight;
+}
+
+void collector__set_python_sink(struct collector *c, collector_python_fn fn, void *ctx)
+{
+	c->python_sink = fn;
+	c->python_sink_ctx = ctx;
+}
+
+/*
+ * Issue #21: looks for CPython in a process, at its exec and again at its
+ * first wait (a libpython is mapped by ld.so after the exec), and hands
+ * what it found to the BPF side. Twice per image at most.
+ */
+static void look_for_python(struct collector *c, struct process_info *p)
+{
+	struct offcpu_python_layout layout;
+
+	if (!c->python_sink || p->python_tries >= 2)
+		return;
+	p->python_tries++;
+	python__forget(c->python, p->pid);
+	if (python__detect(c->python, p->pid, &layout))
+		return;
+	p->python_tries = 2;
+	log__info("pid %u runs CPython %u.%u: its Python frames are walked", p->pid,
+		  layout.version >> 8, layout.version & 0xff);
+	if (c->python_sink(c->python_sink_ctx, p->pid, &layout))
+		log__info("pid %u runs CPython, but its frames cannot be walked: the map is full",
+			  p->pid);
+}
+
+/* The frames are named now, while the process lives: its wait comes right after. */
+static int python_record(struct collector *c, const struct offcpu_python_record *r, size_t size)
+{
+	struct python_pending *p;
+
+	if (size < OFFCPU_PYTHON_HEADER_SIZE || r->frames > OFFCPU_PY_MAX_FRAMES ||
+	    size < OFFCPU_PYTHON_HEADER_SIZE + r->frames * sizeof(r->frame[0]))
+		return malformed(c, r, size, "shorter than its Python frames");
+	p = hash_table__find(c->python_pending, &r->tid);
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		p->tid = r->tid;
+		if (hash_table__insert(c->python_pending, &p->tid, p)) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	p->end_ts_ns = r->end_ts_ns;
+	p->c_call_ends = r->c_call_ends;
+	p->nr = python__name(c->python, r, p->frames, OFFCPU_PY_MAX_FRAMES,
+			     &c->profile->counters[OFFCPU_CNT_PY_UNNAMED]);
+	return 0;
+}
+
+/* The user stack with the Python frames of its wait in place of the evaluator's. */
+static const struct stack *with_python(struct collector *c, const struct offcpu_wait_record *r,
+				       const struct stack *user)
+{
+	struct python_pending *p = hash_table__find(c->python_pending, &r->tid);
+	size_t n;
+
+	if (!p || p->end_ts_ns != r->end_ts_ns)
+		return user;
+	n = python_merge(user ? user->frames : NULL, user ? user->nr : 0, p->frames, p->nr,
+			 p->c_call_ends, c->merged, ARRAY_SIZE(c->merged));
+	free(hash_table__remove(c->python_pending, &r->tid));
+	return n ? profile__intern_stack(c->profile, c->merged, n) : user;
+}
+
 static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
 	uint32_t kernel_frames, user_frames;
@@ -600,10 +815,17 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		return malformed(c, r, size, "more frames than a stack holds");
 	if (size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
 		return malformed(c, r, size, "shorter than its frames");
+	/* Shown or not, a wait recorded is a wait accounted for. */
+	if (c->threads) {
+		err = thread_accounts__add_wait(c->threads, r->tid, r->duration_ns);
+		if (err)
+			return err;
+	}
 	memcpy(comm, r->comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = '\0';
 	w.end_ts_ns = r->end_ts_ns;
 	w.duration_ns = r->duration_ns;
+	w.weight_ns = weight_of(c, r->duration_ns);
 	w.pid = r->pid;
 	w.tid = r->tid;
 	w.cpu = r->cpu;
@@ -652,10 +874,30 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	}
 	if (w.user_stack)
 		parked = c->parked;
+	err = fill_wakeup(c, r, &w);
+	if (err)
+		return err;
+	if (hash_table__size(c->python_pending)) {
+		const struct stack *native = w.user_stack;
+
+		w.user_stack = with_python(c, r, native);
+		if (native && !w.user_stack)
+			return -ENOMEM;
+	}
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
+	look_for_python(c, process);
 	w.title = title_of(c, process, comm, r->end_ts_ns);
+	if (c->label_reader && r->read_mask) {
+		struct label_values lv;
+
+		label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values,
+				     r->read_str, &lv);
+		w.labels = profile__intern_labels(c->profile, lv.items, lv.nr, &err);
+		if (err)
+			return err;
+	}
 	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
 	if (filtered)
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
@@ -672,7 +914,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		return w.wait_class ? profile__add(c->profile, &w) : -ENOMEM;
 	}
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack, cut_short, parked);
+	err = close_chain(c, w.tid, w.user_stack, cut_short, parked, w.labels);
 	if (err || filtered)
 		return err;
 	if (cut_short)
@@ -695,12 +937,24 @@ static void forget_process(struct collector *c, uint32_t pid)
 static int task_record(struct collector *c, const struct offcpu_task_record *r)
 {
 	switch (r->type) {
-	case OFFCPU_RECORD_EXEC:
+	case OFFCPU_RECORD_EXEC: {
+		struct process_info *p;
+
 		symbolizer__exec(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
+		python__forget(c->python, r->pid);
+		p = process_of(c, r->pid);
+		if (p)
+			look_for_python(c, p);
+		if (c->label_reader)
+			label_reader__exec(c->label_reader, r->pid);
 		return 0;
+	}
 	case OFFCPU_RECORD_FORK:
 		symbolizer__fork(c->symbolizer, r->parent_pid, r->pid);
+		python__fork(c->python, r->parent_pid, r->pid);
+		if (c->label_reader)
+			label_reader__fork(c->label_reader, r->parent_pid, r->pid);
 		return 0;
 	case OFFCPU_RECORD_RUNNING:
 		symbolizer__exec(c->symbolizer, r->pid);
@@ -708,6 +962,9 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 	default:
 		symbolizer__exit(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
+		python__forget(c->python, r->pid);
+		if (c->label_reader)
+			label_reader__exit(c->label_reader, r->pid);
 		return 0;
 	}
 }
@@ -721,6 +978,10 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	switch (header->type) {
 	case OFFCPU_RECORD_WAIT:
 		return wait_record(c, data, size);
+	case OFFCPU_RECORD_WAKER:
+		return waker_record(c, data, size);
+	case OFFCPU_RECORD_PYTHON:
+		return python_record(c, data, size);
 	case OFFCPU_RECORD_EXEC:
 	case OFFCPU_RECORD_FORK:
 	case OFFCPU_RECORD_EXIT:
@@ -728,6 +989,10 @@ int collector__record(struct collector *c, const void *data, size_t size)
 		if (size < sizeof(*header))
 			return malformed(c, data, size, "shorter than a process record");
 		return task_record(c, header);
+	case OFFCPU_RECORD_THREAD:
+		if (size < sizeof(struct offcpu_thread_record))
+			return malformed(c, data, size, "shorter than a thread record");
+		return c->threads ? thread_accounts__exit(c->threads, data, c->profile) : 0;
 	default:
 		return malformed(c, data, size, "unknown type");
 	}
@@ -735,7 +1000,15 @@ int collector__record(struct collector *c, const void *data, size_t size)
 
 static void resolve_lines(void *ctx, struct frame *f)
 {
+	/* An interpreted frame has its source from its code object already. */
+	if (f->kind)
+		return;
 	symbolizer__resolve_lines(ctx, f);
+}
+
+void collector__set_label_reader(struct collector *c, struct label_reader *lr)
+{
+	c->label_reader = lr;
 }
 
 int collector__finish(struct collector *c)
@@ -748,9 +1021,10 @@ int collector__finish(struct collector *c)
 	while (!err && hash_table__next(c->chains, &it, &key, NULL)) {
 		uint32_t tid = *(const uint32_t *)key;
 
-		err = close_chain(c, tid, NULL, false, NULL);
+		err = close_chain(c, tid, NULL, false, NULL, NULL);
 		memset(&it, 0, sizeof(it));
 	}
+	c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED] += hash_table__size(c->waker_stacks);
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
 	profile__for_each_frame(c->profile, resolve_lines, c->symbolizer);
 	return err;

@@ -24,10 +24,31 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   const struct rule_set *rules, uint32_t state_mask, struct collector **out);
 void collector__free(struct collector *c);
 /*
+ * Issue #14: how the tracer kept waits, so each gets its weight_ns: a wait
+ * shorter than short_min_ns (--short sample's -m; 0: none are kept) weighs
+ * short_min_ns, any other its duration, and all of them sample_rate times
+ * that (--sample-rate).
+ */
+void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t sample_rate);
+/*
+ * Issue #14, -- COMMAND: sums each thread's recorded waits, for the account
+ * its exit record brings (profile->threads). -ENOMEM.
+ */
+int collector__account_threads(struct collector *c);
+/*
+ * Issue #21: fn(ctx, pid, layout) is told of each process found running
+ * CPython, whose Python frames the BPF side should walk; 0 or -errno.
+ */
+typedef int (*collector_python_fn)(void *ctx, uint32_t pid, const struct offcpu_python_layout *l);
+void collector__set_python_sink(struct collector *c, collector_python_fn fn, void *ctx);
+/*
  * One ring buffer record; -EINVAL for a malformed one, whose type and size
  * it says (log__error) the first time.
  */
 int collector__record(struct collector *c, const void *data, size_t size);
+/* Issue #19: where waits' read values become labels; lr must outlive c. */
+struct label_reader;
+void collector__set_label_reader(struct collector *c, struct label_reader *lr);
 /*
  * Ends the open chains (their waits go in without a user stack), then looks
  * up the source lines of every frame recorded.

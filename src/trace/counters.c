@@ -23,6 +23,16 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_USTACK_PENDING] = "user_stack_pending",
 	[OFFCPU_CNT_SWITCH_UNSEEN] = "switch_in_unseen",
 	[OFFCPU_CNT_USTACK_AT_OUT] = "user_stack_at_switch_out",
+	[OFFCPU_CNT_WAKER_STACKS] = "waker_stacks",
+	[OFFCPU_CNT_WAKER_STACK_FAIL] = "waker_stack_failures",
+	[OFFCPU_CNT_BELOW_MIN_NS] = "below_min_duration_ns",
+	[OFFCPU_CNT_ABOVE_MAX_NS] = "above_max_duration_ns",
+	[OFFCPU_CNT_SAMPLED_OUT_NS] = "sampled_out_ns",
+	[OFFCPU_CNT_RINGBUF_FULL_NS] = "ringbuf_full_ns",
+	[OFFCPU_CNT_SHORT_SAMPLED] = "short_sampled",
+	[OFFCPU_CNT_SHORT_SAMPLED_NS] = "short_sampled_ns",
+	[OFFCPU_CNT_PY_CUT_SHORT] = "python_stack_cut_short",
+	[OFFCPU_CNT_PY_FAIL] = "python_stack_failures",
 	[OFFCPU_CNT_SWITCH_RECOVERED] = "switch_in_recovered",
 	[OFFCPU_CNT_OPEN_AT_START] = "waits_open_at_start",
 	[OFFCPU_CNT_SYMBOL_MISS] = "symbol_misses",
@@ -32,6 +42,9 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_USTACK_CUT_SHORT] = "user_stack_cut_short",
 	[OFFCPU_CNT_USTACK_LOOP] = "user_stack_loops",
 	[OFFCPU_CNT_OPEN_AT_STOP] = "waits_open_at_stop",
+	[OFFCPU_CNT_WAKER_STACK_UNMATCHED] = "waker_stacks_unmatched",
+	[OFFCPU_CNT_UNACCOUNTED_NS] = "unaccounted_ns",
+	[OFFCPU_CNT_PY_UNNAMED] = "python_frames_unnamed",
 };
 
 const char *counters__name(unsigned int index)

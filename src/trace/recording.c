@@ -130,6 +130,7 @@ static int read_frame(struct reader *r, const struct json_value *v, bool kernel,
 	f->module = intern(r, string_member(v, REC_MODULE));
 	f->build_id = intern(r, string_member(v, REC_BUILD_ID));
 	f->file = intern(r, string_member(v, REC_FILE));
+	f->kind = intern(r, string_member(v, REC_KIND));
 	/* Absent in the kernel, where it is the address, and in recordings older than it. */
 	f->module_off = f->addr;
 	if (optional_u64_member(v, REC_MODULE_OFF, &f->module_off))
@@ -149,7 +150,7 @@ static int read_frame(struct reader *r, const struct json_value *v, bool kernel,
 	    (string_member(v, REC_MANGLED) && !f->system_name) ||
 	    (string_member(v, REC_MODULE) && !f->module) ||
 	    (string_member(v, REC_BUILD_ID) && !f->build_id) ||
-	    (string_member(v, REC_FILE) && !f->file))
+	    (string_member(v, REC_FILE) && !f->file) || (string_member(v, REC_KIND) && !f->kind))
 		return -ENOMEM;
 	return read_inlined(r, json_value__member(v, REC_INLINED), f);
 }
@@ -218,6 +219,68 @@ static bool passes(const struct recording_filter *f, const struct wait *w)
 	return f->nr_comms == 0;
 }
 
+/* Issue #19: "labels":{"NAME":"VALUE",...}; absent is none. */
+static int read_labels(struct reader *r, const struct json_value *v, const struct labels **out)
+{
+	const struct json_value *m = json_value__member(v, REC_LABELS);
+	struct label items[16];
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (!m)
+		return 0;
+	if (m->type != JSON_OBJECT || m->nr > 16)
+		return bad(r, "a wait's \"" REC_LABELS "\" is not an object of at most 16 strings");
+	for (i = 0; i < m->nr; i++) {
+		if (m->items[i].type != JSON_STRING || !*m->keys[i])
+			return bad(r, "a wait's \"" REC_LABELS "\" is not an object of at most 16 "
+				      "strings");
+		items[i].name = m->keys[i];
+		items[i].value = m->items[i].string;
+	}
+	*out = profile__intern_labels(r->profile, items, m->nr, &err);
+	return err;
+}
+
+/* Issue 15: runq_ns and the waker; absent in older recordings. */
+static int read_wakeup(struct reader *r, const struct json_value *v, struct wait *w)
+{
+	const struct json_value *k = json_value__member(v, REC_WAKER);
+	const char *context, *comm;
+	uint64_t pid, tid;
+	int err;
+
+	if (optional_u64_member(v, REC_RUNQ_NS, &w->runq_ns) || w->runq_ns > w->duration_ns)
+		return bad(r, "a wait's \"" REC_RUNQ_NS
+			      "\" is not a number up to its " REC_DURATION_NS);
+	if (!k)
+		return 0;
+	if (k->type != JSON_OBJECT)
+		return bad(r, "a wait's \"" REC_WAKER "\" is not an object");
+	context = string_member(k, REC_CONTEXT);
+	comm = string_member(k, REC_COMM);
+	if (!context)
+		w->waker.context = OFFCPU_WAKER_TASK;
+	else if (!strcmp(context, "hardirq"))
+		w->waker.context = OFFCPU_WAKER_HARDIRQ;
+	else if (!strcmp(context, "softirq"))
+		w->waker.context = OFFCPU_WAKER_SOFTIRQ;
+	else
+		return bad(r, "a waker's \"" REC_CONTEXT "\" is neither hardirq nor softirq");
+	if (u64_member(k, REC_PID, &pid) || u64_member(k, REC_TID, &tid) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX || !comm)
+		return bad(r,
+			   "a waker lacks a numeric " REC_PID " or " REC_TID ", or its " REC_COMM);
+	w->waker.pid = (uint32_t)pid;
+	w->waker.tid = (uint32_t)tid;
+	w->waker.comm = intern(r, comm);
+	if (!w->waker.comm)
+		return -ENOMEM;
+	err = read_stack(r, k, REC_KERNEL_STACK, true, &w->waker_kernel_stack);
+	return err ?: read_stack(r, k, REC_USER_STACK, false, &w->waker_user_stack);
+}
+
 /*
  * Issue #17 item 6: a Go M's stack ends at runtime.mcall, past which the
  * goroutine it parked was (not recorded): what it parked for is the class
@@ -250,6 +313,11 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	state = string_member(v, REC_STATE);
 	if (!state || states__from_name(state, &w.state))
 		return bad(r, "a wait's \"" REC_STATE "\" is not a thread state name");
+	/* Issue #14: recordings before weight_ns weigh every wait its duration. */
+	if (optional_u64_member(v, REC_WEIGHT_NS, &w.weight_ns) ||
+	    (w.weight_ns && w.weight_ns < w.duration_ns))
+		return bad(r, "a wait's \"" REC_WEIGHT_NS "\" is not a number of at least its "
+			      "\"" REC_DURATION_NS "\"");
 	w.pid = (uint32_t)pid;
 	w.tid = (uint32_t)tid;
 	w.cpu = (uint32_t)cpu;
@@ -262,15 +330,22 @@ static int read_wait(struct reader *r, const struct json_value *v)
 		return bad(r, "a wait's \"" REC_OPEN "\" is not \"before\", \"after\" or \"both\"");
 	err = read_stack(r, v, REC_KERNEL_STACK, true, &w.kernel_stack);
 	err = err ?: read_stack(r, v, REC_USER_STACK, false, &w.user_stack);
+	err = err ?: read_labels(r, v, &w.labels);
+	err = err ?: read_wakeup(r, v, &w);
 	if (err)
 		return err;
-	if (r->filter->rules && r->filter->rules->nr)
-		wait_class = classify__wait_parked(r->filter->rules, w.state,
-						   w.kernel_stack ? w.kernel_stack->frames : NULL,
-						   w.kernel_stack ? w.kernel_stack->nr : 0,
-						   w.user_stack ? w.user_stack->frames : NULL,
-						   w.user_stack ? w.user_stack->nr : 0,
-						   parked_class(&w, wait_class));
+	if (r->filter->rules && r->filter->rules->nr) {
+		const char *by_labels = classify__from_labels(r->filter->rules, w.state, w.labels);
+
+		wait_class =
+		    by_labels
+			?: classify__wait_parked(r->filter->rules, w.state,
+						 w.kernel_stack ? w.kernel_stack->frames : NULL,
+						 w.kernel_stack ? w.kernel_stack->nr : 0,
+						 w.user_stack ? w.user_stack->frames : NULL,
+						 w.user_stack ? w.user_stack->nr : 0,
+						 parked_class(&w, wait_class));
+	}
 	w.wait_class = intern(r, wait_class);
 	if (!w.comm || !w.wait_class)
 		return -ENOMEM;
@@ -303,6 +378,48 @@ static int read_stats(struct reader *r, const struct json_value *v)
 	return 0;
 }
 
+/* Issue #14: -p, -t and -c select threads' accounts as they do waits; --state, -m, -M not. */
+static bool passes_thread(const struct recording_filter *f, const struct thread_account *a)
+{
+	size_t i;
+
+	if (f->pids->nr && !id_listed(f->pids, a->pid))
+		return false;
+	if (f->tids->nr && !id_listed(f->tids, a->tid))
+		return false;
+	for (i = 0; i < f->nr_comms; i++) {
+		if (!strcmp(f->comms[i], a->comm))
+			return true;
+	}
+	return f->nr_comms == 0;
+}
+
+static int read_thread(struct reader *r, const struct json_value *v)
+{
+	const char *comm = string_member(v, REC_COMM);
+	struct thread_account a = { 0 };
+	uint64_t pid, tid;
+
+	if (u64_member(v, REC_PID, &pid) || u64_member(v, REC_TID, &tid) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX || !comm || u64_member(v, REC_START_NS, &a.start_ns) ||
+	    u64_member(v, REC_TRACKED_NS, &a.tracked_ns) ||
+	    u64_member(v, REC_EXIT_NS, &a.exit_ns) || u64_member(v, REC_RUN_NS, &a.run_ns) ||
+	    u64_member(v, REC_STARTUP_NS, &a.startup_ns) ||
+	    u64_member(v, REC_RECORDED_NS, &a.recorded_ns) ||
+	    u64_member(v, REC_DROPPED_NS, &a.dropped_ns) ||
+	    u64_member(v, REC_KERNEL_RUN_NS, &a.kernel_run_ns) ||
+	    u64_member(v, REC_UNSEEN_NS, &a.unseen_ns))
+		return bad(r, "a thread record lacks a numeric field or its \"" REC_COMM "\"");
+	a.pid = (uint32_t)pid;
+	a.tid = (uint32_t)tid;
+	a.comm = intern(r, comm);
+	if (!a.comm)
+		return -ENOMEM;
+	if (!passes_thread(r->filter, &a))
+		return 0;
+	return profile__add_thread(r->profile, &a);
+}
+
 static int read_line(struct reader *r, const char *text, size_t len)
 {
 	struct json_value v;
@@ -327,6 +444,8 @@ static int read_line(struct reader *r, const char *text, size_t len)
 		err = read_wait(r, &v);
 	else if (!strcmp(type, REC_TYPE_STATS))
 		err = read_stats(r, &v);
+	else if (!strcmp(type, REC_TYPE_THREAD))
+		err = read_thread(r, &v);
 	else
 		err = 0; /* a record type of a later version: not ours to judge */
 	json_value__free(&v);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <bpf/bpf.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -144,6 +145,18 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_open_waits, NULL },
 		/* offcpu snapshot's, for a moment (pair_clocks()). */
 		{ skel->progs.offcpu_pair_clocks, NULL },
+		/* Issue 15: who woke each wait; off only under wakeups = false. */
+		{ skel->progs.offcpu_sched_waking, &skel->links.offcpu_sched_waking },
+		/*
+		 * Exits before entries: an interrupt entered with only the entry
+		 * attached would leave its depth raised for good.
+		 */
+		{ skel->progs.offcpu_irq_exit, &skel->links.offcpu_irq_exit },
+		{ skel->progs.offcpu_local_timer_exit, &skel->links.offcpu_local_timer_exit },
+		{ skel->progs.offcpu_softirq_exit, &skel->links.offcpu_softirq_exit },
+		{ skel->progs.offcpu_irq_entry, &skel->links.offcpu_irq_entry },
+		{ skel->progs.offcpu_local_timer_entry, &skel->links.offcpu_local_timer_entry },
+		{ skel->progs.offcpu_softirq_entry, &skel->links.offcpu_softirq_entry },
 	};
 	struct bpf_program *prog;
 	char text[128];
@@ -275,6 +288,24 @@ static int size_stack_copies(struct offcpu_bpf *skel)
 	return err;
 }
 
+/*
+ * Issue 15: sched_waking and the interrupt tracepoints that tell which
+ * context a wakeup came from; the local timer's is x86's alone.
+ */
+static void set_wakeup_autoload(struct offcpu_bpf *skel, const struct btf *vmlinux, bool on)
+{
+	bool timer = on && tracepoint_args(vmlinux, "local_timer_entry") >= 0 &&
+		     tracepoint_args(vmlinux, "local_timer_exit") >= 0;
+
+	bpf_program__set_autoload(skel->progs.offcpu_sched_waking, on);
+	bpf_program__set_autoload(skel->progs.offcpu_irq_entry, on);
+	bpf_program__set_autoload(skel->progs.offcpu_irq_exit, on);
+	bpf_program__set_autoload(skel->progs.offcpu_softirq_entry, on);
+	bpf_program__set_autoload(skel->progs.offcpu_softirq_exit, on);
+	bpf_program__set_autoload(skel->progs.offcpu_local_timer_entry, timer);
+	bpf_program__set_autoload(skel->progs.offcpu_local_timer_exit, timer);
+}
+
 static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 {
 	const char *path = o->btf_path ?: KERNEL_BTF_PATH;
@@ -296,6 +327,8 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	    o->user_stack && tracepoint_args(vmlinux, "rseq_update") >= 0;
 	if (!skel->rodata->defer_user_stacks)
 		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
+	set_wakeup_autoload(skel, vmlinux, o->wakeups);
+	skel->rodata->want_waker_stacks = o->wakeups && o->waker_stacks;
 	err = check_tracepoints(skel, vmlinux, path);
 	if (err)
 		goto out;
@@ -303,6 +336,10 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->min_duration_ns = o->min_duration_ns;
 	skel->rodata->max_duration_ns = o->max_duration_ns;
 	skel->rodata->sample_rate = o->sample_rate;
+	skel->rodata->short_sample = o->short_sample && o->min_duration_ns;
+	/* The coin multiplies min by a 32-bit number: min >> shift must fit 32 bits. */
+	while (o->min_duration_ns >> skel->rodata->short_shift > UINT32_MAX)
+		skel->rodata->short_shift++;
 	skel->rodata->state_mask = o->state_mask;
 	skel->rodata->stack_depth = o->stack_depth;
 	skel->rodata->stack_copy_bytes = o->user_stack ? o->stack_copy_bytes : 0;
@@ -313,6 +350,9 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	skel->rodata->user_threads_only = o->user_threads_only;
 	skel->rodata->kernel_threads_only = o->kernel_threads_only;
 	skel->rodata->follow_forks = o->follow_forks;
+	skel->rodata->account_threads = o->follow_forks && !o->tids->nr && !o->nr_comms &&
+					!o->filter_cgroup && !o->user_threads_only &&
+					!o->kernel_threads_only && !o->state_mask;
 	skel->rodata->filter_pids = o->pids->nr > 0;
 	skel->rodata->filter_tids = o->tids->nr > 0;
 	skel->rodata->filter_comms = o->nr_comms > 0;
@@ -337,6 +377,12 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	err = bpf_map__set_max_entries(skel->maps.comms, o->nr_comms ?: 1);
 	if (err) {
 		report_setup_error("size the -c map", err);
+		goto out;
+	}
+	/* A preallocated hash: 65,536 processes cost 6 MiB of kernel memory, paid only if used. */
+	err = bpf_map__set_max_entries(skel->maps.reads_by_pid, o->label_reads ? 65536 : 1);
+	if (err) {
+		report_setup_error("size the map of processes read", err);
 		goto out;
 	}
 	err = size_stack_copies(skel);
@@ -683,6 +729,8 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 		report_setup_error("read offcpu's ring buffer", err);
 		goto fail;
 	}
+	if (opts->before_attach)
+		opts->before_attach(opts->before_attach_ctx, t);
 	if (opts->snapshot) {
 		err = pair_clocks(t->skel);
 		if (err)
@@ -790,6 +838,24 @@ int tracer__stop(struct tracer *t, uint64_t *counters)
 		err = pass_open_waits(t, open_buf, open_len, true, t->fn, t->ctx, counters);
 	free(open_buf);
 	return err;
+}
+
+int tracer__python_add(struct tracer *t, uint32_t pid, const struct offcpu_python_layout *l)
+{
+	return bpf_map__update_elem(t->skel->maps.python_procs, &pid, sizeof(pid), l, sizeof(*l),
+				    BPF_ANY);
+}
+
+int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads *reads)
+{
+	int fd = bpf_map__fd(t->skel->maps.reads_by_pid);
+	int err;
+
+	if (!reads)
+		err = bpf_map_delete_elem(fd, &pid);
+	else
+		err = bpf_map_update_elem(fd, &pid, reads, BPF_ANY);
+	return err ? -errno : 0;
 }
 
 int tracer__counters(struct tracer *t, uint64_t *out)

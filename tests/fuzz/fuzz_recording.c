@@ -83,7 +83,7 @@ static void write_all(const struct profile *p)
 	} formats[] = {
 		{ output_text__write, CHECK_TERMINAL }, { output_folded__write, CHECK_TERMINAL },
 		{ output_json__write, CHECK_JSON },	{ output_svg__write, CHECK_XML },
-		{ output_pprof__write, CHECK_NONE },
+		{ output_pprof__write, CHECK_NONE },	{ output_dot__write, CHECK_TERMINAL },
 	};
 	struct output_opts opts = { .group_by = GROUP_BY_TITLE, .lines = true };
 	size_t i, size;

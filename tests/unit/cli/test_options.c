@@ -60,6 +60,9 @@ static void help_shows_the_defaults(void **state)
 	/* SPEC.md's -m default; the help renders the constant as a DUR. */
 	assert_int_equal(OPTIONS_DEFAULT_MIN_DURATION_NS, 1000000);
 	assert_non_null(strstr(text, "(default 1ms; 0: all)"));
+	assert_non_null(strstr(text, OPTIONS_DEFAULT_SHORT == SHORT_SAMPLE
+					 ? "unbiased totals); default sample\n"
+					 : "unbiased totals); default drop\n"));
 	snprintf(want, sizeof(want), "until it exits (default %u)", OPTIONS_DEFAULT_MAX_ENTRIES);
 	assert_non_null(strstr(text, want));
 	snprintf(want, sizeof(want), "(default %u threads, %u stacks)", OUTPUT_TOP_THREADS,
@@ -186,6 +189,35 @@ static void report_mode(void **state)
 	options__free(&o);
 }
 
+/* Issue #14: --short drop (the default) or sample; anything else refused; tracing only. */
+static void short_mode(void **state)
+{
+	static const char *const bad[] = { "", "keep", "Sample", "drop,sample" };
+	struct options o;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu"), 0);
+	assert_int_equal(o.short_mode, OPTIONS_DEFAULT_SHORT);
+	assert_int_equal(o.short_mode, SHORT_DROP);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--short", "sample"), 0);
+	assert_int_equal(o.short_mode, SHORT_SAMPLE);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--short", "sample", "--short", "drop"),
+			 0);
+	assert_int_equal(o.short_mode, SHORT_DROP);
+	options__free(&o);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--short", (char *)bad[i]),
+				 -EINVAL);
+		options__free(&o);
+	}
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "--short", "sample", "r.json"),
+			 -EINVAL);
+	options__free(&o);
+}
+
 /* dwarf (16 KiB) by default; SIZE a multiple of 8 in 512..65528; anything else refused. */
 static void call_graph(void **state)
 {
@@ -291,6 +323,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults),
+		cmocka_unit_test(short_mode),
 		cmocka_unit_test(help_shows_the_defaults),
 		cmocka_unit_test(top),
 		cmocka_unit_test(report_mode),

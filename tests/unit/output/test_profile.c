@@ -206,14 +206,16 @@ static void json_golden(void **state)
 {
 	static const char first[] =
 	    "{\"type\":\"offcpu\",\"ts_ns\":1000,\"pid\":100,\"tid\":101,\"comm\":\"app\","
-	    "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,\"cpu\":1,"
+	    "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":20000000,\"weight_ns\":"
+	    "20000000,\"cpu\":1,"
 	    "\"kernel_stack\":[{\"addr\":\"0xffffffff81000010\",\"sym\":\"do_nanosleep\","
 	    "\"off\":0,\"module\":\"[kernel.kallsyms]\"},{\"addr\":\"0xffffffff81000020\","
 	    "\"sym\":\"__x64_sys_clock_nanosleep\",\"off\":0,\"module\":\"[kernel.kallsyms]\"}],"
 	    "\"user_stack\":[{\"addr\":\"0x1100\",\"sym\":\"clock_nanosleep\",\"off\":0,"
 	    "\"module\":\"/usr/bin/app\",\"module_off\":256},{\"addr\":\"0x1234\","
 	    "\"module\":\"/usr/bin/app\",\"module_off\":564},{\"addr\":\"0x1300\",\"sym\":"
-	    "\"main\",\"off\":0,\"module\":\"/usr/bin/app\",\"module_off\":768}]}\n";
+	    "\"main\",\"off\":0,\"module\":\"/usr/bin/app\",\"module_off\":768}],"
+	    "\"runq_ns\":0}\n";
 	struct profile *p = fixture_profile(true);
 	char *text = render(output_json__write, p), *line2, *last;
 
@@ -243,11 +245,17 @@ static void text_report(void **state)
 	(void)state;
 	assert_non_null(strstr(text, "offcpu: 3 waits, 100.000 ms off CPU in total"));
 	assert_non_null(strstr(
-	    text, "  interruptible                          100.000 ms  100.0%         3\n"));
+	    text,
+	    "  interruptible                          100.000 ms  100.0%         3     100.000 ms"
+	    "       0.000 us\n"));
 	assert_non_null(strstr(
-	    text, "  lock:futex                              50.000 ms   50.0%         1\n"));
+	    text,
+	    "  lock:futex                              50.000 ms   50.0%         1      50.000 ms"
+	    "       0.000 us\n"));
 	assert_non_null(strstr(
-	    text, "  app                   100      101      50.000 ms   50.0%         2\n"));
+	    text,
+	    "  app                   100      101      50.000 ms   50.0%         2      50.000 ms"
+	    "       0.000 us\n"));
 	assert_non_null(strstr(text,
 			       "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 wait\n"
 			       "    kernel:\n      futex_wait_queue\n      __x64_sys_futex\n"));
@@ -264,9 +272,13 @@ static void text_group_by(void **state)
 	(void)state;
 	assert_non_null(strstr(text, "By process title (top 20)\n"));
 	assert_non_null(strstr(
-	    text, "\n  app --worker                            50.000 ms   50.0%         1\n"));
+	    text,
+	    "\n  app --worker                            50.000 ms   50.0%         1      50.000 ms"
+	    "       0.000 us\n"));
 	assert_non_null(strstr(
-	    text, "\n  app                                     50.000 ms   50.0%         2\n"));
+	    text,
+	    "\n  app                                     50.000 ms   50.0%         2      50.000 ms"
+	    "       0.000 us\n"));
 	assert_null(strstr(text, "By thread (top 20)"));
 	free(text);
 	text = render_by(output_text__write, p, GROUP_BY_PID);
@@ -682,6 +694,93 @@ static void recording_round_trip(void **state)
 	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
 	fclose(in);
 	assert_int_equal(back->total_count, 2);
+	profile__free(back);
+	free(text);
+	profile__free(p);
+}
+
+/*
+ * Issue #14: waits kept by chance weigh more than their duration; every
+ * total is by weight, the estimated part and its variance beside it.
+ */
+static void weights_and_estimates(void **state)
+{
+	struct profile *p = fixture_profile(true), *back;
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	struct thread_account a = { .pid = 100,
+				    .tid = 101,
+				    .tracked_ns = 1000,
+				    .exit_ns = 11000,
+				    .run_ns = 2000,
+				    .startup_ns = 500,
+				    .recorded_ns = 5000,
+				    .dropped_ns = 1500,
+				    .unseen_ns = 0 };
+	struct profile_entry **entries;
+	struct wait w = p->waits[0];
+	char *text, *again;
+	size_t nr;
+	FILE *in;
+
+	(void)state;
+	/* Two short waits --short sample kept at -m 1ms: 100 us and 400 us, 1 ms each. */
+	w.end_ts_ns = 4000;
+	w.duration_ns = 100000;
+	w.weight_ns = 1000000;
+	assert_int_equal(profile__add(p, &w), 0);
+	w.end_ts_ns = 5000;
+	w.duration_ns = 400000;
+	assert_int_equal(profile__add(p, &w), 0);
+	assert_int_equal(p->total_ns, 102000000);
+	assert_int_equal(p->total_count, 5);
+	assert_int_equal(p->estimated.ns, 2000000);
+	assert_int_equal(p->estimated.kept, 2);
+	/* sum of w (w - d): 1e6 * 9e5 + 1e6 * 6e5 */
+	assert_true(p->estimated.variance == 1.5e12);
+	assert_int_equal(profile__sorted_entries(p, &entries, &nr), 0);
+	assert_int_equal(entries[0]->key.tid, 101);
+	assert_int_equal(entries[0]->total_ns, 52000000);
+	/* 2 exact waits, and 1e6/1e5 + 1e6/4e5 = 12.5 estimated */
+	assert_true(profile__estimated_count(entries[0]) == 14.5);
+	free(entries);
+
+	text = render(output_folded__write, p);
+	assert_non_null(strstr(text, " 52000000\n"));
+	free(text);
+	text = render(output_text__write, p);
+	assert_non_null(strstr(text, "offcpu: 5 waits, 102.000 ms off CPU in total (2.000 ms "
+				     "estimated, ±61.2%)\n"));
+	assert_non_null(strstr(text, "estimated ±error"));
+	free(text);
+
+	/* weight_ns on every wait, and back; a thread's account too. */
+	p->start_time_ns = 1700000000123456789ULL;
+	p->duration_ns = 5000000000ULL;
+	assert_int_equal(profile__add_thread(p, &a), 0);
+	assert_int_equal(p->counters[OFFCPU_CNT_UNACCOUNTED_NS], 1000);
+	text = render(output_text__write, p);
+	assert_non_null(strstr(text, "Thread coverage"));
+	assert_non_null(strstr(text, "  90.00% "));
+	free(text);
+	text = render(output_json__write, p);
+	assert_non_null(strstr(text, "\"duration_ns\":30000000,\"weight_ns\":30000000,"));
+	assert_non_null(strstr(text, "\"duration_ns\":100000,\"weight_ns\":1000000,"));
+	assert_non_null(strstr(text, "{\"type\":\"thread\",\"pid\":100,\"tid\":101,"));
+	in = fmemopen(text, strlen(text), "r");
+	assert_int_equal(profile__new(true, &back), 0);
+	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
+	fclose(in);
+	assert_int_equal(back->total_ns, 102000000);
+	assert_int_equal(back->estimated.ns, 2000000);
+	assert_int_equal(back->nr_threads, 1);
+	assert_int_equal(back->threads[0].dropped_ns, 1500);
+	assert_int_equal(back->counters[OFFCPU_CNT_UNACCOUNTED_NS], 1000);
+	again = render(output_json__write, back);
+	assert_string_equal(again, text);
+	free(again);
 	profile__free(back);
 	free(text);
 	profile__free(p);
@@ -1255,6 +1354,7 @@ int main(void)
 		cmocka_unit_test(exited_processes_merge),
 		cmocka_unit_test(folded_golden),
 		cmocka_unit_test(json_golden),
+		cmocka_unit_test(weights_and_estimates),
 		cmocka_unit_test(text_report),
 		cmocka_unit_test(text_group_by),
 		cmocka_unit_test(json_escaping),

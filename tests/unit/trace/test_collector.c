@@ -442,6 +442,75 @@ static void kernel_leaf_keeps_the_caller_of_schedule(void **state)
 	kernel_stack_kept(nanosleep + 5, 1, nanosleep + 5, 1);
 }
 
+/* Issue 15: the waker and runq_ns of a record; the waker's stacks from the record before it. */
+static void waker_and_its_stacks_attached_to_their_wait(void **state)
+{
+	const char *const waker_kernel[] = { "__traceiter_sched_switch", "do_nanosleep",
+					     "hrtimer_nanosleep" };
+	struct offcpu_wait_record r = wait_of(0, 0);
+	struct offcpu_waker_record k;
+	const struct wait *w;
+	struct fixture f;
+	size_t i;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(profile__new(true, &f.profile), 0);
+	assert_int_equal(
+	    symbolizer__new(f.profile->strings, f.profile->inlines, fixture_ksyms(), &f.symbolizer),
+	    0);
+	assert_int_equal(collector__new(f.profile, f.symbolizer, &f.rules, 0, &f.collector), 0);
+	memset(&k, 0, sizeof(k));
+	k.type = OFFCPU_RECORD_WAKER;
+	k.pid = 77;
+	k.tid = r.tid;
+	k.end_ts_ns = r.end_ts_ns;
+	k.kernel_frames = ARRAY_SIZE(waker_kernel);
+	for (i = 0; i < ARRAY_SIZE(waker_kernel); i++)
+		k.ips[i] = kernel_return_address(waker_kernel[i]);
+	assert_int_equal(
+	    record(&f, &k, OFFCPU_WAKER_HEADER_SIZE + k.kernel_frames * sizeof(k.ips[0])).result,
+	    0);
+	r.waker = OFFCPU_WAKER_TASK;
+	r.waker_pid = 77;
+	r.waker_tid = 78;
+	memcpy(r.waker_comm, "waker", 6);
+	r.waker_stack = 1;
+	/* More than the wait: a record from another build; cut to duration_ns. */
+	r.runq_ns = 2 * r.duration_ns;
+	assert_int_equal(record(&f, &r, OFFCPU_WAIT_HEADER_SIZE).result, 0);
+	/* A second wait of that thread without stacks of its own gets none. */
+	r.end_ts_ns += 1000;
+	r.runq_ns = 1000;
+	r.waker = OFFCPU_WAKER_SOFTIRQ;
+	assert_int_equal(record(&f, &r, OFFCPU_WAIT_HEADER_SIZE).result, 0);
+	assert_int_equal(f.profile->nr_waits, 2);
+	w = &f.profile->waits[0];
+	assert_int_equal(w->runq_ns, w->duration_ns);
+	assert_int_equal(w->waker.context, OFFCPU_WAKER_TASK);
+	assert_int_equal(w->waker.tid, 78);
+	assert_string_equal(w->waker.comm, "waker");
+	assert_non_null(w->waker_kernel_stack);
+	/* The tracing frames at the leaf go, as from any kernel stack. */
+	assert_int_equal(w->waker_kernel_stack->nr, 2);
+	assert_string_equal(w->waker_kernel_stack->frames[0].sym, "do_nanosleep");
+	assert_null(w->waker_user_stack);
+	w = &f.profile->waits[1];
+	assert_int_equal(w->runq_ns, 1000);
+	assert_int_equal(w->waker.context, OFFCPU_WAKER_SOFTIRQ);
+	assert_null(w->waker_kernel_stack);
+	/* Stacks whose wait never came are counted at the end. */
+	k.tid = 9999;
+	assert_int_equal(
+	    record(&f, &k, OFFCPU_WAKER_HEADER_SIZE + k.kernel_frames * sizeof(k.ips[0])).result,
+	    0);
+	assert_int_equal(collector__finish(f.collector), 0);
+	assert_int_equal(f.profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED], 1);
+	/* A waker record shorter than its frames is malformed. */
+	assert_int_equal(record(&f, &k, OFFCPU_WAKER_HEADER_SIZE).result, -EINVAL);
+	finish(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +524,7 @@ int main(void)
 		cmocka_unit_test(few_repetitions_at_the_depth_kept),
 		cmocka_unit_test(unknown_depth_never_cut),
 		cmocka_unit_test(kernel_leaf_keeps_the_caller_of_schedule),
+		cmocka_unit_test(waker_and_its_stacks_attached_to_their_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

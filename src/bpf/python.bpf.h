@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Issue #21: the Python frames of a wait, read from the waiting thread's
+ * own memory at rseq_update, where its frames are still those of the wait.
+ * Only processes user space put in python_procs (it found CPython in them
+ * and wrote their version's layout) pay for it, and only for waits that
+ * passed the filters and bounds. Included by offcpu.bpf.c after its
+ * counters and ring buffer: it shares nothing else with it.
+ *
+ * The walk: the thread's PyThreadState (cached per thread, found again in
+ * the interpreter's list by its thread ID when the cached one no longer
+ * names it), its current frame, then ->previous, OFFCPU_PY_MAX_FRAMES at
+ * most (counted when cut). What is sent is raw: code object pointers and
+ * instruction pointers (or f_lasti), named in user space, which reads the
+ * code objects from /proc/PID/mem.
+ */
+#ifndef OFFCPU_PYTHON_BPF_H
+#define OFFCPU_PYTHON_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct offcpu_python_layout);
+} python_procs SEC(".maps");
+
+/*
+ * A thread's PyThreadState, so the list is walked once per thread, not per
+ * wait; and the hash of the last chain it sent: a thread that blocks again
+ * where it did sends no code object not seen before, and its frames are
+ * not looked up one by one in python_code_seen.
+ */
+struct python_thread {
+	__u64 tstate;
+	__u64 last_chain;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct python_thread);
+} python_threads SEC(".maps");
+
+/*
+ * Code objects already sent, per process, by address and identity. A
+ * record naming one not in here wakes the reader at once: it reads code
+ * objects when their record comes, and a process that exits soon after
+ * its wait would be gone by the next poll, a code object freed and
+ * another allocated there unnamed. Frames seen before wait for the poll,
+ * like every record.
+ */
+struct python_code_key {
+	__u64 code;
+	__u64 names;
+	__u32 pid;
+	__u32 reserved;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct python_code_key);
+	__type(value, __u8);
+} python_code_seen SEC(".maps");
+
+static __always_inline __u64 python_read_u64(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+/* What a PyThreadState's thread ID field holds for the current thread. */
+static __always_inline __u64 python_thread_id(const struct offcpu_python_layout *l,
+					      struct task_struct *t)
+{
+	/* glibc's pthread_self() is the thread pointer: x86-64's fs base. */
+	if (l->thread_id_is_pthread)
+		return BPF_CORE_READ(t, thread.fsbase);
+	return (__u32)t->pid;
+}
+
+static __always_inline __u64 python_tstate(const struct offcpu_python_layout *l,
+					   struct task_struct *t, struct python_thread **out)
+{
+	struct python_thread *pt;
+	__u64 want = python_thread_id(l, t), ts, interp;
+	int i;
+
+	pt = bpf_task_storage_get(&python_threads, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	*out = pt;
+	if (pt && pt->tstate && python_read_u64(pt->tstate + l->tstate_thread_id) == want)
+		return pt->tstate;
+	interp = python_read_u64(l->runtime + l->runtime_interp_head);
+	if (!interp)
+		return 0;
+	ts = python_read_u64(interp + l->interp_threads_head);
+	for (i = 0; i < OFFCPU_PY_MAX_THREADS && ts; i++) {
+		if (python_read_u64(ts + l->tstate_thread_id) == want) {
+			if (pt)
+				pt->tstate = ts;
+			return ts;
+		}
+		ts = python_read_u64(ts + l->tstate_next);
+	}
+	return 0;
+}
+
+/*
+ * A frame's fields are read in one copy of this many bytes from the
+ * lowest of their offsets (they span 48 to 84 bytes in 3.9 to 3.13):
+ * measured with bpf_stats, a read per field cost 560 ns a frame.
+ */
+#define PY_FRAME_BLOCK 128
+
+struct python_walk {
+	const struct offcpu_python_layout *l;
+	struct offcpu_python_record *r;
+	__u64 frame;
+	__u64 chain; /* the frames' code objects and identities, hashed */
+	__u32 n;
+	__u16 block; /* the lowest offset of a field read */
+	bool new_code;
+	__u8 buf[PY_FRAME_BLOCK];
+};
+
+/* Field off (bytes into the frame) of the block read; false: outside it. */
+static __always_inline bool block_field(struct python_walk *w, __u16 off, void *out, __u32 len)
+{
+	__u32 rel = (__u32)(off - w->block);
+
+	if (off < w->block || rel > PY_FRAME_BLOCK - 8)
+		return false;
+	rel &= PY_FRAME_BLOCK - 1;
+	if (rel > PY_FRAME_BLOCK - 8)
+		return false;
+	if (len == 8)
+		*(__u64 *)out = *(__u64 *)&w->buf[rel];
+	else if (len == 4)
+		*(__u32 *)out = *(__u32 *)&w->buf[rel];
+	else
+		*(__u8 *)out = w->buf[rel];
+	return true;
+}
+
+static __always_inline void frame_field(struct python_walk *w, __u64 frame, __u16 off, void *out,
+					__u32 len)
+{
+	if (!block_field(w, off, out, len) && bpf_probe_read_user(out, len, (void *)(frame + off)))
+		__builtin_memset(out, 0, len);
+}
+
+/* One frame of the chain (bpf_loop's callback: the verifier sees it once). */
+static long python_step(__u32 index, void *ctx)
+{
+	struct python_walk *w = ctx;
+	const struct offcpu_python_layout *l = w->l;
+	struct offcpu_python_frame *f;
+	__u8 owner = 0, entry = 0;
+	__u32 lasti = 0;
+	__u64 frame = w->frame;
+
+	if (!frame)
+		return 1;
+	/* Near the end of its mapping the block may not be readable: field by field then. */
+	if (bpf_probe_read_user(w->buf, sizeof(w->buf), (void *)(frame + w->block)))
+		w->block = OFFCPU_PY_NONE;
+	if (l->frame_owner != OFFCPU_PY_NONE)
+		frame_field(w, frame, l->frame_owner, &owner, 1);
+	frame_field(w, frame, l->frame_previous, &w->frame, 8);
+	if (owner == OFFCPU_PY_OWNED_BY_CSTACK) {
+		/* An entry shim (3.12+): the frames after it run in the C call that pushed it. */
+		if (w->n)
+			w->r->c_call_ends |= 1ULL << ((w->n - 1) & 63);
+		return 0;
+	}
+	if (w->n >= OFFCPU_PY_MAX_FRAMES) {
+		w->r->cut_short = 1;
+		return 1;
+	}
+	f = &w->r->frame[w->n & (OFFCPU_PY_MAX_FRAMES - 1)];
+	frame_field(w, frame, l->frame_code, &f->code, 8);
+	if (l->instr_is_int) {
+		frame_field(w, frame, l->frame_instr, &lasti, 4);
+		f->instr = lasti;
+	} else {
+		frame_field(w, frame, l->frame_instr, &f->instr, 8);
+	}
+	if (l->code_names != OFFCPU_PY_NONE && f->code) {
+		__u64 names[4] = {};
+
+		bpf_probe_read_user(names, sizeof(names), (void *)(f->code + l->code_names));
+		if (l->code_names_words == 4)
+			f->names = offcpu_python_names(names[0], names[1], names[2], names[3]);
+		else
+			f->names = offcpu_python_names(names[0], names[1], names[2], 0);
+	} else {
+		f->names = 0;
+	}
+	if (l->frame_per_c_call) {
+		w->r->c_call_ends |= 1ULL << (w->n & 63);
+	} else if (l->frame_is_entry != OFFCPU_PY_NONE) {
+		frame_field(w, frame, l->frame_is_entry, &entry, 1);
+		if (entry)
+			w->r->c_call_ends |= 1ULL << (w->n & 63);
+	}
+	w->chain = offcpu_python_names(w->chain, f->code, f->names, w->n);
+	w->n++;
+	return 0;
+}
+
+/* Marks frame index's code object seen; w->new_code when it was not. */
+static long python_mark_seen(__u32 index, void *ctx)
+{
+	struct python_walk *w = ctx;
+	struct python_code_key key = {};
+	struct offcpu_python_frame *f;
+	__u8 one = 1;
+
+	if (index >= w->n)
+		return 1;
+	f = &w->r->frame[index & (OFFCPU_PY_MAX_FRAMES - 1)];
+	key.code = f->code;
+	key.names = f->names;
+	key.pid = w->r->pid;
+	if (!bpf_map_lookup_elem(&python_code_seen, &key)) {
+		bpf_map_update_elem(&python_code_seen, &key, &one, BPF_ANY);
+		w->new_code = true;
+	}
+	return 0;
+}
+
+static __always_inline __u16 lowest(__u16 a, __u16 b)
+{
+	return b != OFFCPU_PY_NONE && b < a ? b : a;
+}
+
+_Static_assert((OFFCPU_PY_MAX_FRAMES & (OFFCPU_PY_MAX_FRAMES - 1)) == 0,
+	       "OFFCPU_PY_MAX_FRAMES is used as a mask: it must be a power of 2");
+
+/*
+ * The current thread's Python frames, sent right before its wait w (so the
+ * reader has them when the wait comes). Nothing is sent for a thread that
+ * runs no Python code.
+ */
+static __always_inline void python_send_frames(struct offcpu_counters *c,
+					       const struct offcpu_wait_record *w)
+{
+	const struct offcpu_python_layout *l;
+	struct python_thread *pt = NULL;
+	struct python_walk walk = {};
+	struct task_struct *t;
+	__u32 pid = w->pid;
+	__u64 ts, frame;
+
+	l = bpf_map_lookup_elem(&python_procs, &pid);
+	if (!l)
+		return;
+	t = bpf_get_current_task_btf();
+	ts = python_tstate(l, t, &pt);
+	if (!ts)
+		return;
+	frame = python_read_u64(ts + l->tstate_frame);
+	if (frame && l->cframe_current_frame != OFFCPU_PY_NONE)
+		frame = python_read_u64(frame + l->cframe_current_frame);
+	if (!frame)
+		return;
+	walk.r = bpf_ringbuf_reserve(&events, sizeof(*walk.r), 0);
+	if (!walk.r) {
+		count(c, OFFCPU_CNT_PY_FAIL, PREEMPTIBLE);
+		return;
+	}
+	walk.r->type = OFFCPU_RECORD_PYTHON;
+	walk.r->pid = pid;
+	walk.r->tid = w->tid;
+	walk.r->end_ts_ns = w->end_ts_ns;
+	walk.r->c_call_ends = 0;
+	walk.r->cut_short = 0;
+	walk.r->reserved = 0;
+	walk.l = l;
+	walk.frame = frame;
+	walk.block = lowest(lowest(lowest(l->frame_code, l->frame_previous), l->frame_instr),
+			    lowest(l->frame_owner, l->frame_is_entry));
+	/* Twice the frames: entry shims take a step each and send nothing. */
+	bpf_loop(2 * OFFCPU_PY_MAX_FRAMES, python_step, &walk, 0);
+	if (walk.frame && walk.n >= OFFCPU_PY_MAX_FRAMES)
+		walk.r->cut_short = 1;
+	walk.r->frames = walk.n;
+	if (walk.r->cut_short)
+		count(c, OFFCPU_CNT_PY_CUT_SHORT, PREEMPTIBLE);
+	if (!pt || pt->last_chain != walk.chain) {
+		bpf_loop(OFFCPU_PY_MAX_FRAMES, python_mark_seen, &walk, 0);
+		if (pt)
+			pt->last_chain = walk.chain;
+	}
+	bpf_ringbuf_submit(walk.r, walk.new_code ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+/* A forked child runs its parent's interpreter, at the same addresses. */
+static __always_inline void python_fork(__u32 parent_tgid, __u32 child_tgid)
+{
+	const struct offcpu_python_layout *l = bpf_map_lookup_elem(&python_procs, &parent_tgid);
+
+	if (l)
+		bpf_map_update_elem(&python_procs, &child_tgid, l, BPF_ANY);
+}
+
+/* A new image (user space looks at it again) or a process gone. */
+static __always_inline void python_forget(__u32 tgid)
+{
+	bpf_map_delete_elem(&python_procs, &tgid);
+}
+
+#endif

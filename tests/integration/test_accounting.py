@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Issue #14: every nanosecond accounted.
+
+The exact totals of the waits offcpu does not show, --short sample's
+unbiased estimate of the short waits, and each -- COMMAND thread's life
+accounted for. The reference is a second offcpu at -m 0 recording the same
+workload at once: the workload's own clock around each call would also
+count its on-CPU system call time.
+
+Run as root from the repository root after `make test-build`.
+"""
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_offcpu as t  # noqa: E402
+
+SHORT_WAITS = os.path.join(t.ROOT, "build", "tests", "short_waits")
+MIN_NS = 1000000
+
+
+def gated(args):
+    """The workload stopped before its first instruction, until the tracers
+    are attached, so that all of them see all of its waits."""
+    p = subprocess.Popen(["sh", "-c", "kill -STOP $$; exec %s %s" %
+                          (SHORT_WAITS, " ".join(args))], stdout=subprocess.PIPE, text=True)
+    for _ in range(500):
+        with open("/proc/%d/stat" % p.pid) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                return p
+        time.sleep(0.01)
+    p.kill()
+    raise AssertionError("the workload never stopped itself")
+
+
+def record_together(workload_args, tracer_args):
+    """One workload run, one tracer per entry of tracer_args (-p the
+    workload, json into a file each): their recordings, in that order."""
+    p = gated(workload_args)
+    tracers, outs = [], []
+    try:
+        for i, args in enumerate(tracer_args):
+            out = os.path.join(t.TMP, "acct-%d-%d.json" % (time.monotonic_ns(), i))
+            outs.append(out)
+            tracers.append(t.start_tracer(["-p", str(p.pid), "-f", "json", "-o", out] + args))
+        os.kill(p.pid, signal.SIGCONT)
+        p.communicate(timeout=300)
+        assert p.returncode == 0, p.returncode
+    finally:
+        p.kill()
+        for tr in tracers:
+            tr.send_signal(signal.SIGINT)
+        for tr in tracers:
+            _, err = tr.communicate(timeout=120)
+            assert tr.returncode == 0, err
+    return [t.read_json_lines(out) + (out,) for out in outs]
+
+
+def short_total(waits):
+    return sum(w["duration_ns"] for w in waits if w["duration_ns"] < MIN_NS)
+
+
+def estimate(waits):
+    """The weights of the short waits kept, and the variance of that estimate
+    as the kept waits estimate it: sum of w (w - d) (profile.h)."""
+    kept = [w for w in waits if w["duration_ns"] < MIN_NS]
+    est = sum(w["weight_ns"] for w in kept)
+    var = sum(w["weight_ns"] * (w["weight_ns"] - w["duration_ns"]) for w in kept)
+    return est, var, len(kept)
+
+
+def no_losses(stats, what):
+    for name in ("ringbuf_full", "ringbuf_unread", "table_full"):
+        assert stats[name] == 0, "%s: %s %d" % (what, name, stats[name])
+
+
+def test_exact_below_min_and_unbiased_short_sample():
+    """50,000 pipe waits of 20-200 us and 20 sleeps of 20 ms, recorded at once
+    at -m 0 (the reference), -m 1ms --short drop and -m 1ms --short sample."""
+    # Attached in this order, each runs after the ones before it at every
+    # switch: the reference's record at each switch-in would lengthen the
+    # waits the tracers after it time (by 0.5% here, measured), so it comes
+    # after the --short drop tracer it checks (0.01%).
+    (drop, drop_stats, _), (ref, ref_stats, _), (sample, sample_stats, rec) = record_together(
+        ["pingpong", "50000", "20", "14"],
+        [["-m", "1ms", "--short", "drop"],
+         ["-m", "0", "--no-kernel-stack", "--no-user-stack"],
+         ["-m", "1ms", "--short", "sample"]])
+    for stats, what in ((ref_stats, "-m 0"), (drop_stats, "drop"), (sample_stats, "sample")):
+        no_losses(stats, what)
+    exact = short_total(ref)
+    n_short = len([w for w in ref if w["duration_ns"] < MIN_NS])
+    assert n_short >= 100000, n_short  # both threads' waits: the pipe and the peer's sleeps
+    # Every wait carries its weight: its duration when it is exact.
+    assert all(w["weight_ns"] == w["duration_ns"] for w in ref + drop), "exact waits weighted"
+
+    # --short drop: the exact sum of what it does not show.
+    # A wait of about 1 ms may fall on either side of -m for two tracers
+    # (their clocks are read a few hundred ns apart): counts agree within that.
+    assert abs(drop_stats["below_min_duration"] - n_short) <= 0.001 * n_short, (
+        drop_stats["below_min_duration"], n_short)
+    got = drop_stats["below_min_duration_ns"]
+    assert abs(got - exact) <= 0.005 * exact, "below -m %d ns, reference %d ns" % (got, exact)
+    assert not [w for w in drop if w["duration_ns"] < MIN_NS]
+
+    # --short sample: the same exact sum, and an estimate of it from the waits kept.
+    assert abs(sample_stats["below_min_duration"] - n_short) <= 0.001 * n_short
+    est, var, kept = estimate(sample)
+    assert all(w["weight_ns"] == MIN_NS for w in sample if w["duration_ns"] < MIN_NS)
+    assert sample_stats["short_sampled"] == kept, (sample_stats["short_sampled"], kept)
+    assert sample_stats["short_sampled_ns"] == est
+    assert abs(est - exact) <= 0.05 * exact, "estimated %d ns, reference %d ns" % (est, exact)
+    # p = d/min: about exact/min of them kept, far fewer than all.
+    assert 0.8 * exact / MIN_NS < kept < 1.2 * exact / MIN_NS, (kept, exact)
+    rel_err = math.sqrt(var) / est
+
+    # The long waits are exact, the same in all three: each of the
+    # reference's is the other's wait of that thread that ended with it (the
+    # tracers' clocks are read microseconds apart), but for one within a few
+    # microseconds of -m, which may fall on either side for either.
+    def same_waits(a, b):
+        ends = {}
+        for w in b:
+            ends.setdefault(w["tid"], []).append(w)
+        for w in a:
+            match = [x for x in ends.get(w["tid"], []) if abs(x["ts_ns"] - w["ts_ns"]) <= 100000]
+            if not match:
+                assert abs(w["duration_ns"] - MIN_NS) <= 20000, ("unmatched", w["duration_ns"])
+                continue
+            assert abs(match[0]["duration_ns"] - w["duration_ns"]) <= 100000, (w, match[0])
+
+    longs = [[w for w in waits if w["duration_ns"] >= MIN_NS] for waits in (ref, drop, sample)]
+    for other in longs[1:]:
+        same_waits(longs[0], other)
+        same_waits(other, longs[0])
+    assert all(w["weight_ns"] == w["duration_ns"] for w in sample if w["duration_ns"] >= MIN_NS)
+
+    # Every format totals by weight: text, folded, svg, pprof (count = estimated count).
+    total = sum(w["weight_ns"] for w in sample)
+    assert t.folded_total(t.report_of(rec, ".folded")) == total
+    assert t.svg_total(t.report_of(rec, ".svg")) == total
+    samples, _, _ = t.parse_pprof_raw(t.go_pprof(["-raw", t.report_of(rec, ".pb.gz")]))
+    assert sum(s["ns"] for s in samples) == total
+    est_count = sum(w["weight_ns"] / w["duration_ns"] for w in sample)
+    assert abs(sum(s["count"] for s in samples) - est_count) <= len(samples), (
+        sum(s["count"] for s in samples), est_count)
+    assert abs(est_count - len(ref)) <= 0.1 * len(ref), (est_count, len(ref))
+    text = open(t.report_of(rec, ".txt")).read()
+    m = re.search(r"^offcpu: (\d+) waits, [\d.]+ m?s off CPU in total \(([\d.]+) (s|ms) "
+                  r"estimated, ±([\d.]+)%\)$", text, re.M)
+    assert m, text[:400]
+    assert int(m.group(1)) == len(sample)
+    shown_est = float(m.group(2)) * (1e9 if m.group(3) == "s" else 1e6)
+    assert abs(shown_est - est) <= 1e6, (shown_est, est)
+    assert abs(float(m.group(4)) - 100 * rel_err) <= 0.06, (m.group(4), rel_err)
+    assert re.search(r"^  below -m +[\d.]+ m?s in %d waits \(exact\); %d kept by --short sample"
+                     % (n_short, kept), text, re.M), text[:800]
+    # The same recording reported again is the same recording.
+    assert open(t.report_of(rec, ".json")).read() == open(rec).read()
+    print("    reference %.1f ms in %d short waits; below -m %.1f ms; estimate %.1f ms "
+          "(%+.2f%%, ±%.2f%% said) from %d kept" % (
+              exact / 1e6, n_short, got / 1e6, est / 1e6, 100.0 * (est - exact) / exact,
+              100 * rel_err, kept))
+
+
+def test_default_report_says_what_it_does_not_show():
+    """A default profile says how much it is not showing: below -m in time."""
+    (waits, stats, rec), = record_together(["pingpong", "3000", "2", "3"], [[]])
+    assert stats["below_min_duration"] > 3000 and stats["below_min_duration_ns"] > 0, stats
+    text = open(t.report_of(rec, ".txt")).read()
+    shown = sum(w["duration_ns"] for w in waits)
+    m = re.search(r"^  shown +([\d.]+) (s|ms|us) in (\d+) waits?$", text, re.M)
+    assert m and int(m.group(3)) == len(waits), text[:600]
+    assert abs(float(m.group(1)) * {"s": 1e9, "ms": 1e6, "us": 1e3}[m.group(2)] - shown) \
+        <= 0.001 * shown + 1e3
+    m = re.search(r"^  below -m +([\d.]+) (s|ms) in (\d+) waits, not shown$", text, re.M)
+    assert m and int(m.group(3)) == stats["below_min_duration"], text[:600]
+    below = float(m.group(1)) * (1e9 if m.group(2) == "s" else 1e6)
+    assert abs(below - stats["below_min_duration_ns"]) <= 0.001 * below + 1e6
+
+
+def test_estimate_unbiased_over_20_repetitions():
+    """20 estimates, five tracers at once on each of four runs, against the
+    exact below -m total of a --short drop tracer on the same run: their
+    mean within 2%, and their spread what the reported error says."""
+    ratios, said = [], []
+    for run in range(4):
+        recs = record_together(["pingpong", "10000", "0", str(100 + run)],
+                               [["-m", "1ms", "--no-user-stack"]] +
+                               [["-m", "1ms", "--short", "sample", "--no-user-stack"]] * 5)
+        exact = recs[0][1]["below_min_duration_ns"]
+        for waits, stats, _ in recs:
+            no_losses(stats, "run %d" % run)
+        for waits, stats, _ in recs[1:]:
+            est, var, _ = estimate(waits)
+            # Each tracer's exact total is of the durations its own coin saw:
+            # the tracers attached before it lengthen them a little (above).
+            own = stats["below_min_duration_ns"]
+            assert abs(own - exact) <= 0.02 * exact, (own, exact)
+            ratios.append(est / own)
+            said.append(math.sqrt(var) / est)
+    mean = sum(ratios) / len(ratios)
+    sd = math.sqrt(sum((r - mean) ** 2 for r in ratios) / (len(ratios) - 1))
+    mean_said = sum(said) / len(said)
+    print("    20 estimates / exact: mean %.4f, sd %.4f; reported error %.4f" %
+          (mean, sd, mean_said))
+    assert abs(mean - 1) <= 0.02, ratios
+    assert mean_said / 3 <= sd <= mean_said * 3, (sd, mean_said)
+
+
+def thread_lines(path):
+    import json
+    with open(path) as f:
+        return [json.loads(line) for line in f if '"type":"thread"' in line]
+
+
+def test_coverage_of_each_command_thread():
+    """Under -- COMMAND, each thread's life: offcpu's own time on CPU and
+    every off-CPU nanosecond, shown or dropped, within 1% of it."""
+    for attempt in range(3):
+        out = os.path.join(t.TMP, "acct-coverage-%d.json" % attempt)
+        r = t.run([t.OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--",
+                   SHORT_WAITS, "pingpong", "20000", "20", "7"])
+        assert r.returncode == 0, r.stderr
+        threads = thread_lines(out)
+        # A switch-in this VM's kernel hid (README, switch_in_unseen) leaves
+        # its wait and the run after it one span, counted, not told apart.
+        if all(a["unseen_ns"] < 0.005 * (a["exit_ns"] - a["tracked_ns"]) for a in threads):
+            break
+        print("    the kernel hid a switch-in of the command's threads; again")
+    waits, stats = t.read_json_lines(out)
+    tids = dict(line.split()[1:] for line in r.stdout.splitlines() if line.startswith("tid "))
+    by_tid = {a["tid"]: a for a in threads}
+    assert set(by_tid) == {int(x) for x in tids.values()}, (by_tid.keys(), tids)
+    for name, tid in tids.items():
+        a = by_tid[int(tid)]
+        life = a["exit_ns"] - a["tracked_ns"]
+        off = a["startup_ns"] + a["recorded_ns"] + a["dropped_ns"]
+        accounted = a["run_ns"] + off
+        # Nothing but the spans of hidden switch-ins is left out...
+        assert abs(accounted + a["unseen_ns"] - life) <= 0.001 * life, (name, accounted, life, a)
+        # ...and unless the kernel hid switch-ins thrice running, they are few.
+        if a["unseen_ns"] < 0.005 * life:
+            assert abs(accounted - life) <= 0.01 * life, (name, accounted, life, a)
+        assert a["recorded_ns"] == sum(w["duration_ns"] for w in waits if w["tid"] == int(tid))
+        assert a["start_ns"] <= a["tracked_ns"] < a["exit_ns"], a
+        print("    %s: life %.1f ms, on CPU %.1f ms (the kernel says %.1f), off CPU %.1f ms, "
+              "accounted %.3f%%" % (name, life / 1e6, a["run_ns"] / 1e6, a["kernel_run_ns"] / 1e6,
+                                    off / 1e6, 100.0 * accounted / life))
+    # The threads' dropped time is the counters' total: the command's threads alone.
+    assert sum(a["dropped_ns"] for a in threads) == (
+        stats["below_min_duration_ns"] + stats["above_max_duration_ns"] +
+        stats["sampled_out_ns"])
+    missing = sum(max(0, a["exit_ns"] - a["tracked_ns"] - a["run_ns"] - a["startup_ns"] -
+                      a["recorded_ns"] - a["dropped_ns"] - a["unseen_ns"]) for a in threads)
+    assert stats["unaccounted_ns"] == missing, (stats["unaccounted_ns"], missing)
+    text = open(t.report_of(out, ".txt")).read()
+    assert "Thread coverage" in text, text[-2000:]
+    for tid in tids.values():
+        assert re.search(r"^  sw_\w+ +\d+ +%s .* (99\.\d\d|100\.00)%% " % tid, text, re.M), \
+            text[text.find("Thread coverage"):]
+    assert open(t.report_of(out, ".json")).read() == open(out).read()
+
+
+def test_sample_rate_weighs_n_times():
+    """--sample-rate N: a kept wait weighs N times its duration; the kept
+    and sampled-out durations add up to every wait's, exactly."""
+    (waits, stats, rec), = record_together(["pingpong", "5000", "0", "5"],
+                                           [["-m", "0", "--sample-rate", "4",
+                                             "--no-user-stack"]])
+    no_losses(stats, "--sample-rate 4")
+    assert waits and all(w["weight_ns"] == 4 * w["duration_ns"] for w in waits)
+    kept = sum(w["duration_ns"] for w in waits)
+    every = kept + stats["sampled_out_ns"]
+    est = sum(w["weight_ns"] for w in waits)
+    var = sum(w["weight_ns"] * (w["weight_ns"] - w["duration_ns"]) for w in waits)
+    assert abs(est - every) <= 5 * math.sqrt(var), (est, every, math.sqrt(var))
+    assert t.folded_total(t.report_of(rec, ".folded")) == est
+    text = open(t.report_of(rec, ".txt")).read()
+    assert re.search(r"^  sampled out +[\d.]+ m?s in %d waits, not shown \(--sample-rate\)$"
+                     % stats["sampled_out"], text, re.M), text[:800]
+
+
+def test_short_option_values():
+    for bad in ("keep", "", "Sample"):
+        r = t.run([t.OFFCPU, "--short", bad, "-d", "1s"])
+        assert r.returncode == 2 and "--short" in r.stderr and "'%s'" % bad in r.stderr, r.stderr
+    r = t.run([t.OFFCPU, "report", "--short", "sample", os.path.join(t.TMP, "x.json")])
+    assert r.returncode == 2 and "--short applies to tracing" in r.stderr, r.stderr
+    r = t.run([t.OFFCPU, "--help"])
+    assert "--short MODE" in r.stdout and "default drop" in r.stdout, r.stdout
+
+
+def main():
+    if os.geteuid() != 0:
+        print("integration tests need root (they load BPF programs)")
+        print("0 passed, 1 failed")
+        return 1
+    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
+    if len(sys.argv) > 1:
+        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print("ok - %s" % name)
+            passed += 1
+        except Exception as e:
+            print("FAIL - %s: %s" % (name, e))
+            if not isinstance(e, AssertionError):
+                traceback.print_exc()
+            failed += 1
+        sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
