@@ -1148,6 +1148,11 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 	r->user_frames = 0;
 	r->stack_depth = stack_depth;
 	r->flags = slot->flags | OFFCPU_WAIT_RECOVERED;
+	/* Issue 15's run-queue time: a runnable thread's whole wait. */
+	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
+		r->runq_ns = duration_ns;
+		r->runq_known = 1;
+	}
 	r->reserved[0] = 0;
 	r->reserved[1] = 0;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
@@ -2291,6 +2296,11 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 	r->flags = flags;
 	r->reserved[0] = 0;
 	r->reserved[1] = 0;
+	/* Issue 15's run-queue time: a runnable thread's whole wait; a blocked one has none yet. */
+	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
+		r->runq_ns = r->duration_ns;
+		r->runq_known = 1;
+	}
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
 	total = OFFCPU_WAIT_HEADER_SIZE;
 	if (stacks && r->duration_ns >= min_duration_ns && r->duration_ns <= max_duration_ns)
