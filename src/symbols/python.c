@@ -354,9 +354,16 @@ size_t python__name(struct python *py, const struct offcpu_python_record *r, str
 		f->file = strpool__intern(py->strings, c->filename);
 		f->off = python_code__offset(c, &p->layout, pf->instr);
 		f->line = python_code__line(c, &p->layout, pf->instr);
-		if (!f->sym || !f->file) {
+		/*
+		 * A frame is at a call, which its line table always places (a
+		 * preempted leaf at any instruction: a few have no location). A
+		 * frame whose line cannot be computed is not shown as line 0 of
+		 * a named function: unnamed and counted.
+		 */
+		if (!f->sym || !f->file || !f->line) {
 			f->sym = NULL;
 			f->file = NULL;
+			f->line = 0;
 			(*unnamed)++;
 		}
 	}
