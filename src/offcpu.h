@@ -142,6 +142,25 @@ struct offcpu_user_copy {
 	__u8 data[];
 };
 
+/*
+ * Issue #19: what a rule pack's `read` lines take from a matched process's
+ * memory when one of its waits reaches rseq_update (src/classify/reads.h).
+ * Value i is the width-byte integer at addr[i] or, with deref, at the
+ * pointer stored there; addresses are the process's own (load base
+ * applied). A process has an entry only if user space matched it; its
+ * forks inherit it.
+ */
+#define OFFCPU_MAX_READS 4
+/* A text read (the statement being executed): up to this many bytes with its NUL. */
+#define OFFCPU_READ_STR_LEN 64
+
+struct offcpu_reads {
+	__u64 addr[OFFCPU_MAX_READS];
+	__u8 width[OFFCPU_MAX_READS];  /* 1, 2, 4 or 8; 0: no read i */
+	__u8 deref[OFFCPU_MAX_READS];  /* 1: addr[i] holds a pointer to the value */
+	__u8 string[OFFCPU_MAX_READS]; /* 1: the value is text, into read_str (one a process) */
+};
+
 enum offcpu_record_type {
 	OFFCPU_RECORD_WAIT = 1,
 	OFFCPU_RECORD_EXEC = 2,	 /* a process replaced its image: re-read its maps */
@@ -179,6 +198,12 @@ struct offcpu_wait_record {
 	char comm[OFFCPU_COMM_LEN];
 	__u8 stack_depth; /* --stack-depth: a stack this deep may have gone on */
 	__u8 reserved[3]; /* 0; ips[] 8-byte aligned without hidden padding */
+	/* Issue #19: values a rule pack's `read` lines took from the process at block time. */
+	__u32 read_mask; /* bit i: read_values[i] was read */
+	__u32 read_reserved;
+	__u64 read_values[OFFCPU_MAX_READS];
+	char read_str[OFFCPU_READ_STR_LEN]; /* a text read; read_mask says whether */
+	/* End of issue #19. */
 	/* Issue 15: who ended the wait, and how long it then waited for a CPU. */
 	__u64 runq_ns;	 /* wakeup to switch-in; the whole wait for preempted and running */
 	__u32 waker_pid; /* the waking task, or the task an interrupt interrupted */

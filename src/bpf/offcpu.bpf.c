@@ -582,6 +582,82 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 }
 
 #include "bpf/python.bpf.h"
+/*
+ * Issue #19: the processes a rule pack's `read` lines matched, each with
+ * what to read (user space resolved the symbols in the process's own ELF
+ * file and load base). Looked up only for a wait about to be sent from
+ * rseq_update, in the blocked thread's own context: PostgreSQL clears its
+ * wait event only after returning to user space, so it still holds the
+ * event it blocked under. Other processes pay nothing more per switch.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* tracer.c sizes it: 65,536 with a pack's reads */
+	__type(key, __u32);
+	__type(value, struct offcpu_reads);
+} reads_by_pid SEC(".maps");
+
+static __always_inline void read_one(struct offcpu_wait_record *r, const struct offcpu_reads *spec,
+				     int i)
+{
+	__u64 addr = spec->addr[i], value = 0;
+	__u32 width = spec->width[i];
+	long err;
+
+	if (!width || width > 8)
+		return;
+	if (spec->deref[i] && (bpf_probe_read_user(&addr, sizeof(addr), (void *)addr) || !addr))
+		return;
+	if (spec->string[i]) {
+		/* Only with --read-data: the first bytes of a C string (a statement). */
+		if (bpf_probe_read_user_str(r->read_str, sizeof(r->read_str), (void *)addr) > 1)
+			r->read_mask |= 1u << i;
+		return;
+	}
+	/* Little-endian: the low bytes of value are the width-byte integer. */
+	switch (width) {
+	case 1:
+		err = bpf_probe_read_user(&value, 1, (void *)addr);
+		break;
+	case 2:
+		err = bpf_probe_read_user(&value, 2, (void *)addr);
+		break;
+	case 4:
+		err = bpf_probe_read_user(&value, 4, (void *)addr);
+		break;
+	default:
+		err = bpf_probe_read_user(&value, 8, (void *)addr);
+		break;
+	}
+	if (err)
+		return;
+	r->read_values[i] = value;
+	r->read_mask |= 1u << i;
+}
+
+/* The current process's declared values, into the wait's record. */
+static __always_inline void take_reads(struct offcpu_wait_record *r)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	const struct offcpu_reads *spec = bpf_map_lookup_elem(&reads_by_pid, &tgid);
+	int i;
+
+	if (!spec)
+		return;
+	for (i = 0; i < OFFCPU_MAX_READS; i++)
+		read_one(r, spec, i);
+}
+
+/* A fork without exec (a PostgreSQL backend) runs the same image: same addresses. */
+static __always_inline void inherit_reads(__u32 parent_tgid, __u32 child_tgid)
+{
+	const struct offcpu_reads *spec = bpf_map_lookup_elem(&reads_by_pid, &parent_tgid);
+
+	if (spec)
+		bpf_map_update_elem(&reads_by_pid, &child_tgid, spec, BPF_ANY);
+}
+
+/* End of issue #19's reads. */
 
 /* The current thread is about to run user code: its stack is as it blocked. */
 static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counters *c,
@@ -592,6 +668,7 @@ static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counte
 
 	disarm(c, p, PREEMPTIBLE);
 	python_send_frames(c, &p->record);
+	take_reads(&p->record);
 	if (stack_copy_bytes) {
 		p->record.user_frames = 0;
 		send_with_stack_copy(c, p, kernel_frames, stack_copy_bytes, OFFCPU_USTACK_COPIED);
@@ -1201,6 +1278,7 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->kernel_frames = 0;
 	r->user_frames = 0;
 	r->stack_depth = stack_depth;
+	r->read_mask = 0;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
 	if (want_kernel_stack)
 		take_kernel_stack(c, r, next);
@@ -1450,6 +1528,7 @@ int BPF_PROG(offcpu_sched_process_exit, struct task_struct *p)
 	/* Its PID may be reused by a process nobody asked for. */
 	if (follow_forks)
 		__sync_fetch_and_and(&pid_bits[OFFCPU_ID_WORD(tgid)], ~OFFCPU_ID_BIT(tgid));
+	bpf_map_delete_elem(&reads_by_pid, &tgid);
 	task_record(OFFCPU_RECORD_EXIT, tgid, 0);
 	return 0;
 }
@@ -1462,6 +1541,8 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 
 	flush_current();
 	python_forget(tgid);
+	/* Another image: user space matches it again (issue #19). */
+	bpf_map_delete_elem(&reads_by_pid, &tgid);
 	__sync_fetch_and_or(&young_bits[OFFCPU_ID_WORD(tgid)], OFFCPU_ID_BIT(tgid));
 	task_record(OFFCPU_RECORD_EXEC, tgid, 0);
 	return 0;
@@ -1508,6 +1589,7 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 	if (traced)
 		__sync_fetch_and_or(&pid_bits[OFFCPU_ID_WORD(child_tgid)],
 				    OFFCPU_ID_BIT(child_tgid));
+	inherit_reads(parent_tgid, child_tgid);
 	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);
 	return 0;
 }

@@ -228,6 +228,23 @@ unsigned int classify__state(unsigned int state, const struct frame *kernel, siz
 	return OFFCPU_STATE_PREEMPTED;
 }
 
+const char *classify__from_labels(const struct rule_set *user_rules, unsigned int state,
+				  const struct labels *labels)
+{
+	size_t r;
+
+	if (!labels || state == OFFCPU_STATE_PREEMPTED || state == OFFCPU_STATE_RUNNING)
+		return NULL;
+	for (r = 0; user_rules && r < user_rules->nr; r++) {
+		const struct wait_rule *rule = &user_rules->rules[r];
+
+		if (rule->scope == RULE_LABEL &&
+		    rules__label_matches(rule, profile__label(labels, rule->label)))
+			return rule->wait_class;
+	}
+	return NULL;
+}
+
 const char *classify__wait(const struct rule_set *user_rules, unsigned int state,
 			   const struct frame *kernel, size_t nr_kernel, const struct frame *user,
 			   size_t nr_user)

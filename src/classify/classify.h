@@ -7,6 +7,7 @@
 
 #include "classify/rules.h"
 #include "profile/frame.h"
+#include "profile/profile.h"
 
 /*
  * The class of a wait, "class" or "class:detail" (a static string or one of
@@ -29,6 +30,14 @@ const char *classify__wait(const struct rule_set *user_rules, unsigned int state
 const char *classify__wait_parked(const struct rule_set *user_rules, unsigned int state,
 				  const struct frame *kernel, size_t nr_kernel,
 				  const struct frame *user, size_t nr_user, const char *parked);
+
+/*
+ * Issue #19: the class the user's label rules give a wait by its labels (a
+ * PostgreSQL wait event names the wait better than its stack); NULL when
+ * none matches, or the thread waited for a CPU: the state decides first.
+ */
+const char *classify__from_labels(const struct rule_set *user_rules, unsigned int state,
+				  const struct labels *labels);
 
 /*
  * sched_switch says "runnable, no preempt flag" both for sched_yield() and

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classify/reads.h"
 #include "classify/rules.h"
 #include "lib/array.h"
 
@@ -72,11 +73,19 @@ bool rules__match(const struct wait_rule *rule, const struct frame *kernel, size
 	const struct frame *frames = rule->scope == RULE_KERNEL ? kernel : user;
 	size_t nr = rule->scope == RULE_KERNEL ? nr_kernel : nr_user, i;
 
+	if (rule->scope == RULE_LABEL)
+		return false;
 	for (i = 0; i < rule->nr_globs; i++) {
 		if (!rules__frames_match(rule->globs[i], frames, nr))
 			return false;
 	}
 	return rule->nr_globs > 0;
+}
+
+bool rules__label_matches(const struct wait_rule *rule, const char *value)
+{
+	return rule->scope == RULE_LABEL && value && rule->nr_globs == 1 &&
+	       !fnmatch(rule->globs[0], value, 0);
 }
 
 static void rule_free(struct wait_rule *rule)
@@ -87,6 +96,7 @@ static void rule_free(struct wait_rule *rule)
 		free(rule->globs[i]);
 	free(rule->globs);
 	free(rule->wait_class);
+	free(rule->label);
 }
 
 /* Splits on blanks, up to a '#'; returns the number of tokens or -E2BIG. */
@@ -117,8 +127,15 @@ static int parse_rule(char **tokens, int n, struct wait_rule *rule, const char *
 		rule->scope = RULE_KERNEL;
 	} else if (!strcmp(tokens[0], "user")) {
 		rule->scope = RULE_USER;
+	} else if (!strcmp(tokens[0], "label")) {
+		/* Issue #19: the class of a wait whose label NAME matches GLOB. */
+		rule->scope = RULE_LABEL;
+		if (n != 4) {
+			*why = "expected: label NAME GLOB CLASS[:DETAIL]";
+			return -EINVAL;
+		}
 	} else {
-		*why = "a rule starts with 'kernel' or 'user'";
+		*why = "a rule starts with 'kernel', 'user', 'label', 'process' or 'read'";
 		return -EINVAL;
 	}
 	if (!rules__valid_class(tokens[n - 1])) {
@@ -130,6 +147,13 @@ static int parse_rule(char **tokens, int n, struct wait_rule *rule, const char *
 	rule->globs = calloc(n - 2, sizeof(*rule->globs));
 	if (!rule->wait_class || !rule->globs)
 		goto nomem;
+	if (rule->scope == RULE_LABEL) {
+		rule->label = strdup(tokens[1]);
+		if (!rule->label)
+			goto nomem;
+		tokens++;
+		n--;
+	}
 	for (i = 1; i < n - 1; i++) {
 		rule->globs[rule->nr_globs] = strdup(tokens[i]);
 		if (!rule->globs[rule->nr_globs])
@@ -166,6 +190,14 @@ int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const
 			err = -EINVAL;
 			break;
 		}
+		if (!strcmp(tokens[0], "process") || !strcmp(tokens[0], "read")) {
+			err = !strcmp(tokens[0], "process")
+				  ? reads__parse_process(tokens, n, &added, why)
+				  : reads__parse_read(tokens, n, &added, why);
+			if (err)
+				break;
+			continue;
+		}
 		if (added.nr == cap) {
 			cap = cap ? cap * 2 : 16;
 			grown = realloc(added.rules, cap * sizeof(*grown));
@@ -197,12 +229,24 @@ int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const
 		    realloc(set->rules, (set->nr + added.nr + 1) * sizeof(*all));
 
 		/* A file of comments adds nothing to copy (found by tests/fuzz/fuzz_rules). */
-		if (all) {
+		struct read_group *groups =
+		    all ? realloc(set->groups,
+				  (set->nr_groups + added.nr_groups + 1) * sizeof(*groups))
+			: NULL;
+
+		if (all)
+			set->rules = all;
+		if (groups) {
 			if (added.nr)
 				memcpy(all + set->nr, added.rules, added.nr * sizeof(*all));
-			set->rules = all;
 			set->nr += added.nr;
 			free(added.rules);
+			if (added.nr_groups)
+				memcpy(groups + set->nr_groups, added.groups,
+				       added.nr_groups * sizeof(*groups));
+			set->groups = groups;
+			set->nr_groups += added.nr_groups;
+			free(added.groups);
 			return 0;
 		}
 		*why = "out of memory";
@@ -212,6 +256,7 @@ int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const
 	for (i = 0; i < added.nr; i++)
 		rule_free(&added.rules[i]);
 	free(added.rules);
+	reads__free_groups(&added);
 	return err;
 }
 
@@ -259,4 +304,5 @@ void rules__free(struct rule_set *set)
 	free(set->rules);
 	set->rules = NULL;
 	set->nr = 0;
+	reads__free_groups(set);
 }

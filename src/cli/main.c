@@ -39,6 +39,7 @@
 #include "symbols/symbolizer.h"
 #include "trace/collector.h"
 #include "trace/counters.h"
+#include "trace/label_reader.h"
 #include "trace/recording.h"
 #include "trace/tracer.h"
 
@@ -163,7 +164,20 @@ struct session {
 	struct command command;
 	bool has_command;
 	struct id_list pids; /* -p, plus the command's PID */
+	struct label_reader *label_reader; /* issue #19: --rules' read lines */
 };
+
+/* Issue #19: a matched process's reads, into the BPF map. */
+static int give_reads(void *ctx, uint32_t pid, const struct offcpu_reads *reads)
+{
+	return tracer__set_reads(ctx, pid, reads);
+}
+
+/* Loaded, not attached: the processes running now, read from their first wait. */
+static void match_running(void *ctx, struct tracer *t)
+{
+	label_reader__attach(ctx, give_reads, t);
+}
 
 static int start_tracer(struct session *s)
 {
@@ -187,6 +201,9 @@ static int start_tracer(struct session *s)
 		.nr_comms = o->nr_comms,
 		/* A test-only override: the BTF file tracepoints and CO-RE are read from. */
 		.btf_path = getenv("OFFCPU_BTF_PATH"),
+		.before_attach = match_running,
+		.before_attach_ctx = s->label_reader,
+		.label_reads = o->rules.nr_groups > 0,
 		/* A bench-only override: the wakeup programs cost, measured by absence. */
 		.wakeups = !getenv("OFFCPU_NO_WAKEUPS"),
 		.waker_stacks = o->wakers,
@@ -213,6 +230,11 @@ static int start_tracer(struct session *s)
 	/* tracer__new said why: only it knows the file, tracepoint or program. */
 	if (err)
 		return EXIT_ENVIRONMENT;
+	/*
+	 * Attached: once more, for what forked or exec'd between the first
+	 * look and attaching; from now on their records say.
+	 */
+	label_reader__attach(s->label_reader, give_reads, s->tracer);
 	/* Loaded and attached: what is left is reading /proc and files. */
 	err = caps__drop_after_attach();
 	/* Not fatal, but never quiet: offcpu runs with more privilege than it says it keeps. */
@@ -387,6 +409,11 @@ static int setup(struct session *s)
 	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
 	if (err)
 		return setup_failed("the collector of trace records", err);
+	err = label_reader__new(&o->rules, &s->label_reader);
+	if (err)
+		return setup_failed("the labels of rule packs", err);
+	label_reader__read_data(s->label_reader, o->read_data);
+	collector__set_label_reader(s->collector, s->label_reader);
 	collector__set_weights(s->collector, o->short_mode == SHORT_SAMPLE ? o->min_duration_ns : 0,
 			       o->sample_rate);
 	if (o->command && collector__account_threads(s->collector))
@@ -418,6 +445,7 @@ static void teardown(struct session *s)
 	if (s->output.stream)
 		output_file__abort(&s->output);
 	tracer__free(s->tracer);
+	label_reader__free(s->label_reader);
 	collector__free(s->collector);
 	symbolizer__free(s->symbolizer);
 	profile__free(s->profile);

@@ -22,6 +22,7 @@ enum long_only_option {
 	OPT_NO_USER_STACK,
 	OPT_CALL_GRAPH,
 	OPT_STATS,
+	OPT_READ_DATA, /* issue #19 */
 	OPT_RULES,
 	OPT_GROUP_BY,
 	OPT_LINES,
@@ -52,6 +53,7 @@ static const struct option long_options[] = {
 	{ "no-user-stack", no_argument, NULL, OPT_NO_USER_STACK },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "read-data", no_argument, NULL, OPT_READ_DATA },
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 	{ "lines", no_argument, NULL, OPT_LINES },
@@ -98,6 +100,7 @@ const char options__examples[] =
     "  offcpu -p 1234 -m 5ms -d 30s         one process, waits of 5 ms or more\n"
     "  offcpu -- make -j8                   a command and what it forks, until it exits\n"
     "  offcpu -c postgres --rules postgres --group-by title -d 10s\n"
+    "  offcpu -c postgres --rules postgres --group-by pg.wait_event -d 10s\n"
     "                                       why PostgreSQL's backends wait\n"
     "  offcpu -d 10s -o wait.svg            an interactive flame graph\n"
     "  offcpu -d 10s -o wait.pb.gz          for go tool pprof -http=: wait.pb.gz\n"
@@ -150,14 +153,20 @@ void options__usage(FILE *out)
 	    "      --stats                 print the health counters to stderr at the end\n"
 	    "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
 	    "                              (repeatable; packs: postgres)\n"
+	    "      --read-data             also the labels a rule pack marks as data: with\n"
+	    "                              postgres, pg.query, the first 63 bytes of the\n"
+	    "                              statement each backend runs; off by default,\n"
+	    "                              as statements can hold anyone's data\n"
 	    "      --wakers                also the waker's stacks at each wakeup, for waits\n"
 	    "                              already past -m: off-wake folded and svg\n"
 	    "      --time KIND             what folded and svg weigh: off-cpu (default),\n"
 	    "                              blocked (until the wakeup) or runq (wakeup to\n"
 	    "                              switch-in: waiting for a CPU)\n"
 	    "      --group-by KEY          the text report's table by tid (default), pid,\n"
-	    "                              comm, title, state, wait or waker; with dot, pid\n"
-	    "                              makes processes the nodes\n"
+	    "                              comm, title, state, wait, waker or a label a\n"
+	    "                              rule pack reads (pg.wait_event,\n"
+	    "                              pg.backend_type); with dot, pid makes processes\n"
+	    "                              the nodes\n"
 	    "      --lines                 file:line of user frames in the text report\n"
 	    "      --top N                 rows of each table and stacks in the text report\n"
 	    "                              (default %u threads, %u stacks)\n"
@@ -339,6 +348,8 @@ static const char *tracing_only(int opt)
 		return "--no-user-stack";
 	case OPT_CALL_GRAPH:
 		return "--call-graph";
+	case OPT_READ_DATA:
+		return "--read-data";
 	case OPT_WAKERS:
 		return "--wakers";
 	default:
@@ -416,12 +427,17 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_STATS:
 		o->stats = true;
 		return 0;
+	case OPT_READ_DATA:
+		o->read_data = true;
+		return 0;
 	case OPT_RULES:
 		return load_rules(arg, o);
 	case OPT_GROUP_BY:
 		if (output_group_by__parse(arg, &o->report.group_by))
 			return bad_value("--group-by", arg,
-					 "expected title, comm, pid, tid, state, wait or waker");
+					 "expected title, comm, pid, tid, state, wait, waker or a "
+					 "label name such as pg.wait_event");
+		o->report.group_label = o->report.group_by == GROUP_BY_LABEL ? arg : NULL;
 		return 0;
 	case OPT_LINES:
 		o->report.lines = true;

@@ -139,6 +139,17 @@ static int render(const struct profile_entry *e, bool with_lines, bool for_text,
 	frame_names__folded(e->key.wait_class, name + 1, sizeof(name) - 2);
 	strcat(name, "]");
 	err = err ?: append(b, name, true);
+	/* Issue #19: a rule pack's labels, "[pg.wait_event=Lock:tuple]", under the class. */
+	for (i = 0; e->key.labels && i < e->key.labels->nr && !err; i++) {
+		char label[300];
+
+		snprintf(label, sizeof(label), "%s=%s", e->key.labels->items[i].name,
+			 e->key.labels->items[i].value);
+		name[0] = '[';
+		frame_names__folded(label, name + 1, sizeof(name) - 2);
+		strcat(name, "]");
+		err = append(b, name, true);
+	}
 	if (e->key.user_stack) {
 		for (i = e->key.user_stack->nr; i > 0 && !err; i--)
 			err = append_user_frame(b, &e->key.user_stack->frames[i - 1], with_lines,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Builds the profile's folded stack lines, "comm;[state];[wait];user...;kernel_[k]",
+ * Builds the profile's folded stack lines, "comm;[state];[wait];user...;kernel_[k]"
+ * (after [wait], a "[NAME=VALUE]" pseudo-frame per label a rule pack read),
  * root first, one per distinct line with its time and count summed: the
  * folded back-end writes them as they are, the text report its top stacks
  * from them. Frames are named by frame_names.h.

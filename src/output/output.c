@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -86,9 +87,28 @@ void output__format_duration(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%.3f us", ns / 1e3);
 }
 
+bool output_label_name__valid(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	size_t n = strlen(name);
+
+	if (!dot || dot == name || !dot[1] || n > 64)
+		return false;
+	for (; *name; name++) {
+		if (!isalnum((unsigned char)*name) && !strchr("_.-", *name))
+			return false;
+	}
+	return true;
+}
+
 int output_group_by__parse(const char *name, enum report_group_by *out)
 {
 	size_t i;
+
+	if (output_label_name__valid(name)) {
+		*out = GROUP_BY_LABEL;
+		return 0;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(group_by_names); i++) {
 		if (!strcmp(name, group_by_names[i])) {

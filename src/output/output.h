@@ -22,6 +22,7 @@ enum report_group_by {
 	GROUP_BY_STATE,
 	GROUP_BY_WAIT,
 	GROUP_BY_WAKER, /* issue 15: who woke the waits */
+	GROUP_BY_LABEL, /* issue #19: output_opts.group_label, a label name */
 };
 
 /*
@@ -44,6 +45,7 @@ struct output_opts {
 	bool lines;	/* --lines: source file and line of user frames in the text report */
 	uint32_t top;	/* --top: rows of each table and stacks in the text report; 0: the above */
 	bool show_idle; /* -k, -c, -p, -t: kernel threads' idle loops in the text report and svg */
+	const char *group_label; /* issue #19: --group-by NAMESPACE.NAME */
 	enum output_time time; /* issue 15, --time */
 };
 
@@ -58,7 +60,12 @@ struct output_format {
 /* "12.345 ms": three decimals in s, ms or us, as the text report and svg show time. */
 void output__format_duration(uint64_t ns, char *buf, size_t size);
 
-/* "title", "comm", "pid", "tid", "state", "wait", "waker"; -EINVAL for anything else. */
+/*
+ * "title", "comm", "pid", "tid", "state", "wait", "waker"; -EINVAL for
+ * anything else. Issue #19: a label name (NAMESPACE.NAME,
+ * output_label_name__valid) is GROUP_BY_LABEL, which output_opts.group_label
+ * names.
+ */
 int output_group_by__parse(const char *name, enum report_group_by *out);
 /* "off-cpu", "blocked", "runq"; -EINVAL for anything else. */
 int output_time__parse(const char *name, enum output_time *out);
@@ -66,6 +73,9 @@ int output_time__parse(const char *name, enum output_time *out);
 uint64_t output__entry_time(const struct profile_entry *e, enum output_time time);
 /* "task", "hardirq", "softirq" for a waker's context; NULL for none. */
 const char *output__waker_context(unsigned int context);
+
+/* Issue #19: letters, digits, '_' or '-', with a '.' after the first (pg.wait_event). */
+bool output_label_name__valid(const char *name);
 
 const struct output_format *output_format__by_name(const char *name);
 /* By the extension of path; NULL if none matches. */

@@ -106,6 +106,16 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json_writer__member_u64(w, REC_DURATION_NS, wait->duration_ns);
 	json_writer__member_u64(w, REC_WEIGHT_NS, profile__weight(wait));
 	json_writer__member_u64(w, REC_CPU, wait->cpu);
+	if (wait->labels) {
+		uint32_t i;
+
+		json_writer__key(w, REC_LABELS);
+		json_writer__begin_object(w);
+		for (i = 0; i < wait->labels->nr; i++)
+			json_writer__member_string(w, wait->labels->items[i].name,
+						   wait->labels->items[i].value);
+		json_writer__end_object(w);
+	}
 	json_writer__key(w, REC_KERNEL_STACK);
 	write_stack(w, wait->kernel_stack);
 	json_writer__key(w, REC_USER_STACK);

@@ -393,6 +393,9 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		string_label(pp, "wait.class", w->wait_class);
 		string_label(pp, "thread.name", w->comm);
 		string_label(pp, "process.title", w->title ? w->title : w->comm);
+		/* Issue #19: a rule pack's labels, by their own names (pg.wait_event...). */
+		for (uint32_t l = 0; w->labels && l < w->labels->nr; l++)
+			string_label(pp, w->labels->items[l].name, w->labels->items[l].value);
 		/* Issue 15: who woke it, as the text report's --group-by waker names it. */
 		if (w->waker.context == OFFCPU_WAKER_TASK) {
 			string_label(pp, "waker.name", w->waker.comm ? w->waker.comm : "");

@@ -233,6 +233,17 @@ static void add_entry(struct flame *fl, const struct profile_entry *e, bool show
 	n->base_class = n->name;
 	if (colon && !(n = child(fl, n, wait_class, NODE_CLASS, e)))
 		return;
+	/* Issue #19: under the class, what the process itself said it waited for. */
+	for (i = 0; w->labels && n && i < w->labels->nr; i++) {
+		char label[300];
+
+		snprintf(label, sizeof(label), "[%s=%s]", w->labels->items[i].name,
+			 w->labels->items[i].value);
+		frame_names__printable(label, name, sizeof(name));
+		n = child(fl, n, name, NODE_STATE, e);
+	}
+	if (!n)
+		return;
 	snprintf(name, sizeof(name), "[%s]", states__name(w->state));
 	n = child(fl, n, name, NODE_STATE, e);
 	frame_names__printable(w->comm, name, sizeof(name));

@@ -90,6 +90,7 @@ static const struct group_by_section sections[] = {
 	[GROUP_BY_STATE] = { "By thread state", "state", false },
 	[GROUP_BY_WAIT] = { "By wait class", "wait class", false },
 	[GROUP_BY_WAKER] = { "By waker", "waker                 pid      tid", true },
+	[GROUP_BY_LABEL] = { "By label", "label", false }, /* issue #19: named by the label */
 };
 
 /* Issue 15: "comm pid tid" of a waking task, "[hardirq]" or "[softirq]", or no wakeup. */
@@ -113,7 +114,8 @@ static void waker_label(const struct waker *k, char *buf, size_t size)
  * Names as frame_names__printable shows them: a thread or process may name
  * itself with terminal commands, and this report goes to root's terminal.
  */
-static void label_of(const struct profile_entry *e, enum report_group_by by, char *buf, size_t size)
+static void label_of(const struct profile_entry *e, enum report_group_by by, const char *label_name,
+		     char *buf, size_t size)
 {
 	const char *name = e->key.title ? e->key.title : e->key.comm;
 	bool exited = e->key.pid == PROFILE_EXITED_ID;
@@ -150,6 +152,11 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, cha
 	case GROUP_BY_WAKER:
 		waker_label(&e->key.waker, buf, size);
 		break;
+	case GROUP_BY_LABEL:
+		/* Waits without it (another process, none published) are one row. */
+		frame_names__printable(profile__label(e->key.labels, label_name) ?: "(none)", buf,
+				       size);
+		break;
 	}
 }
 
@@ -174,9 +181,11 @@ static void print_estimate(FILE *out, const struct estimate *e, bool column)
 }
 
 static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **entries, size_t nr,
-			enum report_group_by by, uint32_t top, bool estimates)
+			enum report_group_by by, const char *label_name, uint32_t top,
+			bool estimates)
 {
 	const char *title = sections[by].title, *header = sections[by].header;
+	char label_title[96];
 	size_t limit = top ?: (sections[by].is_top_list ? OUTPUT_TOP_THREADS : SIZE_MAX);
 	struct groups g = { 0 };
 	char label[300], time[32];
@@ -191,8 +200,13 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 		return -ENOMEM;
 	}
 	for (i = 0; i < nr && !err; i++) {
-		label_of(entries[i], by, label, sizeof(label));
+		label_of(entries[i], by, label_name, label, sizeof(label));
 		err = groups_add(&g, label, entries[i], nr);
+	}
+	if (by == GROUP_BY_LABEL) {
+		snprintf(label_title, sizeof(label_title), "By %s", label_name);
+		title = label_title;
+		header = label_name;
 	}
 	if (!err) {
 		qsort(g.items, g.nr, sizeof(*g.items), compare_groups);
@@ -359,6 +373,16 @@ static bool is_idle(const char *wait_class)
 	return !strncmp(wait_class, "idle", 4) && (!wait_class[4] || wait_class[4] == ':');
 }
 
+/* "[NAMESPACE.NAME=VALUE]": what folded_lines puts after [wait] for each label. */
+static bool is_label_frame(const char *frame)
+{
+	size_t len = strcspn(frame, ";");
+	const char *eq = memchr(frame, '=', len);
+
+	return len > 4 && frame[0] == '[' && frame[len - 1] == ']' && eq &&
+	       memchr(frame, '.', (size_t)(eq - frame));
+}
+
 static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_ns,
 			    const struct output_opts *opts)
 {
@@ -379,6 +403,9 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		len += strcspn(line->text + len + 1, ";") + 1;
 		wait = len + 2;
 		len += strcspn(line->text + len + 1, ";") + 1;
+		/* Issue #19: and the "[pg.wait_event=...]" label pseudo-frames after it. */
+		while (line->text[len] == ';' && is_label_frame(line->text + len + 1))
+			len += strcspn(line->text + len + 1, ";") + 1;
 		if (!opts->show_idle && line->text[len - 1] == ']' && wait < len &&
 		    (!strncmp(line->text + wait, "idle]", 5) ||
 		     !strncmp(line->text + wait, "idle:", 5)))
@@ -449,16 +476,16 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			blocked, time, share(p->total_runq_ns, p->total_ns));
 	}
 	text_accounting__print(out, p);
-	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, opts->top,
-			   estimates);
+	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, NULL,
+			   opts->top, estimates);
 	err = err
-		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT,
+		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT, NULL,
 				  opts->top, estimates);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
 		err = err
 			  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown,
-					  opts->group_by, opts->top, estimates);
+					  opts->group_by, opts->group_label, opts->top, estimates);
 	free(entries);
 	err = err ?: print_wakers(out, p, opts);
 	err = err ?: print_top_stacks(out, p, p->total_ns - hidden_ns, opts);

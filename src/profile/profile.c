@@ -120,6 +120,7 @@ static uint64_t hash_entry(const void *key)
 	h = hash_table__hash_bytes(&w->title, sizeof(w->title), h);
 	h = hash_table__hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
 	h = hash_table__hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
+	h = hash_table__hash_bytes(&w->labels, sizeof(w->labels), h);
 	h = hash_waker(w, h);
 	return hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
 }
@@ -131,7 +132,74 @@ static bool equal_entry(const void *a, const void *b)
 	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
 	       x->title == y->title && x->wait_class == y->wait_class &&
 	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       equal_waker(x, y);
+	       x->labels == y->labels && equal_waker(x, y);
+}
+
+/* Issue #19: a label set by its interned names and values. */
+static uint64_t hash_labels(const void *key)
+{
+	const struct labels *l = key;
+
+	return hash_table__hash_bytes(l->items, l->nr * sizeof(l->items[0]), l->nr);
+}
+
+static bool equal_labels(const void *a, const void *b)
+{
+	const struct labels *x = a, *y = b;
+
+	return x->nr == y->nr && !memcmp(x->items, y->items, x->nr * sizeof(x->items[0]));
+}
+
+static int label_cmp(const void *a, const void *b)
+{
+	const struct label *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+const struct labels *profile__intern_labels(struct profile *p, struct label *items, size_t nr,
+					    int *err)
+{
+	struct labels *l, *found;
+	size_t i;
+
+	*err = 0;
+	if (!nr)
+		return NULL;
+	qsort(items, nr, sizeof(*items), label_cmp);
+	l = malloc(sizeof(*l) + nr * sizeof(*items));
+	if (!l)
+		goto nomem;
+	l->nr = (uint32_t)nr;
+	for (i = 0; i < nr; i++) {
+		l->items[i].name = strpool__intern(p->strings, items[i].name);
+		l->items[i].value = strpool__intern(p->strings, items[i].value);
+		if (!l->items[i].name || !l->items[i].value)
+			goto nomem;
+	}
+	found = hash_table__find(p->label_sets, l);
+	if (found) {
+		free(l);
+		return found;
+	}
+	if (hash_table__insert(p->label_sets, l, l))
+		goto nomem;
+	return l;
+nomem:
+	free(l);
+	*err = -ENOMEM;
+	return NULL;
+}
+
+const char *profile__label(const struct labels *labels, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; labels && i < labels->nr; i++) {
+		if (!strcmp(labels->items[i].name, name))
+			return labels->items[i].value;
+	}
+	return NULL;
 }
 
 int profile__new(bool keep_waits, struct profile **out)
@@ -147,7 +215,8 @@ int profile__new(bool keep_waits, struct profile **out)
 	p->stacks = keep_waits ? hash_table__new(hash_stack_exact, equal_stack_exact)
 			       : hash_table__new(hash_stack_symbolic, equal_stack_symbolic);
 	p->entries = hash_table__new(hash_entry, equal_entry);
-	if (!p->strings || !p->inlines || !p->stacks || !p->entries) {
+	p->label_sets = hash_table__new(hash_labels, equal_labels);
+	if (!p->strings || !p->inlines || !p->stacks || !p->entries || !p->label_sets) {
 		profile__free(p);
 		return -ENOMEM;
 	}
@@ -161,6 +230,7 @@ void profile__free(struct profile *p)
 		return;
 	hash_table__free_values(p->stacks, free);
 	hash_table__free_values(p->entries, free);
+	hash_table__free_values(p->label_sets, free);
 	free(p->waits);
 	free(p->threads);
 	strpool__free(p->strings);

@@ -21,6 +21,17 @@ struct stack {
 	struct frame frames[]; /* leaf first */
 };
 
+/* Issue #19: labels a rule pack read from the process at block time; interned. */
+struct label {
+	const char *name; /* interned */
+	const char *value;
+};
+
+struct labels {
+	uint32_t nr;
+	struct label items[]; /* sorted by name */
+};
+
 /*
  * Issue 15: who ended a wait. context is enum offcpu_waker: a task (pid,
  * tid, comm), or an interrupt (pid, tid and comm of the task it
@@ -45,6 +56,7 @@ struct wait {
 	const char *wait_class;		  /* interned */
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;
+	const struct labels *labels; /* issue #19: interned; NULL: none */
 	/* Issue 15. */
 	uint64_t runq_ns; /* of duration_ns, runnable between its wakeup and its switch-in */
 	struct waker waker;
@@ -120,6 +132,7 @@ struct profile {
 	struct inline_pool *inlines;
 	struct hash_table *stacks;
 	struct hash_table *entries;
+	struct hash_table *label_sets; /* issue #19 */
 	bool keep_waits;
 	struct wait *waits;
 	size_t nr_waits;
@@ -163,6 +176,15 @@ double estimate__relative_error(const struct estimate *e);
 void estimate__add(struct estimate *into, const struct estimate *e);
 /* Calls fn on every frame of every stack, which it may complete. */
 void profile__for_each_frame(struct profile *p, void (*fn)(void *ctx, struct frame *f), void *ctx);
+/*
+ * Issue #19: the one copy of these labels (sorted by name here; names and
+ * values are interned by the call); NULL for none, or out of memory
+ * (*err = -ENOMEM).
+ */
+const struct labels *profile__intern_labels(struct profile *p, struct label *items, size_t nr,
+					    int *err);
+/* The value of the label name (compared as a string); NULL if it has none. */
+const char *profile__label(const struct labels *labels, const char *name);
 /* Entries sorted by total time, largest first; free the array, not the entries. */
 int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr);
 

@@ -48,6 +48,8 @@
 #define REC_CPU "cpu"
 #define REC_KERNEL_STACK "kernel_stack"
 #define REC_USER_STACK "user_stack"
+/* Issue #19: {"NAME":"VALUE",...}, read from the process at block time by a rule pack. */
+#define REC_LABELS "labels"
 /*
  * Issue 15: runq_ns, and the waker: {"pid","tid","comm"} of a task, or
  * {"context":"hardirq"|"softirq"} with the pid, tid and comm of the task

@@ -18,6 +18,7 @@
 #include "symbols/stack_end.h"
 #include "symbols/unwind.h"
 #include "trace/collector.h"
+#include "trace/label_reader.h"
 #include "trace/thread_accounts.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
@@ -80,6 +81,7 @@ struct cached_class {
 	const struct stack *kernel_stack;
 	const struct stack *user_stack;
 	unsigned int state;
+	const struct labels *labels; /* issue #19 */
 	const char *parked; /* issue #17 item 6: a static string: compared by address */
 	const char *wait_class;
 };
@@ -96,6 +98,7 @@ struct collector {
 	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
 	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
 	const struct rule_set *rules;
+	struct label_reader *label_reader; /* issue #19; NULL: no labels */
 	uint32_t state_mask;
 	bool malformed_reported;
 	uint64_t short_min_ns; /* issue #14: collector__set_weights */
@@ -149,7 +152,8 @@ static uint64_t hash_class(const void *key)
 	const struct cached_class *k = key;
 	const void *stacks[3] = { k->kernel_stack, k->user_stack, k->parked };
 
-	return hash_table__hash_bytes(stacks, sizeof(stacks), k->state);
+	return hash_table__hash_bytes(&k->labels, sizeof(k->labels),
+				      hash_table__hash_bytes(stacks, sizeof(stacks), k->state));
 }
 
 static bool equal_class(const void *a, const void *b)
@@ -157,7 +161,7 @@ static bool equal_class(const void *a, const void *b)
 	const struct cached_class *x = a, *y = b;
 
 	return x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       x->state == y->state && x->parked == y->parked;
+	       x->state == y->state && x->labels == y->labels && x->parked == y->parked;
 }
 
 /* A reused PID counts as alive: its entries merely stay apart a while longer. */
@@ -517,9 +521,14 @@ static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, siz
 
 static const char *wait_class_of(struct collector *c, const struct wait *w, const char *parked)
 {
-	struct cached_class key = { w->kernel_stack, w->user_stack, w->state, parked, NULL },
+	struct cached_class key = { .kernel_stack = w->kernel_stack,
+				    .user_stack = w->user_stack,
+				    .state = w->state,
+				    .labels = w->labels,
+				    .parked = parked },
 			    *cached;
 	const struct stack *k = w->kernel_stack, *u = w->user_stack;
+	const char *by_labels;
 
 	cached = hash_table__find(c->classes, &key);
 	if (cached)
@@ -528,10 +537,12 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 	if (!cached)
 		return NULL;
 	*cached = key;
+	by_labels = classify__from_labels(c->rules, w->state, w->labels);
 	cached->wait_class = strpool__intern(
 	    c->profile->strings,
-	    classify__wait_parked(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
-				  u ? u->frames : NULL, u ? u->nr : 0, parked));
+	    by_labels
+		?: classify__wait_parked(c->rules, w->state, k ? k->frames : NULL, k ? k->nr : 0,
+					 u ? u->frames : NULL, u ? u->nr : 0, parked));
 	if (!cached->wait_class || hash_table__insert(c->classes, cached, cached)) {
 		free(cached);
 		return NULL;
@@ -568,7 +579,7 @@ static int add_chain(struct collector *c, const struct wait *w)
  */
 /* parked: what user_stack's goroutine parked for (issue #17 item 6), or NULL. */
 static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack,
-		       bool cut_short, const char *parked)
+		       bool cut_short, const char *parked, const struct labels *labels)
 {
 	struct chain *chain = hash_table__remove(c->chains, &tid);
 	size_t i;
@@ -580,6 +591,9 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		struct wait *w = &chain->waits[i];
 
 		w->user_stack = user_stack;
+		/* Blocked again in the same system call: under the same wait event too. */
+		if (!w->labels)
+			w->labels = labels;
 		if (!user_stack)
 			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
 		else if (cut_short)
@@ -874,13 +888,22 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		return -ENOMEM;
 	look_for_python(c, process);
 	w.title = title_of(c, process, comm, r->end_ts_ns);
+	if (c->label_reader && r->read_mask) {
+		struct label_values lv;
+
+		label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values,
+				     r->read_str, &lv);
+		w.labels = profile__intern_labels(c->profile, lv.items, lv.nr, &err);
+		if (err)
+			return err;
+	}
 	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
 	if (filtered)
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack, cut_short, parked);
+	err = close_chain(c, w.tid, w.user_stack, cut_short, parked, w.labels);
 	if (err || filtered)
 		return err;
 	if (cut_short)
@@ -912,16 +935,22 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 		p = process_of(c, r->pid);
 		if (p)
 			look_for_python(c, p);
+		if (c->label_reader)
+			label_reader__exec(c->label_reader, r->pid);
 		return 0;
 	}
 	case OFFCPU_RECORD_FORK:
 		symbolizer__fork(c->symbolizer, r->parent_pid, r->pid);
 		python__fork(c->python, r->parent_pid, r->pid);
+		if (c->label_reader)
+			label_reader__fork(c->label_reader, r->parent_pid, r->pid);
 		return 0;
 	default:
 		symbolizer__exit(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
 		python__forget(c->python, r->pid);
+		if (c->label_reader)
+			label_reader__exit(c->label_reader, r->pid);
 		return 0;
 	}
 }
@@ -962,6 +991,11 @@ static void resolve_lines(void *ctx, struct frame *f)
 	symbolizer__resolve_lines(ctx, f);
 }
 
+void collector__set_label_reader(struct collector *c, struct label_reader *lr)
+{
+	c->label_reader = lr;
+}
+
 int collector__finish(struct collector *c)
 {
 	struct hash_table_iter it = { 0 };
@@ -972,7 +1006,7 @@ int collector__finish(struct collector *c)
 	while (!err && hash_table__next(c->chains, &it, &key, NULL)) {
 		uint32_t tid = *(const uint32_t *)key;
 
-		err = close_chain(c, tid, NULL, false, NULL);
+		err = close_chain(c, tid, NULL, false, NULL, NULL);
 		memset(&it, 0, sizeof(it));
 	}
 	c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED] += hash_table__size(c->waker_stacks);

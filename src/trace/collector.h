@@ -46,6 +46,9 @@ void collector__set_python_sink(struct collector *c, collector_python_fn fn, voi
  * it says (log__error) the first time.
  */
 int collector__record(struct collector *c, const void *data, size_t size);
+/* Issue #19: where waits' read values become labels; lr must outlive c. */
+struct label_reader;
+void collector__set_label_reader(struct collector *c, struct label_reader *lr);
 /*
  * Ends the open chains (their waits go in without a user stack), then looks
  * up the source lines of every frame recorded.

@@ -219,6 +219,30 @@ static bool passes(const struct recording_filter *f, const struct wait *w)
 	return f->nr_comms == 0;
 }
 
+/* Issue #19: "labels":{"NAME":"VALUE",...}; absent is none. */
+static int read_labels(struct reader *r, const struct json_value *v, const struct labels **out)
+{
+	const struct json_value *m = json_value__member(v, REC_LABELS);
+	struct label items[16];
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (!m)
+		return 0;
+	if (m->type != JSON_OBJECT || m->nr > 16)
+		return bad(r, "a wait's \"" REC_LABELS "\" is not an object of at most 16 strings");
+	for (i = 0; i < m->nr; i++) {
+		if (m->items[i].type != JSON_STRING || !*m->keys[i])
+			return bad(r, "a wait's \"" REC_LABELS "\" is not an object of at most 16 "
+				      "strings");
+		items[i].name = m->keys[i];
+		items[i].value = m->items[i].string;
+	}
+	*out = profile__intern_labels(r->profile, items, m->nr, &err);
+	return err;
+}
+
 /* Issue 15: runq_ns and the waker; absent in older recordings. */
 static int read_wakeup(struct reader *r, const struct json_value *v, struct wait *w)
 {
@@ -303,16 +327,22 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	w.title = intern(r, string_member(v, REC_TITLE));
 	err = read_stack(r, v, REC_KERNEL_STACK, true, &w.kernel_stack);
 	err = err ?: read_stack(r, v, REC_USER_STACK, false, &w.user_stack);
+	err = err ?: read_labels(r, v, &w.labels);
 	err = err ?: read_wakeup(r, v, &w);
 	if (err)
 		return err;
-	if (r->filter->rules && r->filter->rules->nr)
-		wait_class = classify__wait_parked(r->filter->rules, w.state,
-						   w.kernel_stack ? w.kernel_stack->frames : NULL,
-						   w.kernel_stack ? w.kernel_stack->nr : 0,
-						   w.user_stack ? w.user_stack->frames : NULL,
-						   w.user_stack ? w.user_stack->nr : 0,
-						   parked_class(&w, wait_class));
+	if (r->filter->rules && r->filter->rules->nr) {
+		const char *by_labels = classify__from_labels(r->filter->rules, w.state, w.labels);
+
+		wait_class =
+		    by_labels
+			?: classify__wait_parked(r->filter->rules, w.state,
+						 w.kernel_stack ? w.kernel_stack->frames : NULL,
+						 w.kernel_stack ? w.kernel_stack->nr : 0,
+						 w.user_stack ? w.user_stack->frames : NULL,
+						 w.user_stack ? w.user_stack->nr : 0,
+						 parked_class(&w, wait_class));
+	}
 	w.wait_class = intern(r, wait_class);
 	if (!w.comm || !w.wait_class)
 		return -ENOMEM;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -339,6 +340,12 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 		report_setup_error("size the -c map", err);
 		goto out;
 	}
+	/* A preallocated hash: 65,536 processes cost 6 MiB of kernel memory, paid only if used. */
+	err = bpf_map__set_max_entries(skel->maps.reads_by_pid, o->label_reads ? 65536 : 1);
+	if (err) {
+		report_setup_error("size the map of processes read", err);
+		goto out;
+	}
 	err = size_stack_copies(skel);
 out:
 	btf__free(vmlinux);
@@ -461,6 +468,8 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 		report_setup_error("read offcpu's ring buffer", err);
 		goto fail;
 	}
+	if (opts->before_attach)
+		opts->before_attach(opts->before_attach_ctx, t);
 	err = attach_core(t->skel);
 	if (err)
 		goto fail;
@@ -527,6 +536,18 @@ int tracer__python_add(struct tracer *t, uint32_t pid, const struct offcpu_pytho
 {
 	return bpf_map__update_elem(t->skel->maps.python_procs, &pid, sizeof(pid), l, sizeof(*l),
 				    BPF_ANY);
+}
+
+int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads *reads)
+{
+	int fd = bpf_map__fd(t->skel->maps.reads_by_pid);
+	int err;
+
+	if (!reads)
+		err = bpf_map_delete_elem(fd, &pid);
+	else
+		err = bpf_map_update_elem(fd, &pid, reads, BPF_ANY);
+	return err ? -errno : 0;
 }
 
 int tracer__counters(struct tracer *t, uint64_t *out)

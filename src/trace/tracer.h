@@ -9,6 +9,8 @@
 
 #include "lib/parse.h"
 
+struct tracer;
+
 struct tracer_opts {
 	uint64_t min_duration_ns;
 	uint64_t max_duration_ns; /* UINT64_MAX: none */
@@ -29,6 +31,14 @@ struct tracer_opts {
 	bool filter_cgroup;
 	int cgroup_fd;	      /* with filter_cgroup: the cgroup v2 directory, open */
 	const char *btf_path; /* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
+	/*
+	 * Issue #19: called once loaded, before attaching (tracer__set_reads
+	 * works then), so that processes running already are read from
+	 * their first wait; NULL: none.
+	 */
+	void (*before_attach)(void *ctx, struct tracer *t);
+	void *before_attach_ctx;
+	bool label_reads; /* issue #19: a rule pack reads from processes: room for them */
 	/* Issue 15. */
 	bool wakeups;	   /* attach sched_waking: who woke each wait */
 	bool waker_stacks; /* --wakers: and the waker's stacks */
@@ -38,8 +48,6 @@ struct tracer_opts {
 
 /* Called for every ring buffer record; a negative return stops polling. */
 typedef int (*tracer_record_fn)(void *ctx, const void *data, size_t size);
-
-struct tracer;
 
 /*
  * Reports a failure itself, in one line naming the cause (lib/log.h), and
@@ -70,6 +78,9 @@ int tracer__stop(struct tracer *t, uint64_t *counters);
 int tracer__python_add(struct tracer *t, uint32_t pid, const struct offcpu_python_layout *l);
 /* Sums the per-CPU counters into out[OFFCPU_CNT_BPF_MAX]. */
 int tracer__counters(struct tracer *t, uint64_t *out);
+/* Issue #19: what to read from process pid's memory at its waits (NULL: nothing). */
+struct offcpu_reads;
+int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads *reads);
 void tracer__free(struct tracer *t);
 
 #endif

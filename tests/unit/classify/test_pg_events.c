@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Issue #19: PostgreSQL's wait events and backend types by major version,
+ * and the rule pack lines that read them (process, read, label).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "classify/classify.h"
+#include "classify/pg_events.h"
+#include "classify/reads.h"
+#include "classify/rules.h"
+#include "offcpu.h"
+#include "profile/profile.h"
+
+/* What PostgreSQL 15.20's own pgstat_get_wait_event() returns, value by value (gdb). */
+#define FIXTURE "tests/unit/fixtures/pg15_wait_events.tsv"
+
+static void pg15_every_value_as_the_binary_names_it(void **state)
+{
+	FILE *f = fopen(FIXTURE, "re");
+	char line[256], got[128];
+	unsigned int rows = 0;
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *value = strtok(line, "\t\n"), *pg = strtok(NULL, "\t\n"),
+		     *expected = strtok(NULL, "\t\n");
+
+		if (!value || *value == '#')
+			continue;
+		assert_non_null(pg);
+		assert_non_null(expected);
+		assert_true(pg_events__wait_event(15, (uint32_t)strtoul(value, NULL, 16), got,
+						  sizeof(got)));
+		if (strcmp(got, expected))
+			fail_msg("%s: %s, expected %s", value, got, expected);
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows > 1000);
+}
+
+static void names_and_unknowns(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_false(pg_events__wait_event(15, 0, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(15, 0x01000008, buf, sizeof(buf)));
+	assert_string_equal(buf, "LWLock:WALWrite");
+	assert_true(pg_events__wait_event(15, 0x03000005, buf, sizeof(buf)));
+	assert_string_equal(buf, "Lock:transactionid");
+	assert_true(pg_events__wait_event(15, 0x06000000, buf, sizeof(buf)));
+	assert_string_equal(buf, "Client:ClientRead");
+	assert_true(pg_events__wait_event(15, 0x0A000046, buf, sizeof(buf)));
+	assert_string_equal(buf, "IO:WALSync");
+	assert_true(pg_events__wait_event(15, 0x0800002f, buf, sizeof(buf)));
+	assert_string_equal(buf, "IPC:SyncRep");
+	/* An extension's LWLock tranche: not guessed. */
+	assert_true(pg_events__wait_event(15, 0x01000080, buf, sizeof(buf)));
+	assert_string_equal(buf, "LWLock:0x0080");
+	/* A version without tables names the class only; an unknown class, the value. */
+	assert_true(pg_events__wait_event(13, 0x01000008, buf, sizeof(buf)));
+	assert_string_equal(buf, "LWLock:0x0008");
+	assert_true(pg_events__wait_event(15, 0x42000001, buf, sizeof(buf)));
+	assert_string_equal(buf, "0x42000001");
+	/* 17: an extension's own event (WaitEventExtensionNew) is its number. */
+	assert_true(pg_events__wait_event(17, 0x07000003, buf, sizeof(buf)));
+	assert_string_equal(buf, "Extension:0x0003");
+	assert_true(pg_events__wait_event(16, 0x07000003, buf, sizeof(buf)));
+	assert_string_equal(buf, "Extension:Extension");
+	assert_true(pg_events__wait_event(17, 0x04000000, buf, sizeof(buf)));
+	assert_string_equal(buf, "BufferPin:BufferPin");
+	assert_true(pg_events__wait_event(17, 0x04000001, buf, sizeof(buf)));
+	assert_string_equal(buf, "BufferPin:0x0001");
+	assert_true(pg_events__wait_event(14, 0x04000007, buf, sizeof(buf)));
+	assert_string_equal(buf, "BufferPin:BufferPin");
+}
+
+/* BackendType (miscadmin.h): 17 put the backends first. */
+static void backend_types_per_version(void **state)
+{
+	static const struct {
+		unsigned int version, type;
+		const char *name;
+	} cases[] = {
+		{ 14, 3, "client backend" },
+		{ 14, 6, "checkpointer" },
+		{ 14, 10, "walwriter" },
+		{ 14, 12, "stats collector" },
+		{ 14, 13, "logger" },
+		{ 15, 3, "client backend" },
+		{ 15, 5, "background writer" },
+		{ 15, 6, "checkpointer" },
+		{ 15, 10, "walwriter" },
+		{ 15, 12, "logger" },
+		{ 16, 13, "0xd" },
+		{ 17, 1, "client backend" },
+		{ 17, 3, "autovacuum worker" },
+		{ 17, 9, "background writer" },
+		{ 17, 10, "checkpointer" },
+		{ 17, 14, "walwriter" },
+		{ 17, 15, "logger" },
+		{ 15, 40, "0x28" },
+		{ 12, 3, "0x3" },
+	};
+	char buf[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_true(
+		    pg_events__backend_type(cases[i].version, cases[i].type, buf, sizeof(buf)));
+		if (strcmp(buf, cases[i].name))
+			fail_msg("%u/%u: %s, expected %s", cases[i].version, cases[i].type, buf,
+				 cases[i].name);
+	}
+}
+
+static int parse_text(const char *text, struct rule_set *set, unsigned int *line, const char **why)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int err;
+
+	assert_non_null(f);
+	err = rules__parse(f, set, line, why);
+	fclose(f);
+	return err;
+}
+
+static void pack_lines_parse(void **state)
+{
+	struct rule_set set = { 0 };
+	const char *why = NULL;
+	unsigned int line = 0;
+
+	(void)state;
+	assert_int_equal(
+	    parse_text("process postgres version PostgreSQL\n"
+		       "read my_wait_event_info deref u32 as pg.wait_event decode "
+		       "pg_wait_event\n"
+		       "read MyBackendType u32 as pg.backend_type decode pg_backend_type\n"
+		       "read SomeCounter u64 as x.counter\n"
+		       "read debug_query_string deref str as pg.query data\n"
+		       "label pg.wait_event Lock:* lock:pg-heavyweight\n",
+		       &set, &line, &why),
+	    0);
+	assert_int_equal(set.nr_groups, 1);
+	assert_string_equal(set.groups[0].comm, "postgres");
+	assert_string_equal(set.groups[0].version_prefix, "PostgreSQL");
+	assert_int_equal(set.groups[0].nr_reads, 4);
+	assert_true(set.groups[0].reads[3].string);
+	assert_true(set.groups[0].reads[3].data);
+	assert_true(set.groups[0].reads[3].deref);
+	assert_string_equal(set.groups[0].reads[3].decoder, "text");
+	assert_false(set.groups[0].reads[0].data);
+	assert_true(set.groups[0].reads[0].deref);
+	assert_int_equal(set.groups[0].reads[0].width, 4);
+	assert_string_equal(set.groups[0].reads[0].decoder, "pg_wait_event");
+	assert_false(set.groups[0].reads[1].deref);
+	assert_string_equal(set.groups[0].reads[2].decoder, "dec");
+	assert_int_equal(set.groups[0].reads[2].width, 8);
+	assert_int_equal(set.nr, 1);
+	assert_int_equal(set.rules[0].scope, RULE_LABEL);
+	assert_string_equal(set.rules[0].label, "pg.wait_event");
+	assert_true(rules__label_matches(&set.rules[0], "Lock:tuple"));
+	assert_false(rules__label_matches(&set.rules[0], "LWLock:WALWrite"));
+	assert_false(rules__label_matches(&set.rules[0], NULL));
+	rules__free(&set);
+}
+
+static void bad_pack_lines_name_their_line(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned int line;
+		const char *why;
+	} cases[] = {
+		{ "read X u32 as a.b\n", 1, "process line" },
+		{ "process postgres\nread X u24 as a.b\n", 2, "u8, u16, u32, u64 or str" },
+		{ "process p\nread X str as a.b decode hex\n", 2, "decode as text" },
+		{ "process p\nread X u32 as a.b decode text\n", 2, "decode as text" },
+		{ "process p\nread X str as a.b\nread Y deref str as a.c data\n", 3, "one str" },
+		{ "process postgres\nread X u32 as nodot\n", 2, "NAMESPACE.NAME" },
+		{ "process postgres\nread X u32 as a.b decode nope\n", 2, "unknown decoder" },
+		{ "process postgres\nread X u32 is a.b\n", 2, "expected: read" },
+		{ "process postgres\n\nread X deref\n", 3, "expected: read" },
+		{ "process\n", 1, "expected: process" },
+		{ "process postgres release 15\n", 1, "expected: process" },
+		{ "process a_command_name_too_long\n", 1, "15 bytes" },
+		{ "process p\nread A u8 as a.a\nread B u8 as a.b\nread C u8 as a.c\n"
+		  "read D u8 as a.d\nread E u8 as a.e\n",
+		  6, "at most 4" },
+		{ "label pg.wait_event Lock:* waiting\n", 1, "unknown wait class" },
+		{ "label pg.wait_event Lock:*\n", 1, "expected: label" },
+		{ "label pg.wait_event Lock:* LWLock:* lock\n", 1, "expected: label" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rule_set set = { 0 };
+		const char *why = NULL;
+		unsigned int line = 0;
+
+		assert_int_equal(parse_text(cases[i].text, &set, &line, &why), -EINVAL);
+		if (line != cases[i].line || !why || !strstr(why, cases[i].why))
+			fail_msg("%s: line %u: %s", cases[i].text, line, why ? why : "(null)");
+		/* Nothing of a bad file is kept. */
+		assert_int_equal(set.nr, 0);
+		assert_int_equal(set.nr_groups, 0);
+		rules__free(&set);
+	}
+}
+
+/* The state decides first: a backend preempted under a wait event waited for a CPU. */
+static void label_rules_after_the_state(void **state)
+{
+	struct rule_set set = { 0 };
+	const char *why = NULL;
+	unsigned int line = 0;
+	struct label items[1] = { { "pg.wait_event", "LWLock:WALWrite" } };
+	struct profile *p;
+	const struct labels *labels;
+	int err;
+
+	(void)state;
+	assert_int_equal(
+	    parse_text("label pg.wait_event LWLock:* lock:pg-lwlock\n", &set, &line, &why), 0);
+	assert_int_equal(profile__new(false, &p), 0);
+	labels = profile__intern_labels(p, items, 1, &err);
+	assert_non_null(labels);
+	assert_string_equal(classify__from_labels(&set, OFFCPU_STATE_INTERRUPTIBLE, labels),
+			    "lock:pg-lwlock");
+	assert_null(classify__from_labels(&set, OFFCPU_STATE_PREEMPTED, labels));
+	assert_null(classify__from_labels(&set, OFFCPU_STATE_INTERRUPTIBLE, NULL));
+	/* One copy of equal label sets. */
+	assert_ptr_equal(profile__intern_labels(p, items, 1, &err), labels);
+	profile__free(p);
+	rules__free(&set);
+}
+
+static void decoders(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_true(reads__decoder_known("hex"));
+	assert_false(reads__decoder_known("pg_lock"));
+	assert_true(reads__decode("hex", 0, 255, buf, sizeof(buf)));
+	assert_string_equal(buf, "0xff");
+	assert_true(reads__decode("dec", 0, 42, buf, sizeof(buf)));
+	assert_string_equal(buf, "42");
+	assert_true(reads__decode("pg_backend_type", 15, 6, buf, sizeof(buf)));
+	assert_string_equal(buf, "checkpointer");
+	/* A wait event of 0: the backend is not waiting, no label. */
+	assert_false(reads__decode("pg_wait_event", 15, 0, buf, sizeof(buf)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pg15_every_value_as_the_binary_names_it),
+		cmocka_unit_test(names_and_unknowns),
+		cmocka_unit_test(backend_types_per_version),
+		cmocka_unit_test(pack_lines_parse),
+		cmocka_unit_test(bad_pack_lines_name_their_line),
+		cmocka_unit_test(label_rules_after_the_state),
+		cmocka_unit_test(decoders),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
