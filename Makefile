@@ -44,6 +44,7 @@ HOSTILE_PROGRAMS := $(addprefix $(HOSTILE_DIR)/,hostile libhostile.so)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
 # Recursive (=): the unwinder's programs are defined further down.
 WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
+	$(OUTPUT)/tests/open_waits \
 	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS) $(OUTPUT)/tests/short_waits
 # Issue 15: workloads with known wakers (tests/integration/test_wakers.py).
 WORKLOADS += $(OUTPUT)/tests/wake_workload
@@ -155,6 +156,11 @@ $(OUTPUT)/tests/workload-static: tests/integration/workload.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/short_waits: tests/integration/accounting/short_waits.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
+# Issue #16: waits open at a recording's start or stop; built as Debian builds (no frame pointers).
+$(OUTPUT)/tests/open_waits: tests/integration/open_waits.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O2 -g -pthread $< -o $@
 
 # C++ with templates, for demangling.
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests

@@ -30,6 +30,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "cli/snapshot.h"
 #include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -212,6 +213,8 @@ static int start_tracer(struct session *s)
 		.wakeups = !getenv("OFFCPU_NO_WAKEUPS"),
 		.waker_stacks = o->wakers,
 		.short_sample = o->short_mode == SHORT_SAMPLE,
+		/* Issue #16: nothing of -- COMMAND was off CPU before it started. */
+		.date_open_waits = !s->has_command,
 	};
 	int err;
 
@@ -589,6 +592,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "report", OPTIONS_REPORT, report },
 	{ "serve", OPTIONS_SERVE, serve },
+	{ "snapshot", OPTIONS_SNAPSHOT, snapshot__run }, /* issue #16 */
 };
 
 /* Without a subcommand's name first, offcpu traces. */

@@ -112,7 +112,8 @@ const char options__examples[] =
     "  offcpu -d 10s --wakers -o w.svg      an off-wake flame graph: who woke them\n"
     "  offcpu -d 10s -o g.dot               who waits for whom: dot -Tsvg g.dot\n"
     "  offcpu -d 60s -o rec.json            a recording, then its report:\n"
-    "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n";
+    "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n"
+    "  offcpu snapshot -m 1s                who is blocked for 1 s or more now, and where\n";
 
 void options__usage(FILE *out)
 {
@@ -124,6 +125,7 @@ void options__usage(FILE *out)
 	    "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
 	    "       offcpu report [-f FMT] [-o FILE] [FILTERS] RECORDING.json\n"
 	    "       offcpu serve [--listen ADDR:PORT] [--allow-remote] [FILTERS]\n"
+	    "       offcpu snapshot [-m DUR] [FILTERS] [-f FMT] [-o FILE]\n"
 	    "Records where and why threads wait off CPU, with kernel and user stacks.\n"
 	    "'report' turns a json recording into another format; -p -t -c -m -M --state\n"
 	    "--rules --group-by --lines and --top apply to it as to tracing.\n"
@@ -131,6 +133,10 @@ void options__usage(FILE *out)
 	    "(Prometheus), /debug/pprof/offcpu?seconds=N (pprof of the next N seconds)\n"
 	    "and /healthz; --listen defaults to " LISTEN_DEFAULT ", --allow-remote lets\n"
 	    "it listen on an address that is not loopback.\n"
+	    "'snapshot' records nothing: every selected thread off CPU right now for at\n"
+	    "least -m, longest first, with its state, class, time so far and stacks.\n"
+	    "Waits that began before a recording, or had not ended at its stop, are\n"
+	    "reported too, marked (json \"open\"; \"[still-waiting]\" in the others).\n"
 	    "\n"
 	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
 	    "  -t, --tid LIST              thread IDs, comma separated\n"
@@ -561,6 +567,22 @@ static int check_serve(struct options *o, int argc, char **argv)
 	return 0;
 }
 
+/* Issue #16: one look, no recording: nothing to stop, nothing to run. */
+static int check_snapshot(struct options *o, int argc, char **argv)
+{
+	if (o->duration_ns) {
+		log__error("--duration applies to tracing, not to 'offcpu snapshot' (it records "
+			   "nothing)");
+		return -EINVAL;
+	}
+	if (optind < argc) {
+		log__error("unexpected argument '%s' ('offcpu snapshot' runs no command)",
+			   argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_combination(struct options *o)
 {
 	if (o->user_threads_only && o->kernel_threads_only) {
@@ -644,6 +666,10 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 			return err;
 	} else if (mode == OPTIONS_SERVE) {
 		err = check_serve(o, argc, argv);
+		if (err)
+			return err;
+	} else if (mode == OPTIONS_SNAPSHOT) {
+		err = check_snapshot(o, argc, argv);
 		if (err)
 			return err;
 	} else if (optind < argc) {

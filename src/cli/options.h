@@ -47,6 +47,7 @@ enum options_mode {
 	OPTIONS_TRACE, /* offcpu [OPTIONS] [-- COMMAND] */
 	OPTIONS_REPORT,
 	OPTIONS_SERVE, /* issue #20: offcpu serve [--listen ADDR:PORT] [OPTIONS] */
+	OPTIONS_SNAPSHOT, /* issue #16: offcpu snapshot [OPTIONS], no -d, no COMMAND */
 };
 
 enum options_action {

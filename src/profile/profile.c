@@ -108,6 +108,32 @@ static bool equal_waker(const struct wait *x, const struct wait *y)
 	       x->waker_user_stack == y->waker_user_stack;
 }
 
+/* Issue #16: a wait not ended at the stop is an aggregate of its own; one begun before is not. */
+static unsigned int still_open(const struct wait *w)
+{
+	return (w->open & OFFCPU_WAIT_OPEN_AFTER) != 0;
+}
+
+static const char *const open_names[] = { NULL, "before", "after", "both" };
+
+const char *profile__open_name(unsigned int open)
+{
+	return open_names[open & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER)];
+}
+
+int profile__open_from_name(const char *name, unsigned int *open)
+{
+	unsigned int i;
+
+	for (i = 1; i < sizeof(open_names) / sizeof(open_names[0]); i++) {
+		if (!strcmp(name, open_names[i])) {
+			*open = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* Identity of an aggregate: every field of struct wait but the per-wait ones. */
 static uint64_t hash_entry(const void *key)
 {
@@ -123,7 +149,8 @@ static uint64_t hash_entry(const void *key)
 	h = hash_table__hash_bytes(&w->cgroup, sizeof(w->cgroup), h);
 	h = hash_table__hash_bytes(&w->labels, sizeof(w->labels), h);
 	h = hash_waker(w, h);
-	return hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
+	h = hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
+	return h + still_open(w);
 }
 
 static bool equal_entry(const void *a, const void *b)
@@ -133,7 +160,8 @@ static bool equal_entry(const void *a, const void *b)
 	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
 	       x->title == y->title && x->wait_class == y->wait_class &&
 	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       x->cgroup == y->cgroup && x->labels == y->labels && equal_waker(x, y);
+	       x->cgroup == y->cgroup && x->labels == y->labels && equal_waker(x, y) &&
+	       still_open(x) == still_open(y);
 }
 
 /* Issue #19: a label set by its interned names and values. */
@@ -438,6 +466,7 @@ int profile__add(struct profile *p, const struct wait *w)
 		e->key.duration_ns = 0;
 		e->key.weight_ns = 0;
 		e->key.cpu = 0;
+		e->key.open &= OFFCPU_WAIT_OPEN_AFTER;
 		e->key.runq_ns = 0;
 		if (!waker_is_task(w)) {
 			e->key.waker.pid = 0;

@@ -32,6 +32,10 @@ struct labels {
 	struct label items[]; /* sorted by name */
 };
 
+/* Issue #16: the json "open" field's values, by struct wait::open. */
+const char *profile__open_name(unsigned int open);
+int profile__open_from_name(const char *name, unsigned int *open);
+
 /*
  * Issue 15: who ended a wait. context is enum offcpu_waker: a task (pid,
  * tid, comm), or an interrupt (pid, tid and comm of the task it
@@ -71,6 +75,12 @@ struct wait {
 	 * --sample-rate N). 0: duration_ns.
 	 */
 	uint64_t weight_ns;
+	/*
+	 * Issue #16: OFFCPU_WAIT_OPEN_BEFORE (began before the recording) and
+	 * OFFCPU_WAIT_OPEN_AFTER (not ended at its stop: still waiting), or 0.
+	 * A still-open wait is summed apart from the waits that ended.
+	 */
+	unsigned int open;
 };
 
 /*

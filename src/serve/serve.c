@@ -245,7 +245,7 @@ static void render_metrics(struct serve *s)
 	FILE *out;
 
 	counters_now(s, counters);
-	if (!tracer__open_waits(s->tracer, count_open_wait, &open))
+	if (!tracer__open_gauge(s->tracer, count_open_wait, &open))
 		now.open_waits = &open;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		now.cpu_ns =

@@ -841,6 +841,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	w.tid = r->tid;
 	w.cpu = r->cpu;
 	w.state = r->state < OFFCPU_STATE_COUNT ? r->state : OFFCPU_STATE_OTHER;
+	w.open = r->flags & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER);
 	w.comm = strpool__intern(c->profile->strings, comm);
 	if (!w.comm)
 		return -ENOMEM;
@@ -916,6 +917,16 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
+	/*
+	 * Issue #17.2: a wait recovered at a later switch-out has no user
+	 * stack: the thread's chain waits on for its next record's.
+	 */
+	if (r->flags & OFFCPU_WAIT_RECOVERED) {
+		if (filtered)
+			return 0;
+		w.wait_class = wait_class_of(c, &w, NULL);
+		return w.wait_class ? profile__add(c->profile, &w) : -ENOMEM;
+	}
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
 	err = close_chain(c, w.tid, w.user_stack, cut_short, parked, w.labels);
 	if (err || filtered)
@@ -959,6 +970,9 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 		if (c->label_reader)
 			label_reader__fork(c->label_reader, r->parent_pid, r->pid);
 		return 0;
+	case OFFCPU_RECORD_RUNNING:
+		symbolizer__exec(c->symbolizer, r->pid);
+		return 0;
 	default:
 		symbolizer__exit(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
@@ -985,6 +999,7 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	case OFFCPU_RECORD_EXEC:
 	case OFFCPU_RECORD_FORK:
 	case OFFCPU_RECORD_EXIT:
+	case OFFCPU_RECORD_RUNNING:
 		if (size < sizeof(*header))
 			return malformed(c, data, size, "shorter than a process record");
 		return task_record(c, header);
