@@ -547,14 +547,6 @@ static struct module *new_module(struct unwinder *u, const uint64_t key[2])
  */
 static struct module gone_process_module = { .unreadable = true };
 
-static bool process_gone(uint32_t pid)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/proc/%u", pid);
-	return access(path, F_OK) && errno == ENOENT;
-}
-
 /*
  * The file mapped at map, its CFI read at its first use; NULL in *out for
  * anonymous memory (JIT code). A file that cannot be read (gone, not the
@@ -586,7 +578,7 @@ static int get_module(struct unwinder *u, uint32_t pid, const struct proc_map *m
 		return -ENOMEM;
 	if (vdso ? open_vdso_module(m, map) : open_file_module(m, pid, map)) {
 		module_free(m);
-		if (!vdso && process_gone(pid)) {
+		if (!vdso && proc_root__gone(pid)) {
 			*out = &gone_process_module;
 			return 0;
 		}
