@@ -280,8 +280,12 @@ static const char *const pg15_io[] = {
  * BaseBackupWrite, VersionFileSync, VersionFileWrite (IO), and the PgStats
  * tranches (15's shared-memory statistics). Its last four IO events
  * (0x46..0x49, logical streaming's change and subxact files) are left
- * numbers: no 14 source of their names was at hand. Its individual LWLocks
- * (0..47, lwlocknames.txt) likewise: only the tranches from 48 are named.
+ * numbers: no 14 source of their names was at hand. A second copy of the
+ * release's headers agrees enum for enum: pganalyze/libpg_query, branch
+ * 14-latest, commit 1577ef7c6c349542149e34ffbfafc244ab942ec6 (PG_VERSION
+ * 14.6), src/postgres/include/utils/wait_event.h, storage/lwlock.h, lock.h,
+ * miscadmin.h; its storage/lwlocknames.h (generated from lwlocknames.txt)
+ * gives the individual LWLocks 0..47, the same as 15's.
  */
 static const char *const pg14_activity[] = {
 	"ArchiverMain",	     "AutoVacuumMain",	 "BgWriterHibernate",	"BgWriterMain",
@@ -421,18 +425,78 @@ static const char *const pg14_io[] = {
 };
 
 static const char *const pg14_lwlock[] = {
-	[48] = "XactBuffer",	 "CommitTsBuffer",
-	"SubtransBuffer",	 "MultiXactOffsetBuffer",
-	"MultiXactMemberBuffer", "NotifyBuffer",
-	"SerialBuffer",		 "WALInsert",
-	"BufferContent",	 "ReplicationOriginState",
-	"ReplicationSlotIO",	 "LockFastPath",
-	"BufferMapping",	 "LockManager",
-	"PredicateLockManager",	 "ParallelHashJoin",
-	"ParallelQueryDSA",	 "PerSessionDSA",
-	"PerSessionRecordType",	 "PerSessionRecordTypmod",
-	"SharedTupleStore",	 "SharedTidBitmap",
-	"ParallelAppend",	 "PerXactPredicateList",
+	"<unassigned:0>",
+	"ShmemIndex",
+	"OidGen",
+	"XidGen",
+	"ProcArray",
+	"SInvalRead",
+	"SInvalWrite",
+	"WALBufMapping",
+	"WALWrite",
+	"ControlFile",
+	"<unassigned:10>",
+	"XactSLRU",
+	"SubtransSLRU",
+	"MultiXactGen",
+	"MultiXactOffsetSLRU",
+	"MultiXactMemberSLRU",
+	"RelCacheInit",
+	"CheckpointerComm",
+	"TwoPhaseState",
+	"TablespaceCreate",
+	"BtreeVacuum",
+	"AddinShmemInit",
+	"Autovacuum",
+	"AutovacuumSchedule",
+	"SyncScan",
+	"RelationMapping",
+	"NotifySLRU",
+	"NotifyQueue",
+	"SerializableXactHash",
+	"SerializableFinishedList",
+	"SerializablePredicateList",
+	"SerialSLRU",
+	"SyncRep",
+	"BackgroundWorker",
+	"DynamicSharedMemoryControl",
+	"AutoFile",
+	"ReplicationSlotAllocation",
+	"ReplicationSlotControl",
+	"CommitTsSLRU",
+	"CommitTs",
+	"ReplicationOrigin",
+	"MultiXactTruncation",
+	"OldSnapshotTimeMap",
+	"LogicalRepWorker",
+	"XactTruncation",
+	"<unassigned:45>",
+	"WrapLimitsVacuum",
+	"NotifyQueueTail",
+	"XactBuffer",
+	"CommitTsBuffer",
+	"SubtransBuffer",
+	"MultiXactOffsetBuffer",
+	"MultiXactMemberBuffer",
+	"NotifyBuffer",
+	"SerialBuffer",
+	"WALInsert",
+	"BufferContent",
+	"ReplicationOriginState",
+	"ReplicationSlotIO",
+	"LockFastPath",
+	"BufferMapping",
+	"LockManager",
+	"PredicateLockManager",
+	"ParallelHashJoin",
+	"ParallelQueryDSA",
+	"PerSessionDSA",
+	"PerSessionRecordType",
+	"PerSessionRecordTypmod",
+	"SharedTupleStore",
+	"SharedTidBitmap",
+	"ParallelAppend",
+	"PerXactPredicateList",
 };
 
 /*
@@ -443,8 +507,11 @@ static const char *const pg14_lwlock[] = {
  * HashGrowBucketsReallocate (15's ...Allocate renamed), LogicalApplySendData,
  * LogicalParallelApplyStateChange; Timeout SpinDelay; IO DSMAllocate and
  * RelationMapReplace (15's RelationMapSync renamed). Tranches 48.. as 15's
- * plus LogicalRepLauncherDSA and LogicalRepLauncherHash; the individual
- * LWLocks (0..47) stay numbers, as in 14.
+ * plus LogicalRepLauncherDSA and LogicalRepLauncherHash. libpg_query's
+ * 16-latest (commit 06670290ad39e61805ecacbc6267df61f6ae3d91, PG_VERSION
+ * 16.1) agrees enum for enum but for IO's last, VersionFileSync, which a
+ * 16 minor release after 16.1 appended (15.20 has it last too); its
+ * lwlocknames.h is 14's and 15's.
  */
 static const char *const pg16_activity[] = {
 	"ArchiverMain",	     "AutoVacuumMain",	 "BgWriterHibernate",	"BgWriterMain",
@@ -600,7 +667,55 @@ static const char *const pg16_io[] = {
 };
 
 static const char *const pg16_lwlock[] = {
-	[48] = "XactBuffer",
+	"<unassigned:0>",
+	"ShmemIndex",
+	"OidGen",
+	"XidGen",
+	"ProcArray",
+	"SInvalRead",
+	"SInvalWrite",
+	"WALBufMapping",
+	"WALWrite",
+	"ControlFile",
+	"<unassigned:10>",
+	"XactSLRU",
+	"SubtransSLRU",
+	"MultiXactGen",
+	"MultiXactOffsetSLRU",
+	"MultiXactMemberSLRU",
+	"RelCacheInit",
+	"CheckpointerComm",
+	"TwoPhaseState",
+	"TablespaceCreate",
+	"BtreeVacuum",
+	"AddinShmemInit",
+	"Autovacuum",
+	"AutovacuumSchedule",
+	"SyncScan",
+	"RelationMapping",
+	"NotifySLRU",
+	"NotifyQueue",
+	"SerializableXactHash",
+	"SerializableFinishedList",
+	"SerializablePredicateList",
+	"SerialSLRU",
+	"SyncRep",
+	"BackgroundWorker",
+	"DynamicSharedMemoryControl",
+	"AutoFile",
+	"ReplicationSlotAllocation",
+	"ReplicationSlotControl",
+	"CommitTsSLRU",
+	"CommitTs",
+	"ReplicationOrigin",
+	"MultiXactTruncation",
+	"OldSnapshotTimeMap",
+	"LogicalRepWorker",
+	"XactTruncation",
+	"<unassigned:45>",
+	"WrapLimitsVacuum",
+	"NotifyQueueTail",
+	"XactBuffer",
 	"CommitTsBuffer",
 	"SubtransBuffer",
 	"MultiXactOffsetBuffer",
@@ -638,10 +753,14 @@ static const char *const pg16_lwlock[] = {
  * pg_stat_activity shows is made from the enumerator by
  * generate-wait_event_types.pl: each "_"-separated part keeps its first
  * letter and lowercases the rest (WAL_WRITE is "WalWrite", 16's "WALWrite";
- * BUFFER_IO "BufferIo"). Tranches from 53 (17 has 53 individual LWLocks):
- * 16's plus DSMRegistry*, the SLRU bank tranches (*SLRU, which were
- * individual locks before 17) and ParallelVacuumDSA; the individual LWLocks
- * stay numbers.
+ * BUFFER_IO "BufferIo"). libpg_query's 17-latest-dev (commit
+ * f4a36d5347ec7d8a74ebbabcde15d617a44ce104, PG_VERSION 17.0) has the same
+ * enums in its generated utils/wait_event_types.h, and the individual
+ * LWLocks in storage/lwlocknames.h (generated from lwlocklist.h): 17 dropped
+ * the SLRU control locks (11, 12, 14, 15, 26, 31, 38: now the *SLRU
+ * tranches of the banked SLRUs) and OldSnapshotTimeMap (42), whose slots
+ * stay numbers, and added 48..52. Tranches from 53: 16's plus DSMRegistry*,
+ * the *SLRU tranches and ParallelVacuumDSA.
  */
 static const char *const pg17_activity[] = {
 	"ArchiverMain",
@@ -828,6 +947,48 @@ static const char *const pg17_io[] = {
 };
 
 static const char *const pg17_lwlock[] = {
+	[1] = "ShmemIndex",
+	[2] = "OidGen",
+	[3] = "XidGen",
+	[4] = "ProcArray",
+	[5] = "SInvalRead",
+	[6] = "SInvalWrite",
+	[7] = "WALBufMapping",
+	[8] = "WALWrite",
+	[9] = "ControlFile",
+	[13] = "MultiXactGen",
+	[16] = "RelCacheInit",
+	[17] = "CheckpointerComm",
+	[18] = "TwoPhaseState",
+	[19] = "TablespaceCreate",
+	[20] = "BtreeVacuum",
+	[21] = "AddinShmemInit",
+	[22] = "Autovacuum",
+	[23] = "AutovacuumSchedule",
+	[24] = "SyncScan",
+	[25] = "RelationMapping",
+	[27] = "NotifyQueue",
+	[28] = "SerializableXactHash",
+	[29] = "SerializableFinishedList",
+	[30] = "SerializablePredicateList",
+	[32] = "SyncRep",
+	[33] = "BackgroundWorker",
+	[34] = "DynamicSharedMemoryControl",
+	[35] = "AutoFile",
+	[36] = "ReplicationSlotAllocation",
+	[37] = "ReplicationSlotControl",
+	[39] = "CommitTs",
+	[40] = "ReplicationOrigin",
+	[41] = "MultiXactTruncation",
+	[43] = "LogicalRepWorker",
+	[44] = "XactTruncation",
+	[46] = "WrapLimitsVacuum",
+	[47] = "NotifyQueueTail",
+	[48] = "WaitEventCustom",
+	[49] = "WALSummarizer",
+	[50] = "DSMRegistry",
+	[51] = "InjectionPoint",
+	[52] = "SerialControl",
 	[53] = "XactBuffer",
 	"CommitTsBuffer",
 	"SubtransBuffer",

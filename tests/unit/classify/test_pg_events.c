@@ -92,7 +92,9 @@ static void names_and_unknowns(void **state)
  * pgrx-pg-sys/src/include/pg14.rs, pg16.rs, pg17.rs, commit
  * 0193fd0f7ad69246e969258d5657befad44e2fbe: PG_VERSION 14.13, 16.4, 17.0),
  * named as that version's wait_event.c (14, 16) or
- * generate-wait_event_types.pl (17, postgres/postgres 0c1aca46) names them.
+ * generate-wait_event_types.pl (17, postgres/postgres 0c1aca46) names them;
+ * the same enums in pganalyze/libpg_query's 14-latest (1577ef7c, 14.6),
+ * 16-latest (06670290, 16.1) and 17-latest-dev (f4a36d53, 17.0).
  * First and last of each class, and the events that moved.
  */
 static void pg14_16_17_as_their_headers_number_them(void **state)
@@ -119,7 +121,10 @@ static void pg14_16_17_as_their_headers_number_them(void **state)
 		/* LogicalChangesRead..LogicalSubxactWrite: no 14 source of their names. */
 		{ 14, 0x0a000046, "IO:0x0046" },
 		{ 14, 0x03000005, "Lock:transactionid" },
-		{ 14, 0x01000008, "LWLock:0x0008" },
+		/* Individual LWLocks: libpg_query 14-latest's lwlocknames.h (1577ef7c). */
+		{ 14, 0x01000001, "LWLock:ShmemIndex" },
+		{ 14, 0x01000008, "LWLock:WALWrite" },
+		{ 14, 0x0100002f, "LWLock:NotifyQueueTail" },
 		{ 14, 0x01000030, "LWLock:XactBuffer" },
 		{ 14, 0x01000037, "LWLock:WALInsert" },
 		{ 14, 0x0100003c, "LWLock:BufferMapping" },
@@ -140,6 +145,8 @@ static void pg14_16_17_as_their_headers_number_them(void **state)
 		{ 16, 0x0a00004a, "IO:VersionFileSync" },
 		{ 16, 0x0a00004b, "IO:0x004b" },
 		{ 16, 0x0300000b, "Lock:applytransaction" },
+		{ 16, 0x01000004, "LWLock:ProcArray" },
+		{ 16, 0x0100002a, "LWLock:OldSnapshotTimeMap" },
 		{ 16, 0x0100003c, "LWLock:BufferMapping" },
 		{ 16, 0x0100004b, "LWLock:LogicalRepLauncherDSA" },
 		{ 16, 0x0100004c, "LWLock:LogicalRepLauncherHash" },
@@ -160,7 +167,12 @@ static void pg14_16_17_as_their_headers_number_them(void **state)
 		{ 17, 0x0a00004c, "IO:WalWrite" },
 		{ 17, 0x0a00004d, "IO:0x004d" },
 		{ 17, 0x0300000b, "Lock:applytransaction" },
-		{ 17, 0x01000030, "LWLock:0x0030" },
+		/* libpg_query 17-latest-dev's lwlocknames.h (f4a36d53): SLRU locks gone. */
+		{ 17, 0x01000008, "LWLock:WALWrite" },
+		{ 17, 0x0100000b, "LWLock:0x000b" },
+		{ 17, 0x0100002a, "LWLock:0x002a" },
+		{ 17, 0x01000030, "LWLock:WaitEventCustom" },
+		{ 17, 0x01000034, "LWLock:SerialControl" },
 		{ 17, 0x01000035, "LWLock:XactBuffer" },
 		{ 17, 0x01000041, "LWLock:BufferMapping" },
 		{ 17, 0x0100005a, "LWLock:XactSLRU" },
