@@ -1170,11 +1170,15 @@ static const struct version_tables versions[] = {
 	},
 };
 
-/* pgstat_get_wait_event_type()'s names, the same in every version from 14. */
+/*
+ * pgstat_get_wait_event_type()'s names, the same in every version from 14;
+ * 17 added PG_WAIT_INJECTIONPOINT 0x0B (utils/wait_event.h), whose events
+ * are all registered at run time (WaitEventInjectionPointNew): numbers.
+ */
 static const char *const class_names[PG_WAIT_CLASSES] = {
-	[0x01] = "LWLock",   [0x03] = "Lock",	 [0x04] = "BufferPin",
-	[0x05] = "Activity", [0x06] = "Client",	 [0x07] = "Extension",
-	[0x08] = "IPC",	     [0x09] = "Timeout", [0x0A] = "IO",
+	[0x01] = "LWLock", [0x03] = "Lock",	      [0x04] = "BufferPin", [0x05] = "Activity",
+	[0x06] = "Client", [0x07] = "Extension",      [0x08] = "IPC",	    [0x09] = "Timeout",
+	[0x0A] = "IO",	   [0x0B] = "InjectionPoint",
 };
 
 static const struct version_tables *tables_of(unsigned int version)
@@ -1201,7 +1205,7 @@ bool pg_events__wait_event(unsigned int version, uint32_t info, char *buf, size_
 
 	if (!info)
 		return false;
-	if (class >= PG_WAIT_CLASSES || !class_names[class]) {
+	if (class >= PG_WAIT_CLASSES || !class_names[class] || (class == 0x0B && version < 17)) {
 		snprintf(buf, size, "0x%08x", info);
 		return true;
 	}

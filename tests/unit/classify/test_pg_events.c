@@ -84,6 +84,11 @@ static void names_and_unknowns(void **state)
 	assert_string_equal(buf, "BufferPin:0x0001");
 	assert_true(pg_events__wait_event(14, 0x04000007, buf, sizeof(buf)));
 	assert_string_equal(buf, "BufferPin:BufferPin");
+	/* 17's InjectionPoint class (0x0B): its events are registered at run time. */
+	assert_true(pg_events__wait_event(17, 0x0B000001, buf, sizeof(buf)));
+	assert_string_equal(buf, "InjectionPoint:0x0001");
+	assert_true(pg_events__wait_event(16, 0x0B000001, buf, sizeof(buf)));
+	assert_string_equal(buf, "0x0b000001");
 }
 
 /*
