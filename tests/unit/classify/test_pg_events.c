@@ -371,6 +371,56 @@ static void label_rules_after_the_state(void **state)
 	rules__free(&set);
 }
 
+/* The pack's label lines class each version's names alike: 17 says IO:WalWrite. */
+static void pack_classes_every_versions_names(void **state)
+{
+	static const struct {
+		unsigned int version;
+		uint32_t info;
+		const char *wait_class;
+	} cases[] = {
+		{ 15, 0x0a000048, "io:pg-wal" },	   /* WALWrite */
+		{ 16, 0x0a000049, "io:pg-wal" },	   /* WALWrite */
+		{ 17, 0x0a00004c, "io:pg-wal" },	   /* WalWrite */
+		{ 17, 0x0a00004a, "io:pg-wal" },	   /* WalSync */
+		{ 17, 0x0a000011, "io:pg-data-read" },	   /* DataFileRead */
+		{ 17, 0x01000008, "lock:pg-lwlock" },	   /* WALWrite */
+		{ 17, 0x0300000b, "lock:pg-heavyweight" }, /* applytransaction */
+		{ 17, 0x06000000, "net:pg-client" },	   /* ClientRead */
+		{ 14, 0x05000007, "sleep:pg-idle" },	   /* PgStatMain */
+	};
+	struct rule_set set = { 0 };
+	const char *why = NULL;
+	unsigned int line = 0;
+	FILE *f = fopen("rules/postgres.rules", "r");
+	struct profile *p;
+	char name[128];
+	size_t i;
+	int err;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(rules__parse(f, &set, &line, &why), 0);
+	fclose(f);
+	assert_int_equal(profile__new(false, &p), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct label items[1] = { { "pg.wait_event", name } };
+		const struct labels *labels;
+		const char *got;
+
+		assert_true(
+		    pg_events__wait_event(cases[i].version, cases[i].info, name, sizeof(name)));
+		labels = profile__intern_labels(p, items, 1, &err);
+		assert_non_null(labels);
+		got = classify__from_labels(&set, OFFCPU_STATE_INTERRUPTIBLE, labels);
+		if (!got || strcmp(got, cases[i].wait_class))
+			fail_msg("%u/%s: %s, expected %s", cases[i].version, name,
+				 got ? got : "(null)", cases[i].wait_class);
+	}
+	profile__free(p);
+	rules__free(&set);
+}
+
 static void decoders(void **state)
 {
 	char buf[64];
@@ -398,6 +448,7 @@ int main(void)
 		cmocka_unit_test(pack_lines_parse),
 		cmocka_unit_test(bad_pack_lines_name_their_line),
 		cmocka_unit_test(label_rules_after_the_state),
+		cmocka_unit_test(pack_classes_every_versions_names),
 		cmocka_unit_test(decoders),
 	};
 
