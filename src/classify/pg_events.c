@@ -506,8 +506,13 @@ static const char *const pg14_lwlock[] = {
  * LogicalParallelApplyMain; IPC HashGrowBatchesReallocate and
  * HashGrowBucketsReallocate (15's ...Allocate renamed), LogicalApplySendData,
  * LogicalParallelApplyStateChange; Timeout SpinDelay; IO DSMAllocate and
- * RelationMapReplace (15's RelationMapSync renamed). Tranches 48.. as 15's
- * plus LogicalRepLauncherDSA and LogicalRepLauncherHash. libpg_query's
+ * RelationMapReplace (15's RelationMapSync renamed). That wait_event.c is
+ * sqlrush/pgrac's, a cluster fork of 16.13 that adds classes of its own
+ * and leaves PostgreSQL's alone (src/backend/utils/activity/wait_event.c
+ * at commit 0a2aa1ab424ed096ade6dcb3954d8443402ac124; configure.ac's
+ * AC_INIT 16.13 at 261d79d8a0d91840d1f89e571067480051d8c29f): it names
+ * every 16 enumerator as this table does. Tranches 48.. as 15's plus
+ * LogicalRepLauncherDSA and LogicalRepLauncherHash. libpg_query's
  * 16-latest (commit 06670290ad39e61805ecacbc6267df61f6ae3d91, PG_VERSION
  * 16.1) agrees enum for enum but for IO's last, VersionFileSync, which a
  * 16 minor release after 16.1 appended (15.20 has it last too); its
