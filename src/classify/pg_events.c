@@ -756,7 +756,9 @@ static const char *const pg16_lwlock[] = {
  * wait_event_names.txt, sorted by name within each class; values and
  * enumerators from pgrx's pg17.rs (same commit; PG_VERSION "17.0"). The name
  * pg_stat_activity shows is made from the enumerator by
- * generate-wait_event_types.pl: each "_"-separated part keeps its first
+ * generate-wait_event_types.pl (postgres/postgres at 0c1aca46 and
+ * pgsql-jp/jpug-doc at 63b312d0, both with 17's InjectionPoint class and
+ * pg_wait_events data): each "_"-separated part keeps its first
  * letter and lowercases the rest (WAL_WRITE is "WalWrite", 16's "WALWrite";
  * BUFFER_IO "BufferIo"). libpg_query's 17-latest-dev (commit
  * f4a36d5347ec7d8a74ebbabcde15d617a44ce104, PG_VERSION 17.0) has the same
