@@ -20,13 +20,14 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc
 WARNINGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU_SOURCE
-LDLIBS := -lbpf -ldw -lelf -lz -liberty -lm
+# libmicrohttpd: offcpu serve's HTTP server (issue #20).
+LDLIBS := -lbpf -ldw -lelf -lz -liberty -lm -lmicrohttpd -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
 
 # src/ is one folder per stage of the pipeline (README, "Source layout");
 # everything but main.c also goes into the unit tests. Objects mirror it
 # under $(OUTPUT)/obj.
-STAGES := lib profile symbols classify trace output cli
+STAGES := lib profile symbols classify trace output serve cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach s,$(STAGES),$(wildcard src/$(s)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 # tests/unit/ mirrors src/: tests/unit/STAGE/test_NAME.c.
@@ -43,6 +44,7 @@ HOSTILE_PROGRAMS := $(addprefix $(HOSTILE_DIR)/,hostile libhostile.so)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
 # Recursive (=): the unwinder's programs are defined further down.
 WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
+	$(OUTPUT)/tests/open_waits \
 	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS) $(OUTPUT)/tests/short_waits
 # Issue 15: workloads with known wakers (tests/integration/test_wakers.py).
 WORKLOADS += $(OUTPUT)/tests/wake_workload
@@ -52,12 +54,12 @@ WORKLOADS += $(OUTPUT)/tests/wake_workload
 # wait classes (README, Wait classes); liblzma and libbz2 for make static
 # (libdw's own, not pulled in by libdw-dev alone).
 DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
-	libc6-dbg liblzma-dev libbz2-dev
+	libc6-dbg liblzma-dev libbz2-dev libmicrohttpd-dev
 # Only the tests: cmocka, the C++ workload, BCC's offcputime and perf to
 # compare with, PostgreSQL, go tool pprof, Chromium and node for the SVG,
-# clang's fuzzer runtime, unshare, gdb.
+# clang's fuzzer runtime, unshare, gdb, and Prometheus to scrape offcpu serve.
 TEST_DEB_PACKAGES := g++ libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 golang-go \
-	chromium nodejs libclang-rt-14-dev util-linux gdb graphviz
+	chromium nodejs libclang-rt-14-dev util-linux gdb graphviz prometheus
 
 ifeq ($(V),1)
 Q :=
@@ -110,13 +112,16 @@ offcpu: $(OUTPUT)/obj/cli/main.o $(LIB_OBJS)
 # Debian 12 ships every library offcpu links as a static archive too; libdw's
 # own needs (liblzma, libbz2) come along. glibc static is fine: offcpu uses no
 # NSS and no dlopen.
-STATIC_LDLIBS := $(LDLIBS) -llzma -lbz2
+# Issue #20: not libmicrohttpd: its .a needs GnuTLS's, which needs p11-kit's,
+# which Debian 12 does not ship; the static binary has no offcpu serve.
+STATIC_LDLIBS := $(filter-out -lmicrohttpd,$(LDLIBS)) -llzma -lbz2
+STATIC_LIB_OBJS := $(filter-out $(OUTPUT)/obj/serve/server.o $(OUTPUT)/obj/serve/serve.o,$(LIB_OBJS))
 $(OUTPUT)/obj/cli/main-static.o: src/cli/main.c $(OUTPUT)/offcpu.skel.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -DOFFCPU_STATIC -c $< -o $@
 
-$(OUTPUT)/offcpu-static: $(OUTPUT)/obj/cli/main-static.o $(LIB_OBJS)
+$(OUTPUT)/offcpu-static: $(OUTPUT)/obj/cli/main-static.o $(STATIC_LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LDLIBS) -o $@
 
@@ -151,6 +156,11 @@ $(OUTPUT)/tests/workload-static: tests/integration/workload.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/short_waits: tests/integration/accounting/short_waits.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
+# Issue #16: waits open at a recording's start or stop; built as Debian builds (no frame pointers).
+$(OUTPUT)/tests/open_waits: tests/integration/open_waits.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O2 -g -pthread $< -o $@
 
 # C++ with templates, for demangling.
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests

@@ -65,6 +65,9 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_LOST,	    /* ran user code or exited before we read it */
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
 	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
+	/* Issue #16, #17.2: waits dated from the kernel's own bookkeeping. */
+	OFFCPU_CNT_SWITCH_RECOVERED, /* switch-in unseen, its time from sched_info.last_arrival */
+	OFFCPU_CNT_OPEN_AT_START,    /* off CPU when tracing began, dated (also in waits_started) */
 	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
 	/* Issue 15. */
 	OFFCPU_CNT_WAKER_STACKS,     /* --wakers: waker stacks taken at a wakeup */
@@ -92,6 +95,7 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
 	OFFCPU_CNT_USTACK_LOOP,		  /* of those, a cycle repeated to the end: cut */
 	OFFCPU_CNT_WAKER_STACK_UNMATCHED, /* issue 15: waker stacks whose wait never came */
+	OFFCPU_CNT_OPEN_AT_STOP, /* issue #16: still off CPU at the stop, emitted as open */
 	/* Issue #14: -- COMMAND threads' life that nothing accounts for. */
 	OFFCPU_CNT_UNACCOUNTED_NS,
 	/* Issue #21: Python frames whose code object could not be read or named. */
@@ -170,6 +174,12 @@ enum offcpu_record_type {
 	/* Issue #14: a thread of -- COMMAND exited. */
 	OFFCPU_RECORD_THREAD = 6,
 	OFFCPU_RECORD_PYTHON = 7, /* issue #21: a wait's Python frames, sent right before it */
+	/*
+	 * Issue #16, from tracer.c, not BPF: a process running before tracing
+	 * began, with a wait dated at the start: read its maps now, while it
+	 * lives (its wait's record may come after it exited).
+	 */
+	OFFCPU_RECORD_RUNNING = 8,
 };
 
 /* Who ended a wait (issue 15). */
@@ -197,7 +207,10 @@ struct offcpu_wait_record {
 	__u8 user_frames;
 	char comm[OFFCPU_COMM_LEN];
 	__u8 stack_depth; /* --stack-depth: a stack this deep may have gone on */
-	__u8 reserved[3]; /* 0; ips[] 8-byte aligned without hidden padding */
+	__u8 flags;	  /* issue #16, #17.2: enum offcpu_wait_flags */
+	__u8 reserved[2]; /* 0; ips[] 8-byte aligned without hidden padding */
+	/* Issue #20: the thread's cgroup v2 (its kernfs node id, the directory's inode). */
+	__u64 cgroup_id;
 	/* Issue #19: values a rule pack's `read` lines took from the process at block time. */
 	__u32 read_mask; /* bit i: read_values[i] was read */
 	__u32 read_reserved;
@@ -216,6 +229,58 @@ struct offcpu_wait_record {
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 
+/*
+ * Issue #16, #17.2: what a wait's record says beyond its two traced
+ * switches (struct offcpu_wait_record::flags).
+ */
+enum offcpu_wait_flags {
+	/* Began before tracing did: its start is the kernel's (sched_info, se). */
+	OFFCPU_WAIT_OPEN_BEFORE = 1,
+	/* Had not ended at the stop (or at a snapshot): its duration so far. */
+	OFFCPU_WAIT_OPEN_AFTER = 2,
+	/* Its switch-in was never traced: its end is sched_info.last_arrival. */
+	OFFCPU_WAIT_RECOVERED = 4,
+};
+
+/*
+ * Issue #16: the open-wait iterator (offcpu_open_waits) writes each wait
+ * record into its seq file after this header: size bytes of record.
+ */
+struct offcpu_open_header {
+	__u32 size;
+	__u32 reserved;
+};
+
+/* How the open-wait iterator dates and ends the waits it finds. */
+enum offcpu_open_mode {
+	/* Now (offcpu snapshot, a gauge while recording): slot, else the kernel's times. */
+	OFFCPU_OPEN_NOW,
+	/* At the stop, sched_switch detached: the waits of the slots, ended at open_stop_ts_ns. */
+	OFFCPU_OPEN_AT_STOP,
+};
+
+/*
+ * OFFCPU_TEST_MEASURE_CLOCK: the error of the kernel's times converted to
+ * offcpu's clock, against the traced switches (bpf's clock_errors).
+ */
+enum offcpu_clock_error_kind {
+	OFFCPU_CLOCK_ERR_ARRIVAL,    /* a switch-in from sched_info.last_arrival */
+	OFFCPU_CLOCK_ERR_DEPARTURE,  /* a switch-out from last_arrival + the run's length */
+	OFFCPU_CLOCK_ERR_EXEC_START, /* a switch-out from se.exec_start (task clock) */
+	OFFCPU_CLOCK_ERR_KINDS,
+};
+
+struct offcpu_clock_error {
+	__u64 n;
+	__u64 sum_abs_ns;
+	__u64 max_abs_ns;
+	__u64 sum_ns; /* signed, wrapped */
+	__u64 sum_wait_ns;
+	__u64 over_1ms;	 /* estimates off by more than 1 ms */
+	__u64 over_10ms; /* ... by more than 10 ms */
+	__u64 worst_tid; /* the thread of max_abs_ns */
+};
+
 #define OFFCPU_WAIT_HEADER_SIZE __builtin_offsetof(struct offcpu_wait_record, ips)
 
 /* Process lifetime, so exited processes are symbolized and then forgotten. */
@@ -223,6 +288,18 @@ struct offcpu_task_record {
 	__u32 type;
 	__u32 pid;
 	__u32 parent_pid; /* OFFCPU_RECORD_FORK only */
+};
+
+/*
+ * Issue #20: what the open_waits task iterator writes for each selected
+ * thread off CPU now (its slot holds a start), for offcpu serve's gauge.
+ */
+struct offcpu_open_wait {
+	__u32 pid;
+	__u32 tid;
+	__u64 start_ts_ns; /* CLOCK_MONOTONIC at its switch-out */
+	__u32 state;	   /* enum offcpu_state */
+	__u32 kernel_thread;
 };
 
 /*

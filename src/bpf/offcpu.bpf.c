@@ -92,6 +92,11 @@ const volatile __u64 max_slots;
 /* Issue 15, --wakers: the waker's stacks at wakeups of waits already past -m. */
 const volatile bool want_waker_stacks;
 
+/* Issue #16: --cgroup's ID (its inode), for the iterators, which do not run as the task. */
+const volatile __u64 cgroup_id;
+/* Issue #16, #17.2: OFFCPU_TEST_MEASURE_CLOCK: measure the clock conversion (clock_errors). */
+const volatile bool measure_clock;
+
 /* task_struct::flags bit of kernel threads. */
 #define PF_KTHREAD 0x00200000
 
@@ -100,6 +105,10 @@ struct wait_start {
 	__u64 start_ts_ns;
 	__u32 prev_state;
 	__u32 preempt;
+	/* Issue #16, #17.2. */
+	__u32 flags; /* enum offcpu_wait_flags: OPEN_BEFORE when dated at start */
+	__u32 reserved;
+	__u64 switch_in_ts_ns; /* measure_clock only: its last traced switch-in */
 	/* Issue 15: the first wakeup of the wait in flight (wakeup_start()). */
 	__u64 run_delay_ns; /* the thread's sched_info.run_delay when it left */
 	__u32 waker_pid;
@@ -360,7 +369,26 @@ static __always_inline __u32 task_state(struct task_struct *t)
  * cgroup::ancestors[] instead needs 6.1 (older verifiers refuse the
  * program) and the cgroup's level, which a path in a namespace hides.
  */
-static __always_inline bool task_selected(struct task_struct *t)
+/*
+ * Issue #16: whether t is in --cgroup, for the iterators, which run as
+ * offcpu, not as t: its default-hierarchy cgroup or one of its parents
+ * (the css parent chain; at most 32 levels deep here) has cgroup_id.
+ */
+static __always_inline bool task_in_cgroup(struct task_struct *t)
+{
+	struct cgroup *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+	int i;
+
+	for (i = 0; i < 32 && cg; i++) {
+		if (BPF_CORE_READ(cg, kn, id) == cgroup_id)
+			return true;
+		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+	}
+	return false;
+}
+
+/* in_switch: t is current, switching out; otherwise an iterator looks at it. */
+static __always_inline bool task_selected(struct task_struct *t, bool in_switch)
 {
 	if (t->tgid == self_tgid)
 		return false;
@@ -383,7 +411,9 @@ static __always_inline bool task_selected(struct task_struct *t)
 		if (!bpf_map_lookup_elem(&comms, &key))
 			return false;
 	}
-	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
+	if (filter_cgroup && in_switch && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
+		return false;
+	if (filter_cgroup && !in_switch && !task_in_cgroup(t))
 		return false;
 	return true;
 }
@@ -484,9 +514,9 @@ static __always_inline void send_parked(struct offcpu_counters *c, struct pendin
  * The user registers in DWARF order. Entered from user space by a system
  * call or an interrupt, the kernel saved all of them in pt_regs.
  */
-static __always_inline void user_regs(__u64 *out)
+static __always_inline void task_user_regs(struct task_struct *t, __u64 *out)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	struct pt_regs r;
 
 	if (bpf_probe_read_kernel(&r, sizeof(r), regs))
@@ -508,6 +538,11 @@ static __always_inline void user_regs(__u64 *out)
 	out[14] = r.r14;
 	out[15] = r.r15;
 	out[16] = r.ip;
+}
+
+static __always_inline void user_regs(__u64 *out)
+{
+	task_user_regs(bpf_get_current_task_btf(), out);
 }
 
 /*
@@ -732,18 +767,19 @@ static __always_inline struct pending_wait *park_slot(struct offcpu_counters *c,
 	return p;
 }
 
-static __always_inline struct wait_start *new_slot(struct offcpu_counters *c, struct task_struct *t)
+static __always_inline struct wait_start *new_slot(struct offcpu_counters *c, struct task_struct *t,
+						   enum counting how)
 {
 	struct wait_start *slot;
 
 	/* Two CPUs may both pass this check: the bound is off by one at most. */
 	if (slots_in_use >= max_slots) {
-		count(c, OFFCPU_CNT_TABLE_FULL, IN_SWITCH);
+		count(c, OFFCPU_CNT_TABLE_FULL, how);
 		return NULL;
 	}
 	slot = bpf_task_storage_get(&inflight, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!slot) {
-		count(c, OFFCPU_CNT_TABLE_FULL, IN_SWITCH);
+		count(c, OFFCPU_CNT_TABLE_FULL, how);
 		return NULL;
 	}
 	__sync_fetch_and_add(&slots_in_use, 1);
@@ -919,6 +955,289 @@ static __always_inline void take_waker_stacks(void *ctx, struct task_struct *wak
 	count(counters_get(), OFFCPU_CNT_WAKER_STACKS, PREEMPTIBLE);
 }
 
+/*
+ * Issue #16, #17.2: the kernel's own times of a thread's switches, in
+ * offcpu's clock. __schedule() updates rq->clock (sched_clock_cpu()) before
+ * it picks the next task, and stamps sched_info.last_arrival with that
+ * clock when the next task arrives (sched_info_switch(), after the
+ * tracepoint). A time T on a run queue's clock is then
+ * now - (rq->clock - T) on bpf_ktime_get_ns()'s, with now and rq->clock
+ * read together in one sched_switch on that run queue: both clocks count
+ * nanoseconds of the same time, so a distance back is the same on both.
+ * Such a pair is kept per CPU (refreshed at most every millisecond when the
+ * clock is read anyway) so that an iterator, which runs outside
+ * __schedule() where rq->clock may be a tick old, converts with the pair
+ * of the CPU the task last ran on. The run queue is found from a task on
+ * it (se.cfs_rq->rq: CONFIG_FAIR_GROUP_SCHED; the runqueues per-CPU
+ * variable needs CONFIG_KALLSYMS_ALL, which this kernel lacks); without
+ * one, nothing is dated or recovered. What it costs in error, measured
+ * against the traced switches (OFFCPU_TEST_MEASURE_CLOCK), is in the
+ * README ("Waits the switches do not show").
+ */
+struct clock_pair {
+	__u64 ktime_ns; /* bpf_ktime_get_ns() */
+	__u64 rq_clock; /* this CPU's rq->clock, read in the same sched_switch */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct clock_pair);
+} clock_pairs SEC(".maps");
+
+#define CLOCK_PAIR_REFRESH_NS 1000000ULL
+
+/* This CPU's rq->clock, from t, a task on this CPU's run queue; 0: none. */
+static __always_inline __u64 rq_clock_of(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->se.cfs_rq))
+		return 0;
+	return BPF_CORE_READ(t, se.cfs_rq, rq, clock);
+}
+
+static __always_inline __u64 rq_clock_task_of(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->se.cfs_rq))
+		return 0;
+	return BPF_CORE_READ(t, se.cfs_rq, rq, clock_task);
+}
+
+/* t is switching on or off this CPU. */
+static __always_inline struct clock_pair *refresh_clock_pair(struct task_struct *t, __u64 *now)
+{
+	struct clock_pair *pair;
+	__u32 zero = 0;
+	__u64 clock = rq_clock_of(t);
+
+	pair = bpf_map_lookup_elem(&clock_pairs, &zero);
+	if (!pair || !clock)
+		return NULL;
+	pair->rq_clock = clock;
+	pair->ktime_ns = now_ns(now);
+	return pair;
+}
+
+/* At the end of sched_switch: once per CPU, then when the clock was read anyway. */
+static __always_inline void keep_clock_pair(struct task_struct *t, __u64 *now)
+{
+	struct clock_pair *pair;
+	__u32 zero = 0;
+
+	pair = bpf_map_lookup_elem(&clock_pairs, &zero);
+	if (pair && (!pair->ktime_ns || (*now && *now - pair->ktime_ns > CLOCK_PAIR_REFRESH_NS)))
+		refresh_clock_pair(t, now);
+}
+
+static __always_inline struct clock_pair *clock_pair_of(__u32 cpu)
+{
+	__u32 zero = 0;
+	struct clock_pair *pair = bpf_map_lookup_percpu_elem(&clock_pairs, &zero, cpu);
+
+	if (pair && pair->ktime_ns)
+		return pair;
+	pair = bpf_map_lookup_elem(&clock_pairs, &zero);
+	return pair && pair->ktime_ns ? pair : NULL;
+}
+
+/* The conversion; unsigned arithmetic, so a time after the pair's works too. */
+static __always_inline __u64 rq_time_to_ktime(const struct clock_pair *pair, __u64 rq_ts)
+{
+	return pair->ktime_ns - (pair->rq_clock - rq_ts);
+}
+
+/* Since 5.16 (commit bcf9033e5449) the CPU is in thread_info again. */
+struct task_struct___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_cpu_of(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->thread_info.cpu))
+		return BPF_CORE_READ(t, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___cpu *)t, cpu);
+}
+
+/* When t last arrived on a CPU, in offcpu's clock; 0: unknown. */
+static __always_inline __u64 arrival_ns(struct task_struct *t, const struct clock_pair *pair)
+{
+	__u64 arrival = BPF_CORE_READ(t, sched_info.last_arrival);
+
+	if (!arrival || !pair)
+		return 0;
+	return rq_time_to_ktime(pair, arrival);
+}
+
+/*
+ * When t, off CPU, left it: its last arrival plus what it ran then
+ * (sum_exec_runtime - prev_sum_exec_runtime, both from the pick of that
+ * arrival). Not se.exec_start: that is on rq->clock_task, which steal time
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING, on here) and interrupt time hold back,
+ * so it drifts from offcpu's clock by all the steal since the thread left
+ * (measured in the README); the run's own length is on that clock too, but
+ * a run is short. Only the fair class sets prev_sum_exec_runtime (at its
+ * pick, set_next_entity()): for real-time, deadline and stop tasks
+ * (migration/N was off by 780 ms), the start of their last run. 0: unknown.
+ */
+#define SCHED_POLICY_NORMAL 0
+#define SCHED_POLICY_BATCH 3
+#define SCHED_POLICY_IDLE 5
+
+static __always_inline __u64 departure_ns(struct task_struct *t, const struct clock_pair *pair)
+{
+	__u64 arrival = BPF_CORE_READ(t, sched_info.last_arrival);
+	__u64 ran =
+	    BPF_CORE_READ(t, se.sum_exec_runtime) - BPF_CORE_READ(t, se.prev_sum_exec_runtime);
+	__u32 policy = BPF_CORE_READ(t, policy);
+
+	if (!arrival || !pair)
+		return 0;
+	if ((policy != SCHED_POLICY_NORMAL && policy != SCHED_POLICY_BATCH &&
+	     policy != SCHED_POLICY_IDLE) ||
+	    ((__s64)(pair->rq_clock - arrival) > 0 && ran > pair->rq_clock - arrival))
+		ran = 0;
+	return rq_time_to_ktime(pair, arrival + ran);
+}
+
+/* Whether end_ns, a thread's arrival, ends the wait in its slot: after its start, not after now. */
+static __always_inline bool arrival_ends(const struct wait_start *slot, __u64 end_ns, __u64 now)
+{
+	return end_ns && (__s64)(end_ns - slot->start_ts_ns) > 0 && (__s64)(now - end_ns) >= 0;
+}
+
+/*
+ * A recovered wait (#17.2) goes with its state and duration but no stacks:
+ * the thread has run since, so its kernel stack at block time is gone, and
+ * so is the user one it had then.
+ */
+static __always_inline void send_recovered(struct offcpu_counters *c, struct task_struct *t,
+					   const struct wait_start *slot, __u64 end_ns,
+					   enum counting how)
+{
+	__u64 duration_ns = end_ns - slot->start_ts_ns;
+	struct offcpu_wait_record *r;
+
+	if (duration_ns < min_duration_ns) {
+		count(c, OFFCPU_CNT_BELOW_MIN, how);
+		return;
+	}
+	if (duration_ns > max_duration_ns) {
+		count(c, OFFCPU_CNT_ABOVE_MAX, how);
+		return;
+	}
+	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
+		count(c, OFFCPU_CNT_SAMPLED_OUT, how);
+		return;
+	}
+	r = bpf_ringbuf_reserve(&events, OFFCPU_WAIT_HEADER_SIZE, 0);
+	if (!r) {
+		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
+		return;
+	}
+	/* No waker, run queue time or reads known: every field of the header 0 first. */
+	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
+	r->type = OFFCPU_RECORD_WAIT;
+	r->pid = t->tgid;
+	r->tid = t->pid;
+	r->cpu = bpf_get_smp_processor_id();
+	r->end_ts_ns = end_ns;
+	r->duration_ns = duration_ns;
+	r->state = state_of(slot->prev_state, slot->preempt);
+	r->user_stack = OFFCPU_USTACK_NONE;
+	r->kernel_frames = 0;
+	r->user_frames = 0;
+	r->stack_depth = stack_depth;
+	r->flags = slot->flags | OFFCPU_WAIT_RECOVERED;
+	/* Issue 15's run-queue time: a runnable thread's whole wait. */
+	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
+		r->runq_ns = duration_ns;
+		r->runq_known = 1;
+	}
+	r->reserved[0] = 0;
+	r->reserved[1] = 0;
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	count(c, OFFCPU_CNT_EMITTED, how);
+}
+
+/*
+ * t switches out with a start still in its slot: it was switched in
+ * without a sched_switch event reaching us (see unseen_switch_in()). The
+ * kernel stamped that switch-in: the hidden wait ended at t's last arrival.
+ */
+static __always_inline void recover_wait(struct offcpu_counters *c, struct task_struct *t,
+					 struct wait_start *slot, __u64 *now)
+{
+	struct clock_pair *pair = refresh_clock_pair(t, now);
+	__u64 end_ns = arrival_ns(t, pair);
+
+	if (!arrival_ends(slot, end_ns, *now)) {
+		count(c, OFFCPU_CNT_SWITCH_UNSEEN, IN_SWITCH);
+		return;
+	}
+	count(c, OFFCPU_CNT_SWITCH_RECOVERED, IN_SWITCH);
+	send_recovered(c, t, slot, end_ns, IN_SWITCH);
+}
+
+/*
+ * measure_clock: the conversion's error against the traced switches, in
+ * clock_errors[kind] (read by tracer.c): a switch-in's time from
+ * last_arrival (at the next switch-out), a switch-out's from last_arrival
+ * and the run's length, and from se.exec_start (both at the next
+ * switch-in, as the iterator would date it).
+ */
+struct offcpu_clock_error clock_errors[OFFCPU_CLOCK_ERR_KINDS];
+
+static __always_inline void add_clock_error(int kind, __u64 estimate, __u64 exact, __u64 wait_ns,
+					    __u32 tid)
+{
+	__s64 e = (__s64)(estimate - exact);
+	__u64 a = e < 0 ? -e : e;
+	struct offcpu_clock_error *ce;
+
+	if (kind < 0 || kind >= OFFCPU_CLOCK_ERR_KINDS || !estimate)
+		return;
+	ce = &clock_errors[kind];
+	__sync_fetch_and_add(&ce->n, 1);
+	__sync_fetch_and_add(&ce->sum_abs_ns, a);
+	__sync_fetch_and_add(&ce->sum_ns, (__u64)e);
+	__sync_fetch_and_add(&ce->sum_wait_ns, wait_ns);
+	if (a > 1000000)
+		__sync_fetch_and_add(&ce->over_1ms, 1);
+	if (a > 10000000)
+		__sync_fetch_and_add(&ce->over_10ms, 1);
+	if (a > ce->max_abs_ns) {
+		ce->max_abs_ns = a;
+		ce->worst_tid = tid;
+	}
+}
+
+static __always_inline void measure_switch_out(struct task_struct *prev, struct wait_start *slot,
+					       __u64 *now)
+{
+	if (slot->switch_in_ts_ns && !slot->start_ts_ns)
+		add_clock_error(OFFCPU_CLOCK_ERR_ARRIVAL,
+				arrival_ns(prev, refresh_clock_pair(prev, now)),
+				slot->switch_in_ts_ns, 0, prev->pid);
+	slot->switch_in_ts_ns = 0;
+}
+
+static __always_inline void measure_switch_in(struct task_struct *next, struct wait_start *slot,
+					      const struct wait_start *start, __u64 now)
+{
+	__u64 wait_ns = now - start->start_ts_ns;
+	__u64 task_clock_ago;
+	__u64 copy = now;
+
+	slot->switch_in_ts_ns = now;
+	add_clock_error(OFFCPU_CLOCK_ERR_DEPARTURE,
+			departure_ns(next, refresh_clock_pair(next, &copy)), start->start_ts_ns,
+			wait_ns, next->pid);
+	task_clock_ago = rq_clock_task_of(next) - BPF_CORE_READ(next, se.exec_start);
+	add_clock_error(OFFCPU_CLOCK_ERR_EXEC_START, now - task_clock_ago, start->start_ts_ns,
+			wait_ns, next->pid);
+}
+
 /* Threads whose user stack rseq_update takes; the others' is taken at switch-out. */
 static __always_inline bool user_stack_deferred(struct task_struct *t)
 {
@@ -964,19 +1283,19 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 
 	if (prev_state & TASK_BIT_DEAD)
 		return;
-	if (!task_selected(prev) || !state_selected(prev_state, preempt)) {
+	if (!task_selected(prev, true) || !state_selected(prev_state, preempt)) {
 		count(c, OFFCPU_CNT_FILTERED, IN_SWITCH);
 		return;
 	}
 	slot = bpf_task_storage_get(&inflight, prev, 0, 0);
 	if (!slot) {
-		slot = new_slot(c, prev);
+		slot = new_slot(c, prev, IN_SWITCH);
 		if (!slot)
 			return;
 		slot->tracked_ns = now_ns(now);
 	} else if (slot->start_ts_ns) {
-		/* See OFFCPU_CNT_SWITCH_UNSEEN in unseen_switch_in(). */
-		count(c, OFFCPU_CNT_SWITCH_UNSEEN, IN_SWITCH);
+		/* See unseen_switch_in(): recovered (#17.2), or counted lost. */
+		recover_wait(c, prev, slot, now);
 		slot->first_run = 0;
 		/* Off CPU, then on since an unknown switch-in: both, not told apart. */
 		slot->unseen_ns += now_ns(now) - slot->start_ts_ns;
@@ -984,9 +1303,12 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	if (slot->on_cpu_since)
 		slot->run_ns += now_ns(now) - slot->on_cpu_since;
 	slot->on_cpu_since = 0;
+	if (measure_clock)
+		measure_switch_out(prev, slot, now);
 	slot->start_ts_ns = now_ns(now);
 	slot->prev_state = prev_state;
 	slot->preempt = preempt;
+	slot->flags = 0;
 	wakeup_start(slot, prev);
 	count(c, OFFCPU_CNT_WAITS_STARTED, IN_SWITCH);
 	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev))
@@ -1270,6 +1592,9 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->type = OFFCPU_RECORD_WAIT;
 	r->pid = next->tgid;
 	r->tid = tid;
+	r->flags = start->flags;
+	r->reserved[0] = 0;
+	r->reserved[1] = 0;
 	r->cpu = bpf_get_smp_processor_id();
 	r->end_ts_ns = now;
 	r->duration_ns = now - start->start_ts_ns;
@@ -1280,6 +1605,12 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->stack_depth = stack_depth;
 	r->read_mask = 0;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
+	/*
+	 * Issue #20: the cgroup it blocked in, read only for the waits that
+	 * passed (four loads): it has not run since, so it is the one of its
+	 * switch-out unless it was moved while asleep.
+	 */
+	r->cgroup_id = BPF_CORE_READ(next, cgroups, dfl_cgrp, kn, id);
 	if (want_kernel_stack)
 		take_kernel_stack(c, r, next);
 }
@@ -1354,6 +1685,8 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 		return;
 	}
 	count(c, OFFCPU_CNT_WAITS_COMPLETED, IN_SWITCH);
+	if (measure_clock)
+		measure_switch_in(next, slot, &start, now);
 
 	/* Each drop whose duration is known adds it beside its count: issue #14. */
 	if (duration_ns < min_duration_ns) {
@@ -1406,6 +1739,7 @@ int BPF_PROG(offcpu_sched_switch, bool preempt, struct task_struct *prev, struct
 		switch_out(ctx, c, prev, preempt, prev_state, &now);
 	if (next_tid)
 		switch_in(c, next, next_tid, &now);
+	keep_clock_pair(prev_tid ? prev : next, &now);
 	return 0;
 }
 
@@ -1471,9 +1805,19 @@ static __always_inline void task_record(__u32 type, __u32 pid, __u32 parent_pid)
 static __always_inline void unseen_switch_in(struct task_struct *p)
 {
 	struct wait_start *slot = bpf_task_storage_get(&inflight, p, 0, 0);
+	struct offcpu_counters *c = counters_get();
+	__u64 end_ns;
 
-	if (slot && slot->start_ts_ns)
-		count(counters_get(), OFFCPU_CNT_SWITCH_UNSEEN, PREEMPTIBLE);
+	if (!slot || !slot->start_ts_ns)
+		return;
+	end_ns = arrival_ns(p, clock_pair_of(bpf_get_smp_processor_id()));
+	if (!arrival_ends(slot, end_ns, bpf_ktime_get_ns())) {
+		count(c, OFFCPU_CNT_SWITCH_UNSEEN, PREEMPTIBLE);
+		return;
+	}
+	count(c, OFFCPU_CNT_SWITCH_RECOVERED, PREEMPTIBLE);
+	send_recovered(c, p, slot, end_ns, PREEMPTIBLE);
+	slot->start_ts_ns = 0;
 }
 
 /*
@@ -1543,6 +1887,15 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 	python_forget(tgid);
 	/* Another image: user space matches it again (issue #19). */
 	bpf_map_delete_elem(&reads_by_pid, &tgid);
+	/*
+	 * Issue #20: a process no filter selects is not read again at exec
+	 * (its maps, and each new file's symbols and DWARF, kept for the run):
+	 * on a busy machine that was every binary run there, 16 MiB in 40 s
+	 * of offcpu serve --cgroup beside other builds. One selected later (a
+	 * rename, a move into the cgroup) is read at its first stack.
+	 */
+	if (any_filter && !task_selected(p, true)) /* p is current here */
+		return 0;
 	__sync_fetch_and_or(&young_bits[OFFCPU_ID_WORD(tgid)], OFFCPU_ID_BIT(tgid));
 	task_record(OFFCPU_RECORD_EXEC, tgid, 0);
 	return 0;
@@ -1591,6 +1944,34 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 				    OFFCPU_ID_BIT(child_tgid));
 	inherit_reads(parent_tgid, child_tgid);
 	task_record(OFFCPU_RECORD_FORK, child_tgid, parent_tgid);
+	return 0;
+}
+
+/*
+ * Issue #20: offcpu serve's gauge of the threads off CPU right now, taken
+ * at every scrape: no stacks, unlike offcpu_open_waits (issue #16). Each
+ * selected thread whose slot holds a start and that is not on a CPU (a
+ * switch-in this kernel never traced leaves a start behind: see
+ * unseen_switch_in()) is written out as a struct offcpu_open_wait.
+ */
+SEC("iter/task")
+int offcpu_open_gauge(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct offcpu_open_wait out = { 0 };
+	struct wait_start *slot;
+
+	if (!task)
+		return 0;
+	slot = bpf_task_storage_get(&inflight, task, 0, 0);
+	if (!slot || !slot->start_ts_ns || BPF_CORE_READ(task, on_cpu))
+		return 0;
+	out.pid = task->tgid;
+	out.tid = task->pid;
+	out.start_ts_ns = slot->start_ts_ns;
+	out.state = state_of(slot->prev_state, slot->preempt);
+	out.kernel_thread = !!(task->flags & PF_KTHREAD);
+	bpf_seq_write(ctx->meta->seq, &out, sizeof(out));
 	return 0;
 }
 
@@ -1677,5 +2058,300 @@ SEC("tp_btf/softirq_exit")
 int BPF_PROG(offcpu_softirq_exit)
 {
 	irq_depth_add(false, -1);
+	return 0;
+}
+
+/*
+ * Issue #16: waits that have not ended. Two task iterators, run by
+ * tracer.c: one at the start dates the waits of the threads already off
+ * CPU, so that their end completes them whole; one at the stop (and for
+ * offcpu snapshot, or a gauge while recording) reports every selected
+ * thread still off CPU with what it has waited so far, its state and both
+ * stacks. An iterator runs as offcpu, not as the thread, so the filters
+ * are tested on the task (task_selected(t, false)).
+ */
+
+/* Set by tracer.c before each run of offcpu_open_waits (enum offcpu_open_mode). */
+__u32 open_mode;
+/* OFFCPU_OPEN_AT_STOP: when sched_switch was detached, the waits' end. */
+__u64 open_stop_ts_ns;
+/* When tracing began: at the stop, a thread dated from before it is open at both ends. */
+__u64 recording_start_ns;
+
+/*
+ * A blocked thread's state, as its switch-out would have said it: off CPU
+ * and runnable (TASK_RUNNING) is preempted, waiting for a CPU.
+ */
+static __always_inline bool off_cpu_state(struct task_struct *t, __u32 *state, bool *preempt)
+{
+	if (t->on_cpu || t->exit_state)
+		return false;
+	*state = task_state(t);
+	*preempt = *state == 0;
+	return !(*state & TASK_BIT_DEAD) && state_selected(*state, *preempt);
+}
+
+/*
+ * At the start, after sched_switch is attached. A slot whose start is set
+ * already belongs to sched_switch; the compare-and-swap leaves it that
+ * way if the thread switched in and out meanwhile (which leaves only its
+ * state to a race, for one wait in a blue moon). A thread whose times the
+ * kernel does not have (it never ran) stays undated: its end is no_start.
+ */
+SEC("iter/task")
+int offcpu_open_at_start(struct bpf_iter__task *ctx)
+{
+	struct offcpu_counters *c = counters_get();
+	struct task_struct *t = ctx->task;
+	struct wait_start *slot;
+	__u64 start, now;
+	__u32 state, tgid;
+	bool preempt;
+
+	if (!t || !t->pid || !task_selected(t, false) || !off_cpu_state(t, &state, &preempt))
+		return 0;
+	tgid = t->tgid;
+	slot = bpf_task_storage_get(&inflight, t, 0, 0);
+	if (slot && slot->start_ts_ns)
+		return 0;
+	start = departure_ns(t, clock_pair_of(task_cpu_of(t)));
+	now = bpf_ktime_get_ns();
+	if (!start || (__s64)(now - start) < 0)
+		return 0;
+	if (!slot) {
+		slot = new_slot(c, t, PREEMPTIBLE);
+		if (!slot)
+			return 0;
+	}
+	slot->prev_state = state;
+	slot->preempt = preempt;
+	slot->flags = OFFCPU_WAIT_OPEN_BEFORE;
+	if (__sync_val_compare_and_swap(&slot->start_ts_ns, 0, start))
+		return 0;
+	count(c, OFFCPU_CNT_WAITS_STARTED, PREEMPTIBLE);
+	count(c, OFFCPU_CNT_OPEN_AT_START, PREEMPTIBLE);
+	/* Its process, for tracer.c to have its maps read (OFFCPU_RECORD_RUNNING). */
+	if (!(t->flags & PF_KTHREAD))
+		bpf_seq_write(ctx->meta->seq, &tgid, sizeof(tgid));
+	return 0;
+}
+
+/*
+ * offcpu snapshot attaches no sched_switch that records waits: only this,
+ * for the moment its CPUs take their clock pairs (tracer.c, pair_clocks()).
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_pair_clocks, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = 0;
+
+	keep_clock_pair(prev->pid ? prev : next, &now);
+	return 0;
+}
+
+/*
+ * A seq file's buffer is 8 pages (bpf_seq_read()): a record must fit in
+ * it whole, so an open wait's stack copy is at most this long.
+ */
+#define OPEN_COPY_MAX 24576
+
+/* The open-wait iterator's record; one run at a time (tracer.c), and it sleeps. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct copy_buf);
+} open_bufs SEC(".maps");
+
+/*
+ * Registers and up to size bytes of t's user stack from its SP at
+ * b->bytes[user_off], page by page as send_with_stack_copy() copies; the
+ * bytes copied. t is off CPU: its memory is read with
+ * bpf_copy_from_user_task(), which may fault pages in, hence iter.s.
+ */
+static __always_inline __u64 copy_task_stack(struct task_struct *t, struct copy_buf *b,
+					     __u32 user_off, __u64 size)
+{
+	struct offcpu_user_copy *u = (void *)&b->bytes[user_off];
+	__u64 len = 0, chunk, sp;
+	int i;
+
+	task_user_regs(t, u->regs);
+	sp = u->regs[7];
+	chunk = COPY_PAGE - (sp & (COPY_PAGE - 1));
+	for (i = 0; i < OPEN_COPY_MAX / COPY_PAGE + 1; i++) {
+		if (len + chunk > size)
+			chunk = size - len;
+		if (chunk == 0 || chunk > COPY_PAGE)
+			break;
+		if (bpf_copy_from_user_task(
+			&b->bytes[user_off + COPY_DATA_OFF + (len & (OFFCPU_MAX_STACK_COPY - 1))],
+			chunk, (void *)(sp + len), t, 0))
+			break;
+		len += chunk;
+		chunk = COPY_PAGE;
+	}
+	u->size = len;
+	return len;
+}
+
+/*
+ * fp mode: the frame-pointer walk the kernel does for the current task
+ * (perf_callchain_user: the IP, then each frame's return address), over
+ * t's memory; then OFFCPU_LEAF_COPY bytes at the SP as fp mode sends them.
+ * The record's length.
+ */
+static __always_inline __u32 walk_task_frames(struct task_struct *t, struct copy_buf *b,
+					      __u32 kernel_frames)
+{
+	struct offcpu_wait_record *r = (void *)b->bytes;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	__u64 frame[2], bp, len;
+	__u32 n = 1, idx, user_off;
+	int i;
+
+	kernel_frames &= OFFCPU_MAX_STACK_DEPTH;
+	r->ips[kernel_frames] = BPF_CORE_READ(regs, ip);
+	bp = BPF_CORE_READ(regs, bp);
+	for (i = 1; i < OFFCPU_MAX_STACK_DEPTH && i < stack_depth; i++) {
+		if (!bp || bpf_copy_from_user_task(frame, sizeof(frame), (void *)bp, t, 0) ||
+		    !frame[1])
+			break;
+		idx = kernel_frames + n;
+		if (idx >= 2 * OFFCPU_MAX_STACK_DEPTH)
+			break;
+		r->ips[idx] = frame[1];
+		n++;
+		if (frame[0] <= bp)
+			break;
+		bp = frame[0];
+	}
+	r->user_frames = n;
+	r->user_stack = fix_leaf ? OFFCPU_USTACK_TAKEN_LEAF : OFFCPU_USTACK_TAKEN;
+	user_off =
+	    OFFCPU_WAIT_HEADER_SIZE + ((kernel_frames + n) & (2 * OFFCPU_MAX_STACK_DEPTH + 1)) * 8;
+	if (!fix_leaf || user_off > OFFCPU_WAIT_HEADER_SIZE + 2 * OFFCPU_MAX_STACK_DEPTH * 8)
+		return OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + n) * 8;
+	len = copy_task_stack(t, b, user_off, OFFCPU_LEAF_COPY);
+	return user_off + COPY_DATA_OFF + len;
+}
+
+/* The stacks of t's open wait into its record at b; the record's length. */
+static __always_inline __u32 open_wait_stacks(struct task_struct *t, struct copy_buf *b)
+{
+	struct offcpu_wait_record *r = (void *)b->bytes;
+	__u32 kernel_frames = 0, user_off;
+	__u64 size = stack_copy_bytes;
+
+	/* As at a switch-in, with the __sched frames put back (#17.4); not counted: preemptible. */
+	if (want_kernel_stack)
+		take_kernel_stack(NULL, r, t);
+	kernel_frames = r->kernel_frames & OFFCPU_MAX_STACK_DEPTH;
+	r->kernel_frames = kernel_frames;
+	if (!want_user_stack || (t->flags & PF_KTHREAD) || !t->mm)
+		return OFFCPU_WAIT_HEADER_SIZE + kernel_frames * 8;
+	if (!stack_copy_bytes)
+		return walk_task_frames(t, b, kernel_frames);
+	if (size > OPEN_COPY_MAX)
+		size = OPEN_COPY_MAX;
+	user_off = OFFCPU_WAIT_HEADER_SIZE + kernel_frames * 8;
+	r->user_stack = OFFCPU_USTACK_COPIED;
+	return user_off + COPY_DATA_OFF + copy_task_stack(t, b, user_off, size);
+}
+
+/*
+ * One open wait per selected thread off CPU; its start from its slot
+ * (exact, or dated at the start), else from the kernel's times. At the
+ * stop, a slot whose thread ran since its start is no open wait: the
+ * switch-in was hidden (recovered here, as at a switch-out) or came after
+ * sched_switch was detached (open at the stop, its stacks gone). Every
+ * selected wait is written, a wait outside -m/-M without its stacks:
+ * tracer.c counts them, since a record the seq file had no room for is
+ * written again by the next read.
+ */
+SEC("iter.s/task")
+int offcpu_open_waits(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *t = ctx->task;
+	struct offcpu_open_header h = {};
+	struct offcpu_wait_record *r;
+	const struct clock_pair *pair;
+	struct wait_start *slot;
+	struct copy_buf *b;
+	__u64 start, end, arrival;
+	__u32 state, flags, zero = 0, total;
+	bool preempt, stacks = true;
+
+	if (!t || !t->pid || !task_selected(t, false))
+		return 0;
+	end = open_mode == OFFCPU_OPEN_AT_STOP ? open_stop_ts_ns : bpf_ktime_get_ns();
+	pair = clock_pair_of(task_cpu_of(t));
+	slot = bpf_task_storage_get(&inflight, t, 0, 0);
+	if (slot && slot->start_ts_ns) {
+		start = slot->start_ts_ns;
+		state = slot->prev_state;
+		preempt = slot->preempt;
+		flags = slot->flags | OFFCPU_WAIT_OPEN_AFTER;
+		arrival = arrival_ns(t, pair);
+		if (arrival && (__s64)(arrival - start) > 0) {
+			if (open_mode != OFFCPU_OPEN_AT_STOP)
+				return 0;
+			stacks = false;
+			if ((__s64)(end - arrival) >= 0) {
+				end = arrival;
+				flags = slot->flags | OFFCPU_WAIT_RECOVERED;
+			}
+		} else if (t->on_cpu) {
+			return 0;
+		}
+	} else {
+		if (!off_cpu_state(t, &state, &preempt))
+			return 0;
+		start = departure_ns(t, pair);
+		if (!start || (__s64)(end - start) < 0)
+			return 0;
+		flags = OFFCPU_WAIT_OPEN_AFTER;
+		if (open_mode == OFFCPU_OPEN_AT_STOP) {
+			/* Began while tracing, unrecorded (the table was full): not dated here. */
+			if ((__s64)(start - recording_start_ns) >= 0)
+				return 0;
+			flags |= OFFCPU_WAIT_OPEN_BEFORE;
+		}
+	}
+	b = bpf_map_lookup_elem(&open_bufs, &zero);
+	if (!b)
+		return 0;
+	r = (void *)b->bytes;
+	/* The buffer is reused: the fields an open wait does not know (waker, reads) 0. */
+	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
+	r->type = OFFCPU_RECORD_WAIT;
+	r->pid = t->tgid;
+	r->tid = t->pid;
+	r->cpu = task_cpu_of(t);
+	r->end_ts_ns = end;
+	r->duration_ns = end - start;
+	r->state = state_of(state, preempt);
+	r->user_stack = OFFCPU_USTACK_NONE;
+	r->kernel_frames = 0;
+	r->user_frames = 0;
+	r->stack_depth = stack_depth;
+	r->flags = flags;
+	r->reserved[0] = 0;
+	r->reserved[1] = 0;
+	/* Issue 15's run-queue time: a runnable thread's whole wait; a blocked one has none yet. */
+	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
+		r->runq_ns = r->duration_ns;
+		r->runq_known = 1;
+	}
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+	total = OFFCPU_WAIT_HEADER_SIZE;
+	if (stacks && r->duration_ns >= min_duration_ns && r->duration_ns <= max_duration_ns)
+		total = open_wait_stacks(t, b);
+	if (total > sizeof(b->bytes))
+		return 0;
+	h.size = total;
+	bpf_seq_write(seq, &h, sizeof(h));
+	bpf_seq_write(seq, b->bytes, total);
 	return 0;
 }

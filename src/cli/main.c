@@ -30,11 +30,16 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "cli/snapshot.h"
 #include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "output/output.h"
 #include "profile/profile.h"
+#include "serve/listen.h"
+#ifndef OFFCPU_STATIC
+#include "serve/serve.h"
+#endif
 #include "symbols/ksyms.h"
 #include "symbols/symbolizer.h"
 #include "trace/collector.h"
@@ -44,11 +49,11 @@
 #include "trace/tracer.h"
 
 #define OFFCPU_VERSION "0.1.0"
-/* make static: one binary to copy; it leaves nothing out (no library it needs lacks a .a). */
+/* make static: one binary to copy; only offcpu serve is left out (Makefile, STATIC_LDLIBS). */
 #ifdef OFFCPU_STATIC
 #define OFFCPU_BUILD                                                                               \
-	" (static: libbpf, libelf, libdw, zlib, liblzma, libbz2, libiberty linked in; nothing "    \
-	"left out)"
+	" (static: libbpf, libelf, libdw, zlib, liblzma, libbz2, libiberty linked in; offcpu "     \
+	"serve left out: libmicrohttpd's static library needs p11-kit's, which Debian 12 lacks)"
 #else
 #define OFFCPU_BUILD ""
 #endif
@@ -208,6 +213,8 @@ static int start_tracer(struct session *s)
 		.wakeups = !getenv("OFFCPU_NO_WAKEUPS"),
 		.waker_stacks = o->wakers,
 		.short_sample = o->short_mode == SHORT_SAMPLE,
+		/* Issue #16: nothing of -- COMMAND was off CPU before it started. */
+		.date_open_waits = !s->has_command,
 	};
 	int err;
 
@@ -529,6 +536,53 @@ static int trace(struct options *o)
 	return status;
 }
 
+#ifdef OFFCPU_STATIC
+/* Issue #20: make static links no HTTP server (Makefile, STATIC_LDLIBS). */
+static int serve(struct options *o)
+{
+	(void)o;
+	log__error("offcpu serve is not in the static build (libmicrohttpd's static library "
+		   "needs p11-kit's, which Debian 12 does not ship): run the dynamic offcpu");
+	return EXIT_ENVIRONMENT;
+}
+#else
+/*
+ * Issue #20: offcpu serve. The port is bound first, so a taken one fails
+ * before anything is loaded; the HTTP threads start once capabilities are
+ * dropped (serve__run), so none of them ever holds more.
+ */
+static int serve(struct options *o)
+{
+	struct session s = { .opts = o };
+	struct serve_opts so = {
+		.duration_ns = o->duration_ns,
+		.verbose = o->verbose,
+		.stats = o->stats,
+		.stop = &stop_requested,
+	};
+	int status;
+
+	install_signal_handlers(on_signal);
+	so.listen_fd = listen_addr__bind(&o->listen);
+	if (so.listen_fd < 0) {
+		log__error("cannot listen on %s: %s", o->listen_text, strerror(-so.listen_fd));
+		return EXIT_ENVIRONMENT;
+	}
+	status = setup(&s);
+	if (status) {
+		close(so.listen_fd);
+	} else {
+		log__info("serving on http://%s/metrics and /debug/pprof/offcpu; stop with Ctrl-C",
+			  o->listen_text);
+		status = serve__run(&so, s.tracer, s.collector, s.profile, s.symbolizer)
+			     ? EXIT_ENVIRONMENT
+			     : 0;
+	}
+	teardown(&s);
+	return status;
+}
+#endif
+
 struct subcommand {
 	const char *name; /* argv[1] */
 	enum options_mode mode;
@@ -537,6 +591,8 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "report", OPTIONS_REPORT, report },
+	{ "serve", OPTIONS_SERVE, serve },
+	{ "snapshot", OPTIONS_SNAPSHOT, snapshot__run }, /* issue #16 */
 };
 
 /* Without a subcommand's name first, offcpu traces. */

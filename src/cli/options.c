@@ -27,6 +27,8 @@ enum long_only_option {
 	OPT_GROUP_BY,
 	OPT_LINES,
 	OPT_TOP,
+	OPT_LISTEN, /* issue #20 */
+	OPT_ALLOW_REMOTE,
 	OPT_WAKERS,
 	OPT_TIME,
 	OPT_SHORT,
@@ -58,6 +60,8 @@ static const struct option long_options[] = {
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -107,7 +111,8 @@ const char options__examples[] =
     "  offcpu -d 10s --wakers -o w.svg      an off-wake flame graph: who woke them\n"
     "  offcpu -d 10s -o g.dot               who waits for whom: dot -Tsvg g.dot\n"
     "  offcpu -d 60s -o rec.json            a recording, then its report:\n"
-    "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n";
+    "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n"
+    "  offcpu snapshot -m 1s                who is blocked for 1 s or more now, and where\n";
 
 void options__usage(FILE *out)
 {
@@ -118,9 +123,19 @@ void options__usage(FILE *out)
 	    out,
 	    "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
 	    "       offcpu report [-f FMT] [-o FILE] [FILTERS] RECORDING.json\n"
+	    "       offcpu serve [--listen ADDR:PORT] [--allow-remote] [FILTERS]\n"
+	    "       offcpu snapshot [-m DUR] [FILTERS] [-f FMT] [-o FILE]\n"
 	    "Records where and why threads wait off CPU, with kernel and user stacks.\n"
 	    "'report' turns a json recording into another format; -p -t -c -m -M --state\n"
 	    "--rules --group-by --lines and --top apply to it as to tracing.\n"
+	    "'serve' records until SIGINT/SIGTERM (or -d) and serves over HTTP /metrics\n"
+	    "(Prometheus), /debug/pprof/offcpu?seconds=N (pprof of the next N seconds)\n"
+	    "and /healthz; --listen defaults to " LISTEN_DEFAULT ", --allow-remote lets\n"
+	    "it listen on an address that is not loopback.\n"
+	    "'snapshot' records nothing: every selected thread off CPU right now for at\n"
+	    "least -m, longest first, with its state, class, time so far and stacks.\n"
+	    "Waits that began before a recording, or had not ended at its stop, are\n"
+	    "reported too, marked (json \"open\"; \"[still-waiting]\" in the others).\n"
 	    "\n"
 	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
 	    "  -t, --tid LIST              thread IDs, comma separated\n"
@@ -170,6 +185,8 @@ void options__usage(FILE *out)
 	    "      --lines                 file:line of user frames in the text report\n"
 	    "      --top N                 rows of each table and stacks in the text report\n"
 	    "                              (default %u threads, %u stacks)\n"
+	    "      --listen ADDR:PORT      serve: where to listen (default " LISTEN_DEFAULT ")\n"
+	    "      --allow-remote          serve: on an address that is not loopback\n"
 	    "  -v, --verbose               say more on stderr\n"
 	    "  -h, --help                  this help\n"
 	    "  -V, --version               the version\n"
@@ -322,6 +339,25 @@ static int parse_format(const char *value, struct options *o)
 	return 0;
 }
 
+/* Issue #20: options offcpu serve has no use for: it writes no file and runs no command. */
+static const char *not_serving(int opt)
+{
+	switch (opt) {
+	case 'f':
+		return "--format";
+	case 'o':
+		return "--output";
+	case OPT_GROUP_BY:
+		return "--group-by";
+	case OPT_LINES:
+		return "--lines";
+	case OPT_TOP:
+		return "--top";
+	default:
+		return NULL;
+	}
+}
+
 /* Options that shape tracing itself, which a report of a recording cannot redo. */
 static const char *tracing_only(int opt)
 {
@@ -361,6 +397,8 @@ static int parse_one(int opt, const char *arg, struct options *o)
 {
 	if (!o->tracing_option)
 		o->tracing_option = tracing_only(opt);
+	if (!o->not_serving_option)
+		o->not_serving_option = not_serving(opt);
 	switch (opt) {
 	case 'p':
 		/* A recording's processes may be long gone. */
@@ -444,6 +482,22 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		return 0;
 	case OPT_TOP:
 		return parse_number_option("--top", arg, 1, UINT32_MAX, &o->report.top);
+	case OPT_LISTEN:
+		if (o->mode != OPTIONS_SERVE)
+			return bad_value("--listen", arg, "only 'offcpu serve' listens");
+		o->listen_text = arg;
+		if (listen_addr__parse(arg, &o->listen))
+			return bad_value("--listen", arg,
+					 "expected ADDR:PORT, a numeric address and a port from 1 "
+					 "to 65535 (127.0.0.1:9465, [::1]:9465)");
+		return 0;
+	case OPT_ALLOW_REMOTE:
+		if (o->mode != OPTIONS_SERVE) {
+			log__error("--allow-remote applies to 'offcpu serve' only");
+			return -EINVAL;
+		}
+		o->allow_remote = true;
+		return 0;
 	case OPT_WAKERS:
 		o->wakers = true;
 		return 0;
@@ -486,6 +540,48 @@ static int check_report(struct options *o, int argc, char **argv)
 	return 0;
 }
 
+/* Issue #20: offcpu serve takes no command and no output, and stays on loopback unless told. */
+static int check_serve(struct options *o, int argc, char **argv)
+{
+	if (o->not_serving_option) {
+		log__error("%s applies to writing a report, not to 'offcpu serve'",
+			   o->not_serving_option);
+		return -EINVAL;
+	}
+	if (optind < argc) {
+		log__error("unexpected argument '%s' ('offcpu serve' runs no command)",
+			   argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->listen_text) {
+		o->listen_text = LISTEN_DEFAULT;
+		listen_addr__parse(LISTEN_DEFAULT, &o->listen);
+	}
+	if (!o->listen.loopback && !o->allow_remote) {
+		log__error("invalid --listen '%s': not a loopback address; --allow-remote serves "
+			   "the profiles of this machine to whoever can reach it",
+			   o->listen_text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Issue #16: one look, no recording: nothing to stop, nothing to run. */
+static int check_snapshot(struct options *o, int argc, char **argv)
+{
+	if (o->duration_ns) {
+		log__error("--duration applies to tracing, not to 'offcpu snapshot' (it records "
+			   "nothing)");
+		return -EINVAL;
+	}
+	if (optind < argc) {
+		log__error("unexpected argument '%s' ('offcpu snapshot' runs no command)",
+			   argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_combination(struct options *o)
 {
 	if (o->user_threads_only && o->kernel_threads_only) {
@@ -523,7 +619,7 @@ static int option_looking_value(int opt, int argc, char **argv)
 int options__parse(int argc, char **argv, enum options_mode mode, struct options *o)
 {
 	/* A report takes its options anywhere; tracing stops at COMMAND ('+'). */
-	const char *shorts = mode == OPTIONS_REPORT ? short_options + 1 : short_options;
+	const char *shorts = mode != OPTIONS_TRACE ? short_options + 1 : short_options;
 	int opt, err;
 
 	memset(o, 0, sizeof(*o));
@@ -565,6 +661,14 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 	o->report.show_idle = o->kernel_threads_only || o->pids.nr || o->tids.nr || o->nr_comms;
 	if (mode == OPTIONS_REPORT) {
 		err = check_report(o, argc, argv);
+		if (err)
+			return err;
+	} else if (mode == OPTIONS_SERVE) {
+		err = check_serve(o, argc, argv);
+		if (err)
+			return err;
+	} else if (mode == OPTIONS_SNAPSHOT) {
+		err = check_snapshot(o, argc, argv);
 		if (err)
 			return err;
 	} else if (optind < argc) {

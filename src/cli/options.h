@@ -9,6 +9,7 @@
 #include "classify/rules.h"
 #include "lib/parse.h"
 #include "output/output.h"
+#include "serve/listen.h"
 
 /* Defaults, written once for the options and the help text. */
 /* -m: shorter waits are counted and summed, not listed. */
@@ -45,6 +46,8 @@ enum call_graph {
 enum options_mode {
 	OPTIONS_TRACE, /* offcpu [OPTIONS] [-- COMMAND] */
 	OPTIONS_REPORT,
+	OPTIONS_SERVE, /* issue #20: offcpu serve [--listen ADDR:PORT] [OPTIONS] */
+	OPTIONS_SNAPSHOT, /* issue #16: offcpu snapshot [OPTIONS], no -d, no COMMAND */
 };
 
 enum options_action {
@@ -85,6 +88,11 @@ struct options {
 	const char *recording_path; /* offcpu report: read instead of tracing */
 	const char *tracing_option; /* the first option given that only tracing takes */
 	bool min_duration_given;
+	/* Issue #20: offcpu serve. */
+	struct listen_addr listen; /* --listen */
+	const char *listen_text;
+	bool allow_remote;
+	const char *not_serving_option; /* the first option given that serve does not take */
 	bool wakers; /* issue 15, --wakers: the waker's stacks at each wakeup */
 	enum short_mode short_mode; /* issue #14: --short */
 };

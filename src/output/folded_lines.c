@@ -8,6 +8,7 @@
 #include "lib/hash_table.h"
 #include "output/folded_lines.h"
 #include "output/frame_names.h"
+#include "output/output.h"
 
 struct line_buffer {
 	char *text;
@@ -139,6 +140,8 @@ static int render(const struct profile_entry *e, bool with_lines, bool for_text,
 	frame_names__folded(e->key.wait_class, name + 1, sizeof(name) - 2);
 	strcat(name, "]");
 	err = err ?: append(b, name, true);
+	if (e->key.open & OFFCPU_WAIT_OPEN_AFTER)
+		err = err ?: append(b, OUTPUT_STILL_WAITING_FRAME, true);
 	/* Issue #19: a rule pack's labels, "[pg.wait_event=Lock:tuple]", under the class. */
 	for (i = 0; e->key.labels && i < e->key.labels->nr && !err; i++) {
 		char label[300];

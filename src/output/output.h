@@ -57,6 +57,12 @@ struct output_format {
 	int (*write)(FILE *out, const struct profile *p, const struct output_opts *opts);
 };
 
+/*
+ * Issue #16: the pseudo-frame of a wait that had not ended at the stop,
+ * after [state] and [wait class] in folded lines and the flame graph.
+ */
+#define OUTPUT_STILL_WAITING_FRAME "[still-waiting]"
+
 /* "12.345 ms": three decimals in s, ms or us, as the text report and svg show time. */
 void output__format_duration(uint64_t ns, char *buf, size_t size);
 

@@ -101,11 +101,15 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json_writer__member_string(w, REC_COMM, wait->comm);
 	if (wait->title)
 		json_writer__member_string(w, REC_TITLE, wait->title);
+	if (wait->cgroup)
+		json_writer__member_string(w, REC_CGROUP, wait->cgroup);
 	json_writer__member_string(w, REC_STATE, states__name(wait->state));
 	json_writer__member_string(w, REC_WAIT, wait->wait_class);
 	json_writer__member_u64(w, REC_DURATION_NS, wait->duration_ns);
 	json_writer__member_u64(w, REC_WEIGHT_NS, profile__weight(wait));
 	json_writer__member_u64(w, REC_CPU, wait->cpu);
+	if (profile__open_name(wait->open))
+		json_writer__member_string(w, REC_OPEN, profile__open_name(wait->open));
 	if (wait->labels) {
 		uint32_t i;
 

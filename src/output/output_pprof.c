@@ -346,25 +346,35 @@ static void number_label(struct pprof *pp, const char *key, uint64_t value)
 	pb_buffer__message(&pp->message, SAMPLE_LABEL, &pp->inner);
 }
 
+static int add_location(struct pprof *pp, const struct frame *f, uint64_t **ids, size_t *nr,
+			size_t *cap)
+{
+	if (*nr == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 256;
+		uint64_t *grown = realloc(*ids, grown_cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		*ids = grown;
+		*cap = grown_cap;
+	}
+	(*ids)[(*nr)++] = location_id(pp, f);
+	return pp->err;
+}
+
 static int add_stack_locations(struct pprof *pp, const struct stack *s, uint64_t **ids, size_t *nr,
 			       size_t *cap)
 {
 	uint32_t i;
+	int err = 0;
 
-	for (i = 0; s && i < s->nr; i++) {
-		if (*nr == *cap) {
-			size_t grown_cap = *cap ? *cap * 2 : 256;
-			uint64_t *grown = realloc(*ids, grown_cap * sizeof(*grown));
-
-			if (!grown)
-				return -ENOMEM;
-			*ids = grown;
-			*cap = grown_cap;
-		}
-		(*ids)[(*nr)++] = location_id(pp, &s->frames[i]);
-	}
-	return pp->err;
+	for (i = 0; s && i < s->nr && !err; i++)
+		err = add_location(pp, &s->frames[i], ids, nr, cap);
+	return err;
 }
+
+/* Issue #17.2: the one frame of a sample whose wait has no stack. */
+static const struct frame no_stack = { .sym = "[no stack]" };
 
 static int write_samples(struct pprof *pp, const struct profile *p)
 {
@@ -380,6 +390,13 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		/* Leaf first: the kernel frames, then the user frames that called in. */
 		err = add_stack_locations(pp, w->kernel_stack, &ids, &nr, &cap);
 		err = err ?: add_stack_locations(pp, w->user_stack, &ids, &nr, &cap);
+		/*
+		 * Issue #17.2: a recovered wait has no stack (nor has one taken
+		 * with neither side): go tool pprof drops a sample without a
+		 * location, and its time with it. One pseudo-frame keeps it.
+		 */
+		if (!err && !nr)
+			err = add_location(pp, &no_stack, &ids, &nr, &cap);
 		if (err)
 			break;
 		pb_buffer__reset(&pp->message);
@@ -393,6 +410,8 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		string_label(pp, "wait.class", w->wait_class);
 		string_label(pp, "thread.name", w->comm);
 		string_label(pp, "process.title", w->title ? w->title : w->comm);
+		if (w->cgroup)
+			string_label(pp, "cgroup", w->cgroup);
 		/* Issue #19: a rule pack's labels, by their own names (pg.wait_event...). */
 		for (uint32_t l = 0; w->labels && l < w->labels->nr; l++)
 			string_label(pp, w->labels->items[l].name, w->labels->items[l].value);

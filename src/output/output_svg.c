@@ -248,6 +248,9 @@ static void add_entry(struct flame *fl, const struct profile_entry *e, bool show
 	n = child(fl, n, name, NODE_STATE, e);
 	frame_names__printable(w->comm, name, sizeof(name));
 	n = n ? child(fl, n, name, NODE_COMM, e) : NULL;
+	/* Issue #16: a hang stands apart, on a pseudo-frame of its own. */
+	if (n && (w->open & OFFCPU_WAIT_OPEN_AFTER))
+		n = child(fl, n, OUTPUT_STILL_WAITING_FRAME, NODE_STATE, e);
 	/* Idle kernel threads: a collapsed base of class, state and thread name, unless -k. */
 	if (!show_idle && n && !strcmp(n->base_class, "idle"))
 		return;

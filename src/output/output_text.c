@@ -384,7 +384,7 @@ static bool is_label_frame(const char *frame)
 }
 
 static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_ns,
-			    const struct output_opts *opts)
+			    const struct output_opts *opts, bool open_apart)
 {
 	size_t limit = opts->top ?: OUTPUT_TOP_STACKS, shown = 0;
 	struct folded_lines lines;
@@ -403,6 +403,13 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		len += strcspn(line->text + len + 1, ";") + 1;
 		wait = len + 2;
 		len += strcspn(line->text + len + 1, ";") + 1;
+		/* Issue #16: "[still-waiting]" belongs to the heading too. */
+		if (!strncmp(line->text + len, ";" OUTPUT_STILL_WAITING_FRAME,
+			     sizeof(OUTPUT_STILL_WAITING_FRAME))) {
+			if (open_apart)
+				continue;
+			len += sizeof(OUTPUT_STILL_WAITING_FRAME);
+		}
 		/* Issue #19: and the "[pg.wait_event=...]" label pseudo-frames after it. */
 		while (line->text[len] == ';' && is_label_frame(line->text + len + 1))
 			len += strcspn(line->text + len + 1, ";") + 1;
@@ -426,13 +433,55 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 	return 0;
 }
 
+static void print_stack_leaf_first(FILE *out, const struct stack *s, const char *side)
+{
+	char name[600];
+	uint32_t i;
+
+	if (!s || !s->nr)
+		return;
+	fprintf(out, "    %s:\n", side);
+	for (i = 0; i < s->nr; i++) {
+		frame_names__frame(&s->frames[i], name, sizeof(name));
+		fprintf(out, "      %s\n", name);
+	}
+}
+
+/*
+ * Issue #16: the waits that had not ended at the stop come first, longest
+ * first, with their stacks: a hung thread is what its user came for.
+ * Idle kernel threads are left to -k, as in the tables.
+ */
+static void print_still_waiting(FILE *out, struct profile_entry **entries, size_t nr,
+				const struct output_opts *opts)
+{
+	uint32_t limit = opts->top ? opts->top : OUTPUT_TOP_STACKS;
+	char time[32];
+	size_t i, shown = 0;
+
+	for (i = 0; i < nr && shown < limit; i++) {
+		const struct wait *w = &entries[i]->key;
+
+		if (!(w->open & OFFCPU_WAIT_OPEN_AFTER))
+			continue;
+		if (!shown++)
+			fprintf(out, "\nStill waiting (longest first)\n");
+		output__format_duration(entries[i]->total_ns, time, sizeof(time));
+		fprintf(out, "  #%zu tid %u (%s) [%s] [%s]  %s so far%s\n", shown, w->tid, w->comm,
+			states__name(w->state), w->wait_class, time,
+			entries[i]->count > 1 ? " (summed)" : "");
+		print_stack_leaf_first(out, w->kernel_stack, "kernel");
+		print_stack_leaf_first(out, w->user_stack, "user");
+	}
+}
+
 int output_text__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
-	struct profile_entry **entries;
-	uint64_t hidden_ns = 0, hidden_count = 0;
-	bool estimates = p->estimated.ns > 0;
+	struct profile_entry **entries, **open_entries;
+	uint64_t hidden_ns = 0, hidden_count = 0, open_ns = 0, open_count = 0, rest_ns;
+	bool estimates = p->estimated.ns > 0, open_apart;
 	char time[32];
-	size_t nr, shown = 0, i;
+	size_t nr, shown = 0, nr_open = 0, kept = 0, i;
 	int err = profile__sorted_entries(p, &entries, &nr);
 
 	if (err)
@@ -476,19 +525,55 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			blocked, time, share(p->total_runq_ns, p->total_ns));
 	}
 	text_accounting__print(out, p);
-	err = print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_STATE, NULL,
-			   opts->top, estimates);
-	err = err
-		  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown, GROUP_BY_WAIT, NULL,
-				  opts->top, estimates);
+	/*
+	 * Issue #16: waits still open at the stop are listed first, and kept
+	 * out of the tables and stacks below: a daemon asleep for hours would
+	 * otherwise outweigh everything the recording measured. Unless every
+	 * wait is still open (offcpu snapshot): then the tables sum them.
+	 */
+	open_entries = malloc((shown ? shown : 1) * sizeof(*open_entries));
+	if (!open_entries) {
+		free(entries);
+		return -ENOMEM;
+	}
+	for (i = 0; i < shown; i++) {
+		if (entries[i]->key.open & OFFCPU_WAIT_OPEN_AFTER) {
+			open_entries[nr_open++] = entries[i];
+			open_ns += entries[i]->total_ns;
+			open_count += entries[i]->count;
+		} else {
+			entries[kept++] = entries[i];
+		}
+	}
+	open_apart = kept > 0;
+	if (open_apart && open_count) {
+		output__format_duration(open_ns, time, sizeof(time));
+		fprintf(out,
+			"still waiting: %s in %" PRIu64
+			" wait%s not ended at the stop, listed first, left out of the tables\n",
+			time, open_count, open_count == 1 ? "" : "s");
+	}
+	print_still_waiting(out, open_entries, nr_open, opts);
+	if (open_apart) {
+		shown = kept;
+		rest_ns = p->total_ns - hidden_ns - open_ns;
+	} else {
+		memcpy(entries, open_entries, nr_open * sizeof(*entries));
+		shown = nr_open;
+		rest_ns = p->total_ns - hidden_ns;
+	}
+	free(open_entries);
+	err = print_groups(out, rest_ns, entries, shown, GROUP_BY_STATE, NULL, opts->top,
+			   estimates);
+	err = err ?: print_groups(out, rest_ns, entries, shown, GROUP_BY_WAIT, NULL, opts->top,
+				  estimates);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
-		err = err
-			  ?: print_groups(out, p->total_ns - hidden_ns, entries, shown,
-					  opts->group_by, opts->group_label, opts->top, estimates);
+		err = err ?: print_groups(out, rest_ns, entries, shown, opts->group_by,
+					  opts->group_label, opts->top, estimates);
 	free(entries);
 	err = err ?: print_wakers(out, p, opts);
-	err = err ?: print_top_stacks(out, p, p->total_ns - hidden_ns, opts);
+	err = err ?: print_top_stacks(out, p, rest_ns, opts, open_apart);
 	if (err)
 		return err;
 	text_accounting__print_threads(out, p, opts->top);

@@ -108,6 +108,32 @@ static bool equal_waker(const struct wait *x, const struct wait *y)
 	       x->waker_user_stack == y->waker_user_stack;
 }
 
+/* Issue #16: a wait not ended at the stop is an aggregate of its own; one begun before is not. */
+static unsigned int still_open(const struct wait *w)
+{
+	return (w->open & OFFCPU_WAIT_OPEN_AFTER) != 0;
+}
+
+static const char *const open_names[] = { NULL, "before", "after", "both" };
+
+const char *profile__open_name(unsigned int open)
+{
+	return open_names[open & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER)];
+}
+
+int profile__open_from_name(const char *name, unsigned int *open)
+{
+	unsigned int i;
+
+	for (i = 1; i < sizeof(open_names) / sizeof(open_names[0]); i++) {
+		if (!strcmp(name, open_names[i])) {
+			*open = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* Identity of an aggregate: every field of struct wait but the per-wait ones. */
 static uint64_t hash_entry(const void *key)
 {
@@ -120,9 +146,11 @@ static uint64_t hash_entry(const void *key)
 	h = hash_table__hash_bytes(&w->title, sizeof(w->title), h);
 	h = hash_table__hash_bytes(&w->wait_class, sizeof(w->wait_class), h);
 	h = hash_table__hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
+	h = hash_table__hash_bytes(&w->cgroup, sizeof(w->cgroup), h);
 	h = hash_table__hash_bytes(&w->labels, sizeof(w->labels), h);
 	h = hash_waker(w, h);
-	return hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
+	h = hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
+	return h + still_open(w);
 }
 
 static bool equal_entry(const void *a, const void *b)
@@ -132,7 +160,8 @@ static bool equal_entry(const void *a, const void *b)
 	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
 	       x->title == y->title && x->wait_class == y->wait_class &&
 	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       x->labels == y->labels && equal_waker(x, y);
+	       x->cgroup == y->cgroup && x->labels == y->labels && equal_waker(x, y) &&
+	       still_open(x) == still_open(y);
 }
 
 /* Issue #19: a label set by its interned names and values. */
@@ -258,6 +287,23 @@ const struct stack *profile__intern_stack(struct profile *p, const struct frame 
 	return s;
 }
 
+struct hash_table *profile__take_stacks(struct profile *p)
+{
+	struct hash_table *old = p->stacks, *fresh;
+
+	fresh = p->keep_waits ? hash_table__new(hash_stack_exact, equal_stack_exact)
+			      : hash_table__new(hash_stack_symbolic, equal_stack_symbolic);
+	if (!fresh)
+		return NULL;
+	p->stacks = fresh;
+	return old;
+}
+
+void profile__free_stacks(struct hash_table *stacks)
+{
+	hash_table__free_values(stacks, free);
+}
+
 /*
  * Folds the entries of processes that have exited into one per comm, title,
  * state, class and stacks, under PROFILE_EXITED_ID: their time stays where
@@ -371,10 +417,13 @@ static void estimate_of(const struct wait *w, struct estimate *out)
 
 int profile__add(struct profile *p, const struct wait *w)
 {
-	struct profile_entry *e = hash_table__find(p->entries, w);
+	struct profile_entry *e;
 	uint64_t weight = profile__weight(w), runq;
 	struct estimate est;
 
+	if (p->on_add)
+		return p->on_add(p->on_add_ctx, w);
+	e = hash_table__find(p->entries, w);
 	/*
 	 * Every sum a report shows is part of the total: if it cannot wrap,
 	 * none can. Past 2^64 ns (584 years, so only a forged recording) the
@@ -403,6 +452,7 @@ int profile__add(struct profile *p, const struct wait *w)
 		e->key.duration_ns = 0;
 		e->key.weight_ns = 0;
 		e->key.cpu = 0;
+		e->key.open &= OFFCPU_WAIT_OPEN_AFTER;
 		e->key.runq_ns = 0;
 		if (!waker_is_task(w)) {
 			e->key.waker.pid = 0;

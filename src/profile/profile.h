@@ -32,6 +32,10 @@ struct labels {
 	struct label items[]; /* sorted by name */
 };
 
+/* Issue #16: the json "open" field's values, by struct wait::open. */
+const char *profile__open_name(unsigned int open);
+int profile__open_from_name(const char *name, unsigned int *open);
+
 /*
  * Issue 15: who ended a wait. context is enum offcpu_waker: a task (pid,
  * tid, comm), or an interrupt (pid, tid and comm of the task it
@@ -56,6 +60,8 @@ struct wait {
 	const char *wait_class;		  /* interned */
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;
+	/* Issue #20. */
+	const char *cgroup;	     /* interned cgroup v2 path; NULL: not known */
 	const struct labels *labels; /* issue #19: interned; NULL: none */
 	/* Issue 15. */
 	uint64_t runq_ns; /* of duration_ns, runnable between its wakeup and its switch-in */
@@ -69,6 +75,12 @@ struct wait {
 	 * --sample-rate N). 0: duration_ns.
 	 */
 	uint64_t weight_ns;
+	/*
+	 * Issue #16: OFFCPU_WAIT_OPEN_BEFORE (began before the recording) and
+	 * OFFCPU_WAIT_OPEN_AFTER (not ended at its stop: still waiting), or 0.
+	 * A still-open wait is summed apart from the waits that ended.
+	 */
+	unsigned int open;
 };
 
 /*
@@ -148,6 +160,12 @@ struct profile {
 	size_t compact_at;	/* entries at which to merge exited processes next */
 	uint64_t start_time_ns; /* CLOCK_REALTIME when recording began; 0: unknown */
 	uint64_t duration_ns;	/* how long it recorded */
+	/*
+	 * Issue #20: where offcpu serve takes each wait instead: a profile
+	 * with on_add interns the strings and stacks and sums nothing.
+	 */
+	int (*on_add)(void *ctx, const struct wait *w);
+	void *on_add_ctx;
 	struct thread_account *threads; /* issue #14: threads that exited, -- COMMAND */
 	size_t nr_threads;
 	size_t threads_cap;
@@ -165,6 +183,13 @@ const struct stack *profile__intern_stack(struct profile *p, const struct frame 
  * would pass 2^64 ns: an exact total or none. -ENOMEM.
  */
 int profile__add(struct profile *p, const struct wait *w);
+/*
+ * Issue #20: the stacks interned so far, handed to the caller (NULL when out
+ * of memory, nothing changed), and a fresh table for those to come: offcpu
+ * serve frees them once no profile window holds them.
+ */
+struct hash_table *profile__take_stacks(struct profile *p);
+void profile__free_stacks(struct hash_table *stacks);
 /* Issue #14: a thread's account, copied; -ENOMEM. */
 int profile__add_thread(struct profile *p, const struct thread_account *a);
 /* Issue #14: what w adds to totals (weight_ns, or its duration). */

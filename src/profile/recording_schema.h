@@ -32,6 +32,8 @@
 #define REC_RECORDED_NS "recorded_ns"
 #define REC_DROPPED_NS "dropped_ns"
 #define REC_KERNEL_RUN_NS "kernel_run_ns"
+/* Issue #16: "before", "after" or "both" (profile__open_name), absent when neither. */
+#define REC_OPEN "open"
 #define REC_UNSEEN_NS "unseen_ns"
 
 /* A wait. */
@@ -40,6 +42,7 @@
 #define REC_TID "tid"
 #define REC_COMM "comm"
 #define REC_TITLE "title"
+#define REC_CGROUP "cgroup" /* issue #20 */
 #define REC_STATE "state"
 #define REC_WAIT "wait"
 #define REC_DURATION_NS "duration_ns"

@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "lib/u32_key.h"
 #include "offcpu.h"
+#include "symbols/cgroups.h"
 #include "symbols/proctitle.h"
 #include "symbols/python.h"
 #include "symbols/python_merge.h"
@@ -114,6 +115,7 @@ struct collector {
 	 */
 	bool fp_walk;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
+	struct cgroups *cgroups; /* issue #20: made at the first wait */
 	/* Issue #21: CPython processes, and the frames their waits bring. */
 	struct python *python;
 	struct symbol_limits python_limits;
@@ -241,6 +243,7 @@ void collector__free(struct collector *c)
 	python__free(c->python);
 	free(c->key);
 	unwinder__free(c->unwinder);
+	cgroups__free(c->cgroups);
 	thread_accounts__free(c->threads);
 	free(c);
 }
@@ -638,6 +641,14 @@ static const struct stack *symbolize_unwound(struct collector *c,
 	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
 }
 
+/* Issue #20: the wait's cgroup by its path; NULL when out of memory. */
+static const char *cgroup_of(struct collector *c, uint64_t id, uint64_t now_ns)
+{
+	if (!c->cgroups && cgroups__new(NULL, c->profile->strings, &c->cgroups))
+		return NULL;
+	return cgroups__name(c->cgroups, id, now_ns);
+}
+
 /*
  * Issue 15: the waker and the run-queue part of a wait; with --wakers, the
  * waker's stacks its OFFCPU_RECORD_WAKER brought just before.
@@ -830,6 +841,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	w.tid = r->tid;
 	w.cpu = r->cpu;
 	w.state = r->state < OFFCPU_STATE_COUNT ? r->state : OFFCPU_STATE_OTHER;
+	w.open = r->flags & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER);
 	w.comm = strpool__intern(c->profile->strings, comm);
 	if (!w.comm)
 		return -ENOMEM;
@@ -888,6 +900,9 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		return -ENOMEM;
 	look_for_python(c, process);
 	w.title = title_of(c, process, comm, r->end_ts_ns);
+	w.cgroup = cgroup_of(c, r->cgroup_id, r->end_ts_ns);
+	if (!w.cgroup)
+		return -ENOMEM;
 	if (c->label_reader && r->read_mask) {
 		struct label_values lv;
 
@@ -902,6 +917,16 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
+	/*
+	 * Issue #17.2: a wait recovered at a later switch-out has no user
+	 * stack: the thread's chain waits on for its next record's.
+	 */
+	if (r->flags & OFFCPU_WAIT_RECOVERED) {
+		if (filtered)
+			return 0;
+		w.wait_class = wait_class_of(c, &w, NULL);
+		return w.wait_class ? profile__add(c->profile, &w) : -ENOMEM;
+	}
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
 	err = close_chain(c, w.tid, w.user_stack, cut_short, parked, w.labels);
 	if (err || filtered)
@@ -945,6 +970,9 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 		if (c->label_reader)
 			label_reader__fork(c->label_reader, r->parent_pid, r->pid);
 		return 0;
+	case OFFCPU_RECORD_RUNNING:
+		symbolizer__exec(c->symbolizer, r->pid);
+		return 0;
 	default:
 		symbolizer__exit(c->symbolizer, r->pid);
 		forget_process(c, r->pid);
@@ -971,6 +999,7 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	case OFFCPU_RECORD_EXEC:
 	case OFFCPU_RECORD_FORK:
 	case OFFCPU_RECORD_EXIT:
+	case OFFCPU_RECORD_RUNNING:
 		if (size < sizeof(*header))
 			return malformed(c, data, size, "shorter than a process record");
 		return task_record(c, header);
@@ -981,6 +1010,65 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	default:
 		return malformed(c, data, size, "unknown type");
 	}
+}
+
+/* A new, empty table for *cache, its cached stacks freed; -ENOMEM keeps the old. */
+static int renew_cache(struct hash_table **cache, hash_table_hash_fn hash,
+		       hash_table_equal_fn equal)
+{
+	struct hash_table *fresh = hash_table__new(hash, equal);
+
+	if (!fresh)
+		return -ENOMEM;
+	hash_table__free_values(*cache, free);
+	*cache = fresh;
+	return 0;
+}
+
+static int intern_again(struct collector *c, const struct stack **stack)
+{
+	if (!*stack)
+		return 0;
+	*stack = profile__intern_stack(c->profile, (*stack)->frames, (*stack)->nr);
+	return *stack ? 0 : -ENOMEM;
+}
+
+int collector__forget_stacks(struct collector *c)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+	size_t i;
+	int err;
+
+	err = renew_cache(&c->kernel_stacks, hash_raw, equal_raw);
+	err = err ?: renew_cache(&c->classes, hash_class, equal_class);
+	while (!err && hash_table__next(c->processes, &it, NULL, &value)) {
+		struct process_info *p = value;
+
+		err = renew_cache(&p->stacks, hash_raw, equal_raw);
+	}
+	memset(&it, 0, sizeof(it));
+	while (!err && hash_table__next(c->chains, &it, NULL, &value)) {
+		struct chain *chain = value;
+
+		for (i = 0; i < chain->nr && !err; i++) {
+			struct wait *w = &chain->waits[i];
+
+			err = intern_again(c, &w->kernel_stack);
+			err = err ?: intern_again(c, &w->user_stack);
+			err = err ?: intern_again(c, &w->waker_kernel_stack);
+			err = err ?: intern_again(c, &w->waker_user_stack);
+		}
+	}
+	/* --wakers: the wakers' stacks waiting for their wait's record. */
+	memset(&it, 0, sizeof(it));
+	while (!err && hash_table__next(c->waker_stacks, &it, NULL, &value)) {
+		struct waker_stacks *ws = value;
+
+		err = intern_again(c, &ws->kernel_stack);
+		err = err ?: intern_again(c, &ws->user_stack);
+	}
+	return err;
 }
 
 static void resolve_lines(void *ctx, struct frame *f)

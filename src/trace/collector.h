@@ -50,6 +50,14 @@ int collector__record(struct collector *c, const void *data, size_t size);
 struct label_reader;
 void collector__set_label_reader(struct collector *c, struct label_reader *lr);
 /*
+ * Issue #20: forgets every stack the collector caches, once the profile's
+ * were taken (profile__take_stacks): the next records intern theirs anew,
+ * and the waits of open chains and the wakers' stacks waiting for their
+ * wait get theirs interned again, so nothing here points at the old ones.
+ * -ENOMEM: some may still point there.
+ */
+int collector__forget_stacks(struct collector *c);
+/*
  * Ends the open chains (their waits go in without a user stack), then looks
  * up the source lines of every frame recorded.
  */

@@ -325,6 +325,10 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	if (!passes(r->filter, &w))
 		return 0;
 	w.title = intern(r, string_member(v, REC_TITLE));
+	w.cgroup = intern(r, string_member(v, REC_CGROUP)); /* issue #20 */
+	if (string_member(v, REC_OPEN) &&
+	    profile__open_from_name(string_member(v, REC_OPEN), &w.open))
+		return bad(r, "a wait's \"" REC_OPEN "\" is not \"before\", \"after\" or \"both\"");
 	err = read_stack(r, v, REC_KERNEL_STACK, true, &w.kernel_stack);
 	err = err ?: read_stack(r, v, REC_USER_STACK, false, &w.user_stack);
 	err = err ?: read_labels(r, v, &w.labels);

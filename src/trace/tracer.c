@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <bpf/bpf.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,7 +33,24 @@ struct tracer {
 	bool counting;	 /* at stop, past STOP_DRAIN_NS: waits are counted, not read */
 	uint64_t unread; /* waits left in the ring at stop */
 	uint64_t unread_ns;
+	/* Issue #16. */
+	uint64_t min_duration_ns; /* -m -M, for the open waits */
+	uint64_t max_duration_ns;
+	bool snapshot;	    /* nothing attached */
+	bool measure_clock; /* OFFCPU_TEST_MEASURE_CLOCK */
+	void *open_record;  /* an open wait, 8-byte aligned for the collector */
 };
+
+/*
+ * Test-only: measure the conversion of the kernel's switch times to
+ * offcpu's clock against the traced switches, said on stderr at the stop.
+ */
+#define MEASURE_CLOCK_ENV "OFFCPU_TEST_MEASURE_CLOCK"
+
+/* The largest open-wait record (offcpu_open_waits: OPEN_COPY_MAX of stack copied). */
+#define OPEN_RECORD_MAX                                                                            \
+	(OFFCPU_WAIT_HEADER_SIZE + 2 * OFFCPU_MAX_STACK_DEPTH * 8 +                                \
+	 sizeof(struct offcpu_user_copy) + OFFCPU_MAX_STACK_COPY)
 
 /*
  * After sched_switch is detached, waits parked for their user stack reach
@@ -120,6 +140,13 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_sched_process_fork, &skel->links.offcpu_sched_process_fork },
 		/* Loaded only when waits are parked for it (defer_user_stacks). */
 		{ skel->progs.offcpu_rseq_update, &skel->links.offcpu_rseq_update },
+		/* Issue #20: runs only when read (tracer__open_gauge). */
+		{ skel->progs.offcpu_open_gauge, &skel->links.offcpu_open_gauge },
+		/* Issue #16: iterators, run (not attached) by run_iterator(). */
+		{ skel->progs.offcpu_open_at_start, NULL },
+		{ skel->progs.offcpu_open_waits, NULL },
+		/* offcpu snapshot's, for a moment (pair_clocks()). */
+		{ skel->progs.offcpu_pair_clocks, NULL },
 		/* Issue 15: who woke each wait; off only under wakeups = false. */
 		{ skel->progs.offcpu_sched_waking, &skel->links.offcpu_sched_waking },
 		/*
@@ -149,7 +176,7 @@ static int attach_core(struct offcpu_bpf *skel)
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(core); i++) {
-		if (!bpf_program__autoload(core[i].prog))
+		if (!core[i].link || !bpf_program__autoload(core[i].prog))
 			continue;
 		*core[i].link = bpf_program__attach(core[i].prog);
 		if (!*core[i].link) {
@@ -221,7 +248,9 @@ static int check_tracepoints(struct offcpu_bpf *skel, const struct btf *vmlinux,
 	const char *name;
 
 	bpf_object__for_each_program (prog, skel->obj) {
-		if (!bpf_program__autoload(prog))
+		/* Iterators (issue #16) hang on no tracepoint. */
+		if (!bpf_program__autoload(prog) ||
+		    !strncmp(bpf_program__section_name(prog), "iter", 4))
 			continue;
 		name = strchr(bpf_program__section_name(prog), '/');
 		name = name ? name + 1 : bpf_program__section_name(prog);
@@ -335,6 +364,18 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 				   o->user_threads_only || o->kernel_threads_only || o->state_mask;
 
 	skel->rodata->max_slots = o->max_entries;
+	if (o->filter_cgroup) {
+		struct stat st;
+
+		/* A cgroup v2 directory's inode number is its cgroup ID (kernfs). */
+		if (fstat(o->cgroup_fd, &st)) {
+			err = -errno;
+			report_setup_error("read the --cgroup directory", err);
+			goto out;
+		}
+		skel->rodata->cgroup_id = st.st_ino;
+	}
+	skel->rodata->measure_clock = getenv(MEASURE_CLOCK_ENV) != NULL;
 	err = bpf_map__set_max_entries(skel->maps.comms, o->nr_comms ?: 1);
 	if (err) {
 		report_setup_error("size the -c map", err);
@@ -430,6 +471,218 @@ static void read_record_delay(struct tracer *t)
 		t->record_delay.tv_nsec = (long)n * 1000;
 }
 
+/*
+ * Issue #16: a CPU's clock pair is taken at its first switch after
+ * attaching (keep_clock_pair). offcpu moves itself onto each CPU it may
+ * run on, which switches every one within microseconds: sleeping 20 ms
+ * for them to switch instead left 77 threads undated, switched in
+ * meanwhile (no_start, one run system wide). A CPU outside offcpu's
+ * affinity converts with the pair of the CPU the iterator runs on.
+ */
+static void visit_cpus(void)
+{
+	cpu_set_t saved, one;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(saved), &saved))
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &saved))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+	}
+	sched_setaffinity(0, sizeof(saved), &saved);
+}
+
+/* offcpu snapshot: each CPU's clock pair, without recording a wait. */
+static int pair_clocks(struct offcpu_bpf *skel)
+{
+	struct bpf_link *link = bpf_program__attach(skel->progs.offcpu_pair_clocks);
+	char text[128];
+	int err;
+
+	if (!link) {
+		err = -errno;
+		log__error("cannot attach BPF program %s: %s",
+			   bpf_program__name(skel->progs.offcpu_pair_clocks),
+			   error_text(err, text, sizeof(text)));
+		return err;
+	}
+	visit_cpus();
+	bpf_link__destroy(link);
+	return 0;
+}
+
+/*
+ * Runs a task iterator once; what it wrote into *buf (malloc'd, *len
+ * bytes), or nowhere when buf is NULL. 0 or -errno.
+ */
+static int run_iterator(struct bpf_program *prog, char **buf, size_t *len)
+{
+	struct bpf_link *link = bpf_program__attach_iter(prog, NULL);
+	size_t cap = 0, n = 0;
+	char *data = NULL, *grown, sink[4096];
+	ssize_t got;
+	int fd, err = 0;
+
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		bpf_link__destroy(link);
+		return err;
+	}
+	for (;;) {
+		if (buf && cap - n < 65536) {
+			cap = cap ? 2 * cap : 1 << 20;
+			grown = realloc(data, cap);
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			data = grown;
+		}
+		got = buf ? read(fd, data + n, cap - n) : read(fd, sink, sizeof(sink));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			err = -errno;
+		if (got <= 0)
+			break;
+		if (buf)
+			n += (size_t)got;
+	}
+	close(fd);
+	bpf_link__destroy(link);
+	if (err || !buf) {
+		free(data);
+		return err;
+	}
+	*buf = data;
+	*len = n;
+	return 0;
+}
+
+/*
+ * The open waits the iterator wrote, each after its struct
+ * offcpu_open_header, to fn; those outside -m/-M counted, and at the stop
+ * every one: open, or recovered (its switch-in hidden).
+ */
+static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool at_stop,
+			   tracer_record_fn fn, void *ctx, uint64_t *counters)
+{
+	struct offcpu_wait_record *r = t->open_record;
+	struct offcpu_open_header h;
+	size_t off = 0;
+	int err;
+
+	while (len - off >= sizeof(h)) {
+		memcpy(&h, buf + off, sizeof(h));
+		off += sizeof(h);
+		if (h.size > len - off || h.size < OFFCPU_WAIT_HEADER_SIZE ||
+		    h.size > OPEN_RECORD_MAX) {
+			log__error("malformed open-wait record: %u bytes of %zu", h.size,
+				   len - off);
+			return -EINVAL;
+		}
+		memcpy(r, buf + off, h.size);
+		off += h.size;
+		if (at_stop)
+			counters[r->flags & OFFCPU_WAIT_RECOVERED ? OFFCPU_CNT_SWITCH_RECOVERED
+								  : OFFCPU_CNT_OPEN_AT_STOP]++;
+		if (r->duration_ns < t->min_duration_ns) {
+			counters[OFFCPU_CNT_BELOW_MIN]++;
+			continue;
+		}
+		if (r->duration_ns > t->max_duration_ns) {
+			counters[OFFCPU_CNT_ABOVE_MAX]++;
+			continue;
+		}
+		err = fn(ctx, r, h.size);
+		if (err < 0)
+			return err;
+		counters[OFFCPU_CNT_EMITTED]++;
+	}
+	return 0;
+}
+
+/* The open-wait iterator's records, into *buf (*len bytes). */
+static int read_open_waits(struct tracer *t, enum offcpu_open_mode mode, char **buf, size_t *len)
+{
+	int err;
+
+	t->skel->bss->open_mode = mode;
+	err = run_iterator(t->skel->progs.offcpu_open_waits, buf, len);
+	if (err)
+		report_setup_error("read the threads off CPU", err);
+	return err;
+}
+
+int tracer__open_waits(struct tracer *t, tracer_record_fn fn, void *ctx, uint64_t *counters)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	int err = read_open_waits(t, OFFCPU_OPEN_NOW, &buf, &len);
+
+	if (err)
+		return err;
+	err = pass_open_waits(t, buf, len, false, fn, ctx, counters);
+	free(buf);
+	return err;
+}
+
+/*
+ * The start's iterator dates the waits open at the start and writes the
+ * process of each (a __u32 per thread), handed on as an
+ * OFFCPU_RECORD_RUNNING.
+ */
+static int date_open_waits(struct tracer *t)
+{
+	struct offcpu_task_record r = { .type = OFFCPU_RECORD_RUNNING };
+	size_t len = 0, i;
+	char *buf = NULL;
+	uint32_t pid;
+	int err;
+
+	err = run_iterator(t->skel->progs.offcpu_open_at_start, &buf, &len);
+	for (i = 0; !err && i + sizeof(pid) <= len; i += sizeof(pid)) {
+		memcpy(&pid, buf + i, sizeof(pid));
+		/* Threads of a process mostly come in a row (tid order); a repeat re-reads. */
+		if (i && pid == r.pid)
+			continue;
+		r.pid = pid;
+		err = t->fn(t->ctx, &r, sizeof(r));
+	}
+	free(buf);
+	return err < 0 ? err : 0;
+}
+
+static void say_clock_errors(struct tracer *t)
+{
+	static const char *const kinds[OFFCPU_CLOCK_ERR_KINDS] = {
+		[OFFCPU_CLOCK_ERR_ARRIVAL] = "switch-in from last_arrival",
+		[OFFCPU_CLOCK_ERR_DEPARTURE] = "switch-out from last_arrival + run",
+		[OFFCPU_CLOCK_ERR_EXEC_START] = "switch-out from exec_start",
+	};
+	const struct offcpu_clock_error *e = t->skel->bss->clock_errors;
+	int i;
+
+	for (i = 0; i < OFFCPU_CLOCK_ERR_KINDS; i++)
+		fprintf(stderr,
+			"offcpu: clock error, %s: n %llu mean |e| %llu ns max |e| %llu ns "
+			"mean e %lld ns, waits %llu ns, over 1 ms %llu, over 10 ms %llu (worst: "
+			"tid %llu)\n",
+			kinds[i], (unsigned long long)e[i].n,
+			(unsigned long long)(e[i].n ? e[i].sum_abs_ns / e[i].n : 0),
+			(unsigned long long)e[i].max_abs_ns,
+			(long long)(e[i].n ? (long long)e[i].sum_ns / (long long)e[i].n : 0),
+			(unsigned long long)e[i].sum_wait_ns, (unsigned long long)e[i].over_1ms,
+			(unsigned long long)e[i].over_10ms, (unsigned long long)e[i].worst_tid);
+}
+
 int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, struct tracer **out)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
@@ -443,6 +696,16 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	}
 	t->fn = fn;
 	t->ctx = ctx;
+	t->min_duration_ns = opts->min_duration_ns;
+	t->max_duration_ns = opts->max_duration_ns;
+	t->snapshot = opts->snapshot;
+	t->measure_clock = getenv(MEASURE_CLOCK_ENV) != NULL;
+	t->open_record = malloc(OPEN_RECORD_MAX);
+	if (!t->open_record) {
+		free(t);
+		log__error("cannot set up the tracer: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	read_record_delay(t);
 	libbpf_set_print(libbpf_log);
 	t->skel = offcpu_bpf__open_opts(&open_opts);
@@ -470,9 +733,26 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	}
 	if (opts->before_attach)
 		opts->before_attach(opts->before_attach_ctx, t);
+	if (opts->snapshot) {
+		err = pair_clocks(t->skel);
+		if (err)
+			goto fail;
+		*out = t;
+		return 0;
+	}
+	t->skel->bss->recording_start_ns = clock__monotonic_ns();
 	err = attach_core(t->skel);
 	if (err)
 		goto fail;
+	/* After sched_switch is attached: a thread it has not seen leave is dated now. */
+	if (opts->date_open_waits) {
+		visit_cpus();
+		err = date_open_waits(t);
+		if (err) {
+			report_setup_error("date the waits open at the start", err);
+			goto fail;
+		}
+	}
 	*out = t;
 	return 0;
 fail:
@@ -505,21 +785,11 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 	return consume(t, BATCH_NS);
 }
 
-int tracer__stop(struct tracer *t, uint64_t *counters)
+/* What is left in the ring at the stop: read for STOP_DRAIN_NS, the rest counted. */
+static int drain(struct tracer *t, uint64_t *counters)
 {
-	struct timespec settle = { 0, SETTLE_NS };
 	int n;
 
-	bpf_link__destroy(t->skel->links.offcpu_sched_switch);
-	t->skel->links.offcpu_sched_switch = NULL;
-	nanosleep(&settle, NULL);
-	/*
-	 * No program writes records from here on, so the ring holds all there
-	 * is (but for one still running when detached, preempted in the
-	 * middle: its record would come after the count). Waits still parked
-	 * stay counted in user_stack_pending.
-	 */
-	offcpu_bpf__detach(t->skel);
 	n = consume(t, STOP_DRAIN_NS);
 	if (n || !t->batch_cut)
 		return n;
@@ -530,6 +800,46 @@ int tracer__stop(struct tracer *t, uint64_t *counters)
 	counters[OFFCPU_CNT_RINGBUF_UNREAD] += t->unread;
 	counters[OFFCPU_CNT_RINGBUF_UNREAD_NS] += t->unread_ns;
 	return n < 0 ? n : 0;
+}
+
+int tracer__stop(struct tracer *t, uint64_t *counters)
+{
+	struct timespec settle = { 0, SETTLE_NS };
+	size_t open_len = 0;
+	char *open_buf = NULL;
+	int err;
+
+	bpf_link__destroy(t->skel->links.offcpu_sched_switch);
+	t->skel->links.offcpu_sched_switch = NULL;
+	/* The end of the waits still open: the last switch sched_switch could see. */
+	t->skel->bss->open_stop_ts_ns = clock__monotonic_ns();
+	/*
+	 * The open waits are read at once, while their threads still wait
+	 * (a wait that ends before its thread is visited has lost its stacks:
+	 * read after the settling below, a thread sleeping 20 ms in a loop
+	 * always had), and handed on after the ring's records, which come
+	 * first for each thread.
+	 */
+	if (!t->snapshot) {
+		err = read_open_waits(t, OFFCPU_OPEN_AT_STOP, &open_buf, &open_len);
+		if (err)
+			return err;
+	}
+	nanosleep(&settle, NULL);
+	/*
+	 * No program writes records from here on, so the ring holds all there
+	 * is (but for one still running when detached, preempted in the
+	 * middle: its record would come after the count). Waits still parked
+	 * stay counted in user_stack_pending.
+	 */
+	offcpu_bpf__detach(t->skel);
+	err = drain(t, counters);
+	if (t->measure_clock)
+		say_clock_errors(t);
+	if (!err && open_buf)
+		err = pass_open_waits(t, open_buf, open_len, true, t->fn, t->ctx, counters);
+	free(open_buf);
+	return err;
 }
 
 int tracer__python_add(struct tracer *t, uint32_t pid, const struct offcpu_python_layout *l)
@@ -582,5 +892,28 @@ void tracer__free(struct tracer *t)
 		return;
 	ring_buffer__free(t->ring);
 	offcpu_bpf__destroy(t->skel);
+	free(t->open_record);
 	free(t);
+}
+
+/* Issue #20: the open_gauge iterator read through, one record at a time. */
+int tracer__open_gauge(struct tracer *t, tracer_open_wait_fn fn, void *ctx)
+{
+	struct offcpu_open_wait w[64];
+	ssize_t n, i;
+	int fd, err = 0;
+
+	if (!t->skel->links.offcpu_open_gauge)
+		return -ENOENT;
+	fd = bpf_iter_create(bpf_link__fd(t->skel->links.offcpu_open_gauge));
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, w, sizeof(w))) > 0) {
+		for (i = 0; i < n / (ssize_t)sizeof(w[0]); i++)
+			fn(ctx, &w[i]);
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
 }

@@ -29,6 +29,9 @@ struct tracer_opts {
 	char *const *comms;
 	size_t nr_comms;
 	bool filter_cgroup;
+	/* Issue #16. */
+	bool date_open_waits; /* date the selected threads off CPU at the start */
+	bool snapshot;	      /* attach nothing: tracer__open_waits only (offcpu snapshot) */
 	int cgroup_fd;	      /* with filter_cgroup: the cgroup v2 directory, open */
 	const char *btf_path; /* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
 	/*
@@ -68,9 +71,18 @@ int tracer__poll(struct tracer *t, int timeout_ms);
  * Detaches from sched_switch, lets parked waits reach user space, detaches
  * the rest, and reads what is left for 250 ms at most; the waits still left
  * are added to counters[OFFCPU_CNT_RINGBUF_UNREAD] (and _NS), an array of
- * OFFCPU_CNT_MAX.
+ * OFFCPU_CNT_MAX. Then the waits still open at the detach are passed on
+ * (issue #16), counted in counters[OFFCPU_CNT_OPEN_AT_STOP].
  */
 int tracer__stop(struct tracer *t, uint64_t *counters);
+/*
+ * Issue #16: every selected thread off CPU now, one wait record each
+ * (flags OFFCPU_WAIT_OPEN_AFTER, its duration so far, its stacks), passed
+ * to fn as ring buffer records are, from a task iterator: for offcpu
+ * snapshot, or a gauge while recording. Waits outside -m/-M are counted
+ * in counters[] (OFFCPU_CNT_MAX of them), not passed. 0 or -errno, said.
+ */
+int tracer__open_waits(struct tracer *t, tracer_record_fn fn, void *ctx, uint64_t *counters);
 /*
  * Issue #21: walk the Python frames of process pid's waits with this
  * layout (until it execs or exits). -E2BIG when the map is full.
@@ -82,5 +94,14 @@ int tracer__counters(struct tracer *t, uint64_t *out);
 struct offcpu_reads;
 int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads *reads);
 void tracer__free(struct tracer *t);
+
+/* Issue #20: one selected thread off CPU now (offcpu.h). */
+struct offcpu_open_wait;
+typedef void (*tracer_open_wait_fn)(void *ctx, const struct offcpu_open_wait *w);
+/*
+ * Calls fn for each selected thread off CPU at the time of the call: the
+ * gauge's light walk, without stacks (tracer__open_waits takes them).
+ */
+int tracer__open_gauge(struct tracer *t, tracer_open_wait_fn fn, void *ctx);
 
 #endif

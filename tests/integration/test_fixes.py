@@ -137,6 +137,9 @@ def test_kernel_leaf_is_perfs():
         w = json.loads(line)
         if w["type"] != "offcpu" or w["tid"] not in mine:
             continue
+        # Issue #17.2: a wait recovered from a hidden switch-in has no stacks.
+        if not w["kernel_stack"] and not w["user_stack"]:
+            continue
         comm = mine[w["tid"]]
         addrs = tuple(int(f["addr"], 16) for f in w["kernel_stack"])
         names = [f.get("sym") for f in w["kernel_stack"]]

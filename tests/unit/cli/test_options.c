@@ -121,12 +121,33 @@ static void help_ends_with_examples(void **state)
 		words[n] = NULL;
 		if (n > 1 && !strcmp(words[1], "report"))
 			assert_int_equal(parse(OPTIONS_REPORT, &o, words + 1), 0);
+		else if (n > 1 && !strcmp(words[1], "snapshot"))
+			assert_int_equal(parse(OPTIONS_SNAPSHOT, &o, words + 1), 0);
 		else
 			assert_int_equal(parse(OPTIONS_TRACE, &o, words), 0);
 		options__free(&o);
 	}
 	free(copy);
 	free(text);
+}
+
+/* Issue #16: offcpu snapshot takes the filters and -m, not -d nor a command. */
+static void snapshot_options(void **state)
+{
+	char *ok[] = { "snapshot", "-m", "1s", "-k", "-f", "json", NULL };
+	char *duration[] = { "snapshot", "-d", "1s", NULL };
+	char *command[] = { "snapshot", "--", "true", NULL };
+	struct options o;
+
+	(void)state;
+	assert_int_equal(parse(OPTIONS_SNAPSHOT, &o, ok), 0);
+	assert_int_equal(o.min_duration_ns, 1000000000ULL);
+	assert_true(o.kernel_threads_only);
+	options__free(&o);
+	assert_int_equal(parse(OPTIONS_SNAPSHOT, &o, duration), -EINVAL);
+	options__free(&o);
+	assert_int_equal(parse(OPTIONS_SNAPSHOT, &o, command), -EINVAL);
+	options__free(&o);
 }
 
 static void top(void **state)
@@ -298,10 +319,41 @@ static void option_looking_values(void **state)
 	options__free(&o);
 }
 
+/* Issue #20: offcpu serve listens on loopback unless told, and writes no report. */
+static void serve_mode(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "-c", "postgres", "-m", "5ms"), 0);
+	assert_string_equal(o.listen_text, LISTEN_DEFAULT);
+	assert_true(o.listen.loopback);
+	assert_int_equal(o.nr_comms, 1);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "--listen", "[::1]:8080", "--stats"), 0);
+	assert_true(o.listen.loopback && o.stats);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "--listen", "0.0.0.0:8080"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(
+	    PARSE(OPTIONS_SERVE, &o, "serve", "--allow-remote", "--listen", "0.0.0.0:8080"), 0);
+	assert_false(o.listen.loopback);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "-o", "x.json"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_SERVE, &o, "serve", "--", "ls"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "--listen", "127.0.0.1:1"), -EINVAL);
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "--allow-remote", "r.json"), -EINVAL);
+	options__free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults),
+		cmocka_unit_test(serve_mode),
 		cmocka_unit_test(short_mode),
 		cmocka_unit_test(help_shows_the_defaults),
 		cmocka_unit_test(top),
@@ -311,6 +363,7 @@ int main(void)
 		cmocka_unit_test(help_ends_with_examples),
 		cmocka_unit_test(idle_shown_when_asked_for),
 		cmocka_unit_test(call_graph),
+		cmocka_unit_test(snapshot_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

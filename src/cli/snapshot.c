@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcpu snapshot: one look, no recording. The BPF object is loaded but
+ * nothing is attached; its open-wait iterator (tracer__open_waits) walks
+ * every task once and reports each selected thread off CPU with what it
+ * has waited so far (dated from the kernel's own switch times: sched_info),
+ * its state and both stacks, read from the blocked task. The records go
+ * through the collector as a recording's do: symbolized, classified, in
+ * any format. Longest first.
+ *
+ * It takes well under a second, so SIGINT and SIGTERM are held until the
+ * output is committed: the output is whole or not there, and no temporary
+ * file is left beside it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/caps.h"
+#include "cli/cgroup.h"
+#include "cli/snapshot.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "symbols/ksyms.h"
+#include "symbols/symbolizer.h"
+#include "trace/collector.h"
+#include "trace/counters.h"
+#include "trace/tracer.h"
+
+#define EXIT_ENVIRONMENT 1
+#define EXIT_USAGE 2
+#define EXIT_PIPE (128 + SIGPIPE)
+
+struct snapshot {
+	struct options *opts;
+	struct output_file output;
+	struct profile *profile;
+	struct symbolizer *symbolizer;
+	struct collector *collector;
+	struct tracer *tracer;
+};
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	return collector__record(ctx, data, size);
+}
+
+/* Longest first; then by thread, so that equal waits keep one order. */
+static int compare_longest_first(const void *a, const void *b)
+{
+	const struct wait *x = a, *y = b;
+
+	if (x->duration_ns != y->duration_ns)
+		return x->duration_ns > y->duration_ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int start(struct snapshot *s)
+{
+	struct options *o = s->opts;
+	struct tracer_opts to = {
+		.min_duration_ns = o->min_duration_ns,
+		.max_duration_ns = o->max_duration_ns,
+		.sample_rate = 1,
+		.state_mask = o->state_mask,
+		.max_entries = o->max_entries,
+		.stack_depth = o->stack_depth,
+		.stack_copy_bytes = o->call_graph == CALL_GRAPH_DWARF ? o->stack_copy_bytes : 0,
+		.kernel_stack = o->kernel_stack,
+		.user_stack = o->user_stack,
+		.user_threads_only = o->user_threads_only,
+		.kernel_threads_only = o->kernel_threads_only,
+		.pids = &o->pids,
+		.tids = &o->tids,
+		.comms = o->comms,
+		.nr_comms = o->nr_comms,
+		.btf_path = getenv("OFFCPU_BTF_PATH"),
+		.snapshot = true,
+	};
+	int err;
+
+	if (o->cgroup_path) {
+		if (cgroup__open(o->cgroup_path, &to.cgroup_fd)) {
+			log__error("invalid --cgroup '%s': not a cgroup v2 directory",
+				   o->cgroup_path);
+			return EXIT_USAGE;
+		}
+		to.filter_cgroup = true;
+	}
+	err = tracer__new(&to, on_record, s->collector, &s->tracer);
+	if (to.filter_cgroup)
+		close(to.cgroup_fd);
+	if (err)
+		return EXIT_ENVIRONMENT;
+	err = caps__drop_after_attach();
+	if (err)
+		log__warn("cannot drop capabilities after loading (%s): offcpu keeps every "
+			  "privilege it was started with until it exits",
+			  strerror(-err));
+	return 0;
+}
+
+static int setup(struct snapshot *s)
+{
+	struct options *o = s->opts;
+	struct ksyms *ksyms = NULL;
+	int err;
+
+	err = output_file__open(o->output_path, &s->output);
+	if (err) {
+		log__error("cannot write output file '%s': %s", o->output_path ?: "-",
+			   s->output.refused ?: strerror(-err));
+		return err == -ENOMEM ? EXIT_ENVIRONMENT : EXIT_USAGE;
+	}
+	if (!caps__can_trace()) {
+		log__error("not permitted: a snapshot needs root, or CAP_BPF and CAP_PERFMON");
+		return EXIT_ENVIRONMENT;
+	}
+	err = ksyms__load_system(&ksyms);
+	if (err)
+		log__warn("kernel symbols unavailable (%s): kernel frames stay addresses",
+			  strerror(-err));
+	err = profile__new(o->format->lists_waits, &s->profile);
+	if (err) {
+		ksyms__free(ksyms);
+		log__error("cannot set up the profile: %s", strerror(-err));
+		return EXIT_ENVIRONMENT;
+	}
+	err = symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
+	err = err
+		  ?: collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask,
+				    &s->collector);
+	if (err) {
+		log__error("cannot set up the symbolizer: %s", strerror(-err));
+		return EXIT_ENVIRONMENT;
+	}
+	return start(s);
+}
+
+static int look(struct snapshot *s)
+{
+	struct timespec now;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	s->profile->start_time_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	err = tracer__open_waits(s->tracer, on_record, s->collector, s->profile->counters);
+	if (err)
+		return EXIT_ENVIRONMENT;
+	err = collector__finish(s->collector);
+	if (err) {
+		log__error("cannot finish the profile: %s", strerror(-err));
+		return EXIT_ENVIRONMENT;
+	}
+	/* Kept for the formats that list every wait; the others sort their own. */
+	if (s->profile->nr_waits)
+		qsort(s->profile->waits, s->profile->nr_waits, sizeof(*s->profile->waits),
+		      compare_longest_first);
+	return 0;
+}
+
+static int write_output(struct snapshot *s)
+{
+	const struct options *o = s->opts;
+	int err = o->format->write(s->output.stream, s->profile, &o->report);
+
+	err = err ?: output_file__commit(&s->output);
+	if (err && err != -EPIPE)
+		log__error("cannot write the output: %s", s->output.refused ?: strerror(-err));
+	if (o->stats) {
+		fprintf(stderr, "offcpu health counters (of the snapshot):\n");
+		counters__print(stderr, s->profile->counters, "  ");
+	}
+	if (err == -EPIPE)
+		return EXIT_PIPE;
+	return err ? EXIT_ENVIRONMENT : 0;
+}
+
+int snapshot__run(struct options *o)
+{
+	struct snapshot s = { .opts = o };
+	sigset_t stop, saved;
+	int status;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &saved);
+	status = setup(&s);
+	status = status ?: look(&s);
+	status = status ?: write_output(&s);
+	if (s.output.stream)
+		output_file__abort(&s.output);
+	tracer__free(s.tracer);
+	collector__free(s.collector);
+	symbolizer__free(s.symbolizer);
+	profile__free(s.profile);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	return status;
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify/states.h"
+#include "lib/hash_table.h"
+#include "output/frame_names.h"
+#include "serve/metrics.h"
+#include "trace/counters.h"
+
+/* Not shown under their own name: the label value of the rest. */
+static const char other[] = "other";
+
+/* Values seen but not shown, at most this many tracked by their time. */
+#define MAX_CANDIDATES 4096
+
+struct label_value {
+	const char *value; /* interned in the profile's strings */
+	uint64_t ns;
+};
+
+struct label_values {
+	struct hash_table *shown;      /* value -> label_value */
+	struct hash_table *candidates; /* value -> label_value, not shown */
+};
+
+struct series {
+	unsigned int state;
+	const char *wait_class;
+	const char *comm; /* a shown value or other */
+	const char *cgroup;
+	uint64_t ns;
+	uint64_t count;
+};
+
+struct metrics {
+	struct hash_table *series;
+	struct label_values comms;
+	struct label_values cgroups;
+	uint64_t runq_ns;
+};
+
+static uint64_t hash_pointer(const void *key)
+{
+	return hash_table__hash_bytes(key, sizeof(const char *), 0);
+}
+
+static bool equal_pointer(const void *a, const void *b)
+{
+	return *(const char *const *)a == *(const char *const *)b;
+}
+
+static uint64_t hash_series(const void *key)
+{
+	const struct series *s = key;
+	const void *parts[3] = { s->wait_class, s->comm, s->cgroup };
+
+	return hash_table__hash_bytes(parts, sizeof(parts), s->state);
+}
+
+static bool equal_series(const void *a, const void *b)
+{
+	const struct series *x = a, *y = b;
+
+	return x->state == y->state && x->wait_class == y->wait_class && x->comm == y->comm &&
+	       x->cgroup == y->cgroup;
+}
+
+int metrics__new(struct metrics **out)
+{
+	struct metrics *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->series = hash_table__new(hash_series, equal_series);
+	m->comms.shown = hash_table__new(hash_pointer, equal_pointer);
+	m->comms.candidates = hash_table__new(hash_pointer, equal_pointer);
+	m->cgroups.shown = hash_table__new(hash_pointer, equal_pointer);
+	m->cgroups.candidates = hash_table__new(hash_pointer, equal_pointer);
+	if (!m->series || !m->comms.shown || !m->comms.candidates || !m->cgroups.shown ||
+	    !m->cgroups.candidates) {
+		metrics__free(m);
+		return -ENOMEM;
+	}
+	*out = m;
+	return 0;
+}
+
+void metrics__free(struct metrics *m)
+{
+	if (!m)
+		return;
+	hash_table__free_values(m->series, free);
+	hash_table__free_values(m->comms.shown, free);
+	hash_table__free_values(m->comms.candidates, free);
+	hash_table__free_values(m->cgroups.shown, free);
+	hash_table__free_values(m->cgroups.candidates, free);
+	free(m);
+}
+
+static struct label_value *new_value(struct hash_table *into, const char *value)
+{
+	struct label_value *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->value = value;
+	if (hash_table__insert(into, &v->value, v)) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* The label value a wait's value is counted under; NULL: out of memory. */
+static const char *label_of(struct label_values *l, const char *value, uint64_t ns)
+{
+	struct label_value *v;
+
+	if (!value)
+		value = "";
+	v = hash_table__find(l->shown, &value);
+	if (v)
+		return v->value;
+	/* The first half go in as they come: most machines never fill it. */
+	if (hash_table__size(l->shown) < METRICS_LABEL_VALUES / 2)
+		return new_value(l->shown, value) ? value : NULL;
+	v = hash_table__find(l->candidates, &value);
+	if (!v && hash_table__size(l->candidates) < MAX_CANDIDATES)
+		v = new_value(l->candidates, value);
+	if (v)
+		v->ns += ns;
+	return other;
+}
+
+/* The candidate with the most time gets a free slot. */
+static void promote(struct label_values *l)
+{
+	struct hash_table_iter it = { 0 };
+	struct label_value *best = NULL;
+	void *value;
+
+	if (hash_table__size(l->shown) >= METRICS_LABEL_VALUES)
+		return;
+	while (hash_table__next(l->candidates, &it, NULL, &value)) {
+		struct label_value *v = value;
+
+		if (!best || v->ns > best->ns)
+			best = v;
+	}
+	if (!best)
+		return;
+	hash_table__remove(l->candidates, &best->value);
+	if (hash_table__insert(l->shown, &best->value, best))
+		free(best);
+}
+
+void metrics__tick(struct metrics *m)
+{
+	promote(&m->comms);
+	promote(&m->cgroups);
+}
+
+/*
+ * The part of a wait spent runnable, waiting for a CPU (issue #15's
+ * runq_ns: wakeup to switch-in, all of a preempted wait), weighted as the
+ * wait is (issue #14), as the profile weighs it.
+ */
+static uint64_t runq_ns_of(const struct wait *w, uint64_t weight)
+{
+	if (weight == w->duration_ns || !w->duration_ns)
+		return w->runq_ns;
+	return (uint64_t)((unsigned __int128)w->runq_ns * weight / w->duration_ns);
+}
+
+int metrics__add(struct metrics *m, const struct wait *w)
+{
+	struct series key = { .state = w->state, .wait_class = w->wait_class }, *s;
+	/* Issue #14: what it adds to totals, a sampled wait's estimate included. */
+	uint64_t weight = profile__weight(w);
+
+	key.comm = label_of(&m->comms, w->comm, weight);
+	key.cgroup = label_of(&m->cgroups, w->cgroup, weight);
+	if (!key.comm || !key.cgroup)
+		return -ENOMEM;
+	m->runq_ns += runq_ns_of(w, weight);
+	s = hash_table__find(m->series, &key);
+	if (!s && hash_table__size(m->series) >= METRICS_MAX_SERIES) {
+		key.comm = other;
+		key.cgroup = other;
+		s = hash_table__find(m->series, &key);
+	}
+	if (!s) {
+		s = malloc(sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		*s = key;
+		if (hash_table__insert(m->series, s, s)) {
+			free(s);
+			return -ENOMEM;
+		}
+	}
+	s->ns += weight;
+	s->count++;
+	return 0;
+}
+
+/* A label value as the exposition format quotes it: printable UTF-8, \ " and newline escaped. */
+static void write_label(FILE *out, const char *name, const char *value, bool first)
+{
+	char printable[1024];
+	const char *c;
+
+	frame_names__printable(value, printable, sizeof(printable));
+	fprintf(out, "%s%s=\"", first ? "" : ",", name);
+	for (c = printable; *c; c++) {
+		if (*c == '\\' || *c == '"')
+			fputc('\\', out);
+		if (*c == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+static void write_header(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void write_seconds(FILE *out, uint64_t ns)
+{
+	fprintf(out, " %llu.%09llu\n", (unsigned long long)(ns / 1000000000ULL),
+		(unsigned long long)(ns % 1000000000ULL));
+}
+
+static void write_series(FILE *out, const struct metrics *m, bool seconds)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+
+	while (hash_table__next(m->series, &it, NULL, &value)) {
+		const struct series *s = value;
+
+		fputs(seconds ? "offcpu_off_cpu_seconds_total{" : "offcpu_waits_total{", out);
+		write_label(out, "state", states__name(s->state), true);
+		write_label(out, "wait", s->wait_class, false);
+		write_label(out, "comm", s->comm, false);
+		write_label(out, "cgroup", s->cgroup, false);
+		fputc('}', out);
+		if (seconds)
+			write_seconds(out, s->ns);
+		else
+			fprintf(out, " %llu\n", (unsigned long long)s->count);
+	}
+}
+
+static void write_open_waits(FILE *out, const struct metrics_open_waits *o)
+{
+	static const char *const kinds[2] = { "user", "kernel" };
+	unsigned int state, k;
+
+	write_header(out, "offcpu_threads_off_cpu", "gauge",
+		     "Selected threads off CPU now, by the state they left in and kind.");
+	for (state = 0; state < OFFCPU_STATE_COUNT; state++) {
+		for (k = 0; k < 2; k++) {
+			fputs("offcpu_threads_off_cpu{", out);
+			write_label(out, "state", states__name(state), true);
+			write_label(out, "thread", kinds[k], false);
+			fprintf(out, "} %llu\n", (unsigned long long)o->threads[state][k]);
+		}
+	}
+	write_header(out, "offcpu_longest_open_wait_seconds", "gauge",
+		     "How long the longest wait not ended yet has lasted so far (0: none).");
+	for (state = 0; state < OFFCPU_STATE_COUNT; state++) {
+		for (k = 0; k < 2; k++) {
+			fputs("offcpu_longest_open_wait_seconds{", out);
+			write_label(out, "state", states__name(state), true);
+			write_label(out, "thread", kinds[k], false);
+			fputc('}', out);
+			write_seconds(out, o->longest_ns[state][k]);
+		}
+	}
+}
+
+void metrics__write(FILE *out, const struct metrics *m, const struct metrics_now *now)
+{
+	char name[128], help[160];
+	unsigned int i;
+
+	write_header(out, "offcpu_off_cpu_seconds_total", "counter",
+		     "Time threads spent off CPU in waits that ended, by thread state, wait "
+		     "class, command name and cgroup.");
+	write_series(out, m, true);
+	write_header(out, "offcpu_waits_total", "counter",
+		     "Waits that ended, by thread state, wait class, command name and cgroup.");
+	write_series(out, m, false);
+	write_header(out, "offcpu_runqueue_seconds_total", "counter",
+		     "Time threads were runnable but waited for a CPU.");
+	fputs("offcpu_runqueue_seconds_total", out);
+	write_seconds(out, m->runq_ns);
+	if (now->open_waits)
+		write_open_waits(out, now->open_waits);
+	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
+		snprintf(name, sizeof(name), "offcpu_%s_total", counters__name(i));
+		snprintf(help, sizeof(help), "Health counter %s (offcpu(1), HEALTH COUNTERS).",
+			 counters__name(i));
+		write_header(out, name, "counter", help);
+		fprintf(out, "%s %llu\n", name, (unsigned long long)now->counters[i]);
+	}
+	write_header(out, "offcpu_profile_windows_open", "gauge",
+		     "Profile requests being recorded (/debug/pprof/offcpu).");
+	fprintf(out, "offcpu_profile_windows_open %u\n", now->windows_open);
+	write_header(out, "process_cpu_seconds_total", "counter",
+		     "User and system CPU time offcpu has used.");
+	fputs("process_cpu_seconds_total", out);
+	write_seconds(out, now->cpu_ns);
+	write_header(out, "process_resident_memory_bytes", "gauge", "offcpu's resident memory.");
+	fprintf(out, "process_resident_memory_bytes %llu\n", (unsigned long long)now->rss_bytes);
+	write_header(out, "process_start_time_seconds", "gauge",
+		     "When offcpu started, in seconds since the epoch.");
+	fprintf(out, "process_start_time_seconds %llu\n", (unsigned long long)now->start_time_s);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Issue #20: offcpu serve's /metrics, in the Prometheus text exposition
+ * format (version 0.0.4). The main thread adds each wait to counters by
+ * state, wait class, comm and cgroup, and renders them, with the health
+ * counters, the open waits and the process's own CPU and memory, into a
+ * finished text that the HTTP threads hand out.
+ *
+ * Label cardinality is bounded: comm and cgroup each show at most
+ * METRICS_LABEL_VALUES values. The first half are the first values seen;
+ * the rest are given, one per tick, to the value with the most time among
+ * those not shown yet. A value once shown stays (its counters never
+ * restart); time of values not shown is under "other".
+ */
+#ifndef OFFCPU_METRICS_H
+#define OFFCPU_METRICS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "offcpu.h"
+#include "profile/profile.h"
+
+#define METRICS_LABEL_VALUES 64
+/* Series (state, wait, comm, cgroup) past which new ones go under comm and cgroup "other". */
+#define METRICS_MAX_SERIES 20000
+
+struct metrics;
+
+/* The threads off CPU now, from the tracer's open waits. */
+struct metrics_open_waits {
+	uint64_t threads[OFFCPU_STATE_COUNT][2];    /* [state][kernel thread] */
+	uint64_t longest_ns[OFFCPU_STATE_COUNT][2]; /* how long the longest has waited */
+};
+
+/* What is read when the text is rendered. */
+struct metrics_now {
+	const uint64_t *counters;		     /* OFFCPU_CNT_MAX health counters */
+	const struct metrics_open_waits *open_waits; /* NULL: not known */
+	uint64_t cpu_ns;			     /* offcpu's user + system CPU time */
+	uint64_t rss_bytes;
+	uint64_t start_time_s; /* CLOCK_REALTIME at start */
+	uint32_t windows_open; /* profile windows being recorded */
+};
+
+int metrics__new(struct metrics **out);
+void metrics__free(struct metrics *m);
+/* One wait into its series; -ENOMEM. */
+int metrics__add(struct metrics *m, const struct wait *w);
+/* Gives a free label slot to the largest value not shown yet. */
+void metrics__tick(struct metrics *m);
+/* The exposition text; stream errors are the caller's to check. */
+void metrics__write(FILE *out, const struct metrics *m, const struct metrics_now *now);
+
+#endif

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "lib/hash_table.h"
+#include "lib/log.h"
+#include "offcpu.h"
+#include "output/output.h"
+#include "serve/metrics.h"
+#include "serve/serve.h"
+#include "serve/server.h"
+#include "trace/counters.h"
+
+/* The loop comes round at least this often: windows close and /metrics renders on time. */
+#define POLL_INTERVAL_MS 50
+/*
+ * A window closes this long after its end: a wait that ended inside it
+ * reaches user space within the reader's 50 ms poll (its user stack is
+ * taken on the thread's way back to user space), with room for a loaded
+ * machine.
+ */
+#define CLOSE_SLACK_NS 300000000ULL
+/* Label values not shown yet get a free slot at most this often. */
+#define PROMOTE_NS (10 * 1000000000ULL)
+/*
+ * The interned stacks start anew (a generation) past this many, or past
+ * IDLE_ROTATE_STACKS while no window is open: only windows need stacks, so
+ * memory follows the distinct stacks of the windows open, not of the run.
+ * Measured system wide at -m 0 beside other sessions' builds: 600 MiB in
+ * 150 s when they were kept (preempted compilers: a new stack at nearly
+ * every preemption).
+ */
+#define ROTATE_STACKS 8192
+#define IDLE_ROTATE_STACKS 1024
+
+/* Stacks retired from the profile, freed once no window opened before it is open. */
+struct generation {
+	struct generation *next;
+	struct hash_table *stacks;
+	uint64_t seq;
+};
+
+/* One /debug/pprof/offcpu request: the waits that end in [start_ns, end_ns). */
+struct window {
+	struct window *next;
+	struct profile_request *request;
+	struct profile *profile; /* sums only: stacks and strings are the base profile's */
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t counters_at_start[OFFCPU_CNT_MAX];
+	uint64_t generation; /* the stacks' generation when it opened */
+	int err;
+};
+
+struct serve {
+	const struct serve_opts *opts;
+	struct tracer *tracer;
+	struct collector *collector;
+	struct profile *base;
+	struct symbolizer *symbolizer;
+	struct metrics *metrics;
+	struct server *server;
+	struct window *windows;
+	struct generation *retired;
+	uint64_t generation;
+	bool stacks_pinned; /* a collector that could not forget: never free a generation */
+	size_t rotate_stacks, idle_rotate_stacks;
+	uint64_t last_promote_ns;
+	uint64_t start_time_s;
+};
+
+/* The health counters as of now: the BPF side's and the collector's. */
+static void counters_now(struct serve *s, uint64_t *out)
+{
+	uint64_t bpf[OFFCPU_CNT_BPF_MAX];
+	unsigned int i;
+
+	memcpy(out, s->base->counters, OFFCPU_CNT_MAX * sizeof(*out));
+	if (tracer__counters(s->tracer, bpf))
+		return;
+	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
+		out[i] += bpf[i];
+}
+
+static int on_add(void *ctx, const struct wait *w)
+{
+	struct serve *s = ctx;
+	struct window *win;
+
+	for (win = s->windows; win; win = win->next) {
+		if (win->err || w->end_ts_ns < win->start_ns || w->end_ts_ns >= win->end_ns)
+			continue;
+		win->err = profile__add(win->profile, w);
+	}
+	return metrics__add(s->metrics, w);
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+}
+
+static void open_window(struct serve *s, struct profile_request *r, uint64_t now_ns)
+{
+	struct window *win = calloc(1, sizeof(*win));
+
+	if (!win || profile__new(false, &win->profile)) {
+		free(win);
+		profile_request__finish(r, NULL, 0, -ENOMEM);
+		return;
+	}
+	win->request = r;
+	win->start_ns = now_ns;
+	win->end_ns = now_ns + profile_request__seconds(r) * 1000000000ULL;
+	win->profile->start_time_ns = realtime_ns();
+	win->profile->duration_ns = win->end_ns - win->start_ns;
+	counters_now(s, win->counters_at_start);
+	win->generation = s->generation;
+	win->next = s->windows;
+	s->windows = win;
+}
+
+static void free_window(struct window *win)
+{
+	profile__free(win->profile);
+	free(win);
+}
+
+static void resolve_stack(struct symbolizer *sym, const struct stack *st)
+{
+	uint32_t i;
+
+	/* The base profile's stacks: only this thread reads or completes them. */
+	for (i = 0; st && i < st->nr; i++)
+		symbolizer__resolve_lines(sym, (struct frame *)&st->frames[i]);
+}
+
+/* The window's pprof bytes, with lines and the counters of its time; NULL and *err. */
+static char *encode_window(struct serve *s, struct window *win, size_t *size, int *err)
+{
+	struct output_opts opts = { 0 };
+	struct hash_table_iter it = { 0 };
+	uint64_t now[OFFCPU_CNT_MAX];
+	char *bytes = NULL;
+	void *value;
+	unsigned int i;
+	FILE *out;
+
+	while (hash_table__next(win->profile->entries, &it, NULL, &value)) {
+		const struct profile_entry *e = value;
+
+		resolve_stack(s->symbolizer, e->key.kernel_stack);
+		resolve_stack(s->symbolizer, e->key.user_stack);
+	}
+	counters_now(s, now);
+	for (i = 0; i < OFFCPU_CNT_MAX; i++)
+		win->profile->counters[i] = now[i] - win->counters_at_start[i];
+	out = open_memstream(&bytes, size);
+	if (!out) {
+		*err = -errno;
+		return NULL;
+	}
+	*err = output_pprof__write(out, win->profile, &opts);
+	if (fclose(out) && !*err)
+		*err = -errno;
+	if (*err) {
+		free(bytes);
+		return NULL;
+	}
+	return bytes;
+}
+
+/* Windows whose client left are dropped; windows past their end are handed over. */
+static void close_windows(struct serve *s, uint64_t now_ns, bool all)
+{
+	struct window **link = &s->windows, *win;
+	size_t size = 0;
+	char *bytes;
+	int err;
+
+	while ((win = *link)) {
+		if (all || profile_request__cancelled(win->request)) {
+			*link = win->next;
+			profile_request__finish(win->request, NULL, 0, -ECANCELED);
+			free_window(win);
+			continue;
+		}
+		if (now_ns < win->end_ns + CLOSE_SLACK_NS) {
+			link = &win->next;
+			continue;
+		}
+		*link = win->next;
+		err = win->err;
+		bytes = err ? NULL : encode_window(s, win, &size, &err);
+		if (err)
+			log__warn("cannot write a profile window: %s", strerror(-err));
+		profile_request__finish(win->request, bytes, size, err);
+		free_window(win);
+	}
+}
+
+static void count_open_wait(void *ctx, const struct offcpu_open_wait *w)
+{
+	struct metrics_open_waits *o = ctx;
+	uint64_t now = clock__monotonic_ns(), age;
+	unsigned int state = w->state < OFFCPU_STATE_COUNT ? w->state : OFFCPU_STATE_OTHER;
+	unsigned int kernel = w->kernel_thread ? 1 : 0;
+
+	age = now > w->start_ts_ns ? now - w->start_ts_ns : 0;
+	o->threads[state][kernel]++;
+	if (age > o->longest_ns[state][kernel])
+		o->longest_ns[state][kernel] = age;
+}
+
+static uint64_t rss_bytes(void)
+{
+	unsigned long long size, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void render_metrics(struct serve *s)
+{
+	uint64_t ticket = server__metrics_ticket(s->server), counters[OFFCPU_CNT_MAX];
+	struct metrics_open_waits open = { 0 };
+	struct metrics_now now = { .counters = counters };
+	struct rusage ru;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out;
+
+	counters_now(s, counters);
+	if (!tracer__open_gauge(s->tracer, count_open_wait, &open))
+		now.open_waits = &open;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		now.cpu_ns =
+		    ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
+		    ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
+	now.rss_bytes = rss_bytes();
+	now.start_time_s = s->start_time_s;
+	now.windows_open = server__windows_open(s->server);
+	out = open_memstream(&text, &size);
+	if (!out)
+		return;
+	metrics__write(out, s->metrics, &now);
+	if (fclose(out)) {
+		free(text);
+		return;
+	}
+	server__set_metrics(s->server, text, size, ticket);
+}
+
+/* Generations that no open window may hold: those retired before the oldest window opened. */
+static void free_generations(struct serve *s, bool all)
+{
+	struct generation **link = &s->retired, *g;
+	uint64_t oldest = s->generation;
+	struct window *win;
+
+	for (win = s->windows; win; win = win->next)
+		if (win->generation < oldest)
+			oldest = win->generation;
+	while ((g = *link)) {
+		if (!all && (s->stacks_pinned || g->seq >= oldest)) {
+			link = &g->next;
+			continue;
+		}
+		*link = g->next;
+		profile__free_stacks(g->stacks);
+		free(g);
+	}
+}
+
+static void rotate_stacks(struct serve *s)
+{
+	size_t nr = hash_table__size(s->base->stacks);
+	struct generation *g;
+
+	if (nr < (s->windows ? s->rotate_stacks : s->idle_rotate_stacks))
+		return;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return;
+	g->stacks = profile__take_stacks(s->base);
+	if (!g->stacks) {
+		free(g);
+		return;
+	}
+	g->seq = s->generation++;
+	g->next = s->retired;
+	s->retired = g;
+	/* Its caches may still point at the old stacks: keep every generation. */
+	if (collector__forget_stacks(s->collector))
+		s->stacks_pinned = true;
+	free_generations(s, false);
+}
+
+static void tick(struct serve *s, uint64_t now_ns)
+{
+	struct profile_request *r;
+
+	server__alive(s->server, now_ns);
+	while ((r = server__next_request(s->server)))
+		open_window(s, r, now_ns);
+	close_windows(s, now_ns, false);
+	rotate_stacks(s);
+	free_generations(s, false);
+	if (now_ns - s->last_promote_ns >= PROMOTE_NS) {
+		s->last_promote_ns = now_ns;
+		metrics__tick(s->metrics);
+	}
+	if (server__metrics_wanted(s->server))
+		render_metrics(s);
+}
+
+int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c,
+	       struct profile *profile, struct symbolizer *symbolizer)
+{
+	uint64_t started_ns = clock__monotonic_ns(), deadline = 0, now;
+	struct serve s = {
+		.opts = o,
+		.tracer = t,
+		.collector = c,
+		.base = profile,
+		.symbolizer = symbolizer,
+		.last_promote_ns = started_ns,
+		.start_time_s = realtime_ns() / 1000000000ULL,
+	};
+	const char *rotate = getenv("OFFCPU_TEST_ROTATE_STACKS");
+	int err;
+
+	/* A test-only override: generations of this many stacks, windows open or not. */
+	s.rotate_stacks = rotate ? strtoul(rotate, NULL, 10) : ROTATE_STACKS;
+	s.idle_rotate_stacks = rotate ? s.rotate_stacks : IDLE_ROTATE_STACKS;
+	if (o->duration_ns)
+		deadline = o->duration_ns > UINT64_MAX - started_ns ? UINT64_MAX
+								    : started_ns + o->duration_ns;
+	err = metrics__new(&s.metrics);
+	if (err) {
+		close(o->listen_fd);
+		log__error("cannot set up the metrics: %s", strerror(-err));
+		return err;
+	}
+	profile->on_add = on_add;
+	profile->on_add_ctx = &s;
+	err = server__start(o->listen_fd, o->verbose, &s.server);
+	if (err) {
+		log__error("cannot start the HTTP server: %s", strerror(-err));
+		metrics__free(s.metrics);
+		return err;
+	}
+	/* The first rendering, so that /metrics answers at once. */
+	render_metrics(&s);
+	while (!*o->stop) {
+		err = tracer__poll(t, symbolizer__poll_timeout_ms(symbolizer, POLL_INTERVAL_MS));
+		if (err == -EINTR)
+			err = 0;
+		if (err) {
+			log__error("reading trace records failed: %s", strerror(-err));
+			break;
+		}
+		symbolizer__tick(symbolizer);
+		now = clock__monotonic_ns();
+		if (deadline && now >= deadline)
+			break;
+		tick(&s, now);
+	}
+	close_windows(&s, clock__monotonic_ns(), true);
+	server__stop(s.server);
+	/* The current generation stays the profile's, which main() frees. */
+	free_generations(&s, true);
+	if (o->stats) {
+		uint64_t counters[OFFCPU_CNT_MAX];
+
+		counters_now(&s, counters);
+		fputs("offcpu health counters:\n", stderr);
+		counters__print(stderr, counters, "  ");
+	}
+	profile->on_add = NULL;
+	metrics__free(s.metrics);
+	return err;
+}

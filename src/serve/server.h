@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Issue #20: offcpu serve's HTTP side, on libmicrohttpd: a thread per
+ * connection (at most SERVER_MAX_CONNECTIONS), none of which ever touches
+ * the profile. A request for a profile is queued for the main thread, which
+ * records its window and hands back the finished bytes; /metrics asks the
+ * main thread for a fresh rendering and serves the text it hands over.
+ * The main thread never waits for a client: it takes and gives under one
+ * mutex, held for a list operation at a time.
+ */
+#ifndef OFFCPU_SERVER_H
+#define OFFCPU_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Threads: one per connection, slow and stuck clients included. */
+#define SERVER_MAX_CONNECTIONS 64
+/* Profile windows recorded at once; more get 429. */
+#define SERVER_MAX_WINDOWS 8
+/* /debug/pprof/offcpu?seconds=N: 1..600, as Go's net/http/pprof's default 30. */
+#define SERVER_DEFAULT_SECONDS 30
+#define SERVER_MAX_SECONDS 600
+
+struct server;
+struct profile_request;
+
+/* Serves on listen_fd (bound, listening; the server owns it from here). */
+int server__start(int listen_fd, bool verbose, struct server **out);
+/* Answers every waiting request 503, stops the threads, frees all. NULL is fine. */
+void server__stop(struct server *s);
+
+/* The main thread's side. */
+/* Tracing works as of now_ns: /healthz says 200 while this is recent. */
+void server__alive(struct server *s, uint64_t now_ns);
+/* The next profile request to record, or NULL; the main thread holds it until it finishes it. */
+struct profile_request *server__next_request(struct server *s);
+uint64_t profile_request__seconds(const struct profile_request *r);
+/* The client hung up or the server stops: drop the window. */
+bool profile_request__cancelled(struct profile_request *r);
+/* The profile's bytes (malloc'ed, taken), or NULL and an errno; releases r. */
+void profile_request__finish(struct profile_request *r, char *bytes, size_t size, int err);
+/* Whether a /metrics client waits for a rendering. */
+bool server__metrics_wanted(struct server *s);
+/* The requests asked for so far: a rendering begun now answers them. */
+uint64_t server__metrics_ticket(struct server *s);
+/*
+ * The rendering (malloc'ed, taken) begun at ticket answers, for the
+ * clients waiting and the next ones.
+ */
+void server__set_metrics(struct server *s, char *text, size_t size, uint64_t answers);
+/* Profile requests being recorded or waiting to be. */
+uint32_t server__windows_open(struct server *s);
+
+#endif

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Issue #20: offcpu serve's /metrics text and its label bounds; --listen addresses. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/strpool.h"
+#include "serve/listen.h"
+#include "serve/metrics.h"
+
+static char *render(const struct metrics *m)
+{
+	static const uint64_t counters[OFFCPU_CNT_MAX] = { [OFFCPU_CNT_SWITCHES] = 1234 };
+	struct metrics_now now = { .counters = counters, .rss_bytes = 4096, .cpu_ns = 1500000000 };
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	assert_non_null(out);
+	metrics__write(out, m, &now);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
+static struct wait a_wait(struct strpool *pool, const char *comm, const char *cgroup,
+			  unsigned int state, uint64_t ns)
+{
+	struct wait w = { .duration_ns = ns, .state = state };
+
+	w.comm = strpool__intern(pool, comm);
+	w.cgroup = cgroup ? strpool__intern(pool, cgroup) : NULL;
+	w.wait_class = strpool__intern(pool, state == OFFCPU_STATE_PREEMPTED ? "cpu" : "sleep");
+	return w;
+}
+
+static void sums_by_labels_with_help_and_type(void **state)
+{
+	struct strpool *pool = strpool__new();
+	struct metrics *m;
+	struct wait w;
+	char *text;
+
+	(void)state;
+	assert_int_equal(metrics__new(&m), 0);
+	w = a_wait(pool, "sleeper", "/system.slice/a.service", OFFCPU_STATE_INTERRUPTIBLE,
+		   1500000000ULL);
+	assert_int_equal(metrics__add(m, &w), 0);
+	assert_int_equal(metrics__add(m, &w), 0);
+	w = a_wait(pool, "sleeper", "/system.slice/a.service", OFFCPU_STATE_PREEMPTED, 250);
+	w.runq_ns = 250;
+	assert_int_equal(metrics__add(m, &w), 0);
+	text = render(m);
+	assert_non_null(strstr(text, "# HELP offcpu_off_cpu_seconds_total "));
+	assert_non_null(strstr(text, "# TYPE offcpu_off_cpu_seconds_total counter\n"));
+	assert_non_null(strstr(text, "offcpu_off_cpu_seconds_total{state=\"interruptible\","
+				     "wait=\"sleep\",comm=\"sleeper\","
+				     "cgroup=\"/system.slice/a.service\"} 3.000000000\n"));
+	assert_non_null(strstr(text, "offcpu_waits_total{state=\"interruptible\",wait=\"sleep\","
+				     "comm=\"sleeper\",cgroup=\"/system.slice/a.service\"} 2\n"));
+	/* Preempted: all of it waited for a CPU. */
+	assert_non_null(strstr(text, "offcpu_runqueue_seconds_total 0.000000250\n"));
+	assert_non_null(strstr(text, "# TYPE offcpu_switches_total counter\n"
+				     "offcpu_switches_total 1234\n"));
+	assert_non_null(strstr(text, "# TYPE offcpu_ringbuf_unread_ns_total counter\n"));
+	assert_non_null(strstr(text, "process_cpu_seconds_total 1.500000000\n"));
+	assert_non_null(strstr(text, "process_resident_memory_bytes 4096\n"));
+	free(text);
+	metrics__free(m);
+	strpool__free(pool);
+}
+
+/* Names are anyone's bytes: quoted, escaped and printable in the exposition. */
+static void label_values_escaped(void **state)
+{
+	struct strpool *pool = strpool__new();
+	struct metrics *m;
+	struct wait w;
+	char *text;
+
+	(void)state;
+	assert_int_equal(metrics__new(&m), 0);
+	w = a_wait(pool, "a\"b\\c\nd\x1b\xff", NULL, OFFCPU_STATE_INTERRUPTIBLE, 1);
+	assert_int_equal(metrics__add(m, &w), 0);
+	text = render(m);
+	assert_non_null(
+	    strstr(text, "comm=\"a\\\"b\\\\c\\\\x0ad\\\\x1b\xef\xbf\xbd\",cgroup=\"\"}"));
+	free(text);
+	metrics__free(m);
+	strpool__free(pool);
+}
+
+static uint64_t count_comm_values(const char *text)
+{
+	const char *p = text;
+	uint64_t n = 0;
+
+	while ((p = strstr(p, "offcpu_waits_total{"))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/*
+ * Half the slots go to the first values, the rest to the largest others,
+ * one a tick; the rest is "other"; a value once shown stays.
+ */
+static void comm_values_bounded(void **state)
+{
+	struct strpool *pool = strpool__new();
+	struct metrics *m;
+	struct wait w;
+	char name[32], *text;
+	int i;
+
+	(void)state;
+	assert_int_equal(metrics__new(&m), 0);
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "c%d", i);
+		/* c999 is the largest of those not shown. */
+		w = a_wait(pool, name, "/", OFFCPU_STATE_INTERRUPTIBLE, i == 999 ? 1000000 : 1);
+		assert_int_equal(metrics__add(m, &w), 0);
+	}
+	text = render(m);
+	assert_int_equal(count_comm_values(text), METRICS_LABEL_VALUES / 2 + 1);
+	assert_non_null(strstr(text, "comm=\"other\""));
+	assert_null(strstr(text, "comm=\"c999\""));
+	free(text);
+	metrics__tick(m);
+	w = a_wait(pool, "c999", "/", OFFCPU_STATE_INTERRUPTIBLE, 5);
+	assert_int_equal(metrics__add(m, &w), 0);
+	text = render(m);
+	assert_non_null(strstr(text, "offcpu_waits_total{state=\"interruptible\",wait=\"sleep\","
+				     "comm=\"c999\",cgroup=\"/\"} 1\n"));
+	free(text);
+	for (i = 0; i < 2 * METRICS_LABEL_VALUES; i++)
+		metrics__tick(m);
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "c%d", i);
+		w = a_wait(pool, name, "/", OFFCPU_STATE_INTERRUPTIBLE, 1);
+		assert_int_equal(metrics__add(m, &w), 0);
+	}
+	text = render(m);
+	assert_int_equal(count_comm_values(text), METRICS_LABEL_VALUES + 1);
+	free(text);
+	metrics__free(m);
+	strpool__free(pool);
+}
+
+static void listen_addresses(void **state)
+{
+	struct listen_addr a;
+
+	(void)state;
+	assert_int_equal(listen_addr__parse("127.0.0.1:9465", &a), 0);
+	assert_true(a.loopback);
+	assert_int_equal(listen_addr__parse("127.1.2.3:1", &a), 0);
+	assert_true(a.loopback);
+	assert_int_equal(listen_addr__parse("[::1]:9465", &a), 0);
+	assert_true(a.loopback);
+	assert_int_equal(listen_addr__parse("0.0.0.0:80", &a), 0);
+	assert_false(a.loopback);
+	assert_int_equal(listen_addr__parse(":9465", &a), 0);
+	assert_false(a.loopback);
+	assert_int_equal(listen_addr__parse("[::]:9465", &a), 0);
+	assert_false(a.loopback);
+	assert_int_equal(listen_addr__parse("10.1.2.3:65535", &a), 0);
+	assert_false(a.loopback);
+	assert_int_equal(listen_addr__parse(LISTEN_DEFAULT, &a), 0);
+	assert_true(a.loopback);
+}
+
+static void listen_addresses_rejected(void **state)
+{
+	static const char *const bad[] = { "",
+					   "127.0.0.1",
+					   "127.0.0.1:",
+					   "127.0.0.1:0",
+					   "127.0.0.1:65536",
+					   "localhost:80",
+					   "::1:80",
+					   "[::1]",
+					   "[::1:80",
+					   "1.2.3:80",
+					   "127.0.0.1:8x" };
+	struct listen_addr a;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(listen_addr__parse(bad[i], &a), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sums_by_labels_with_help_and_type),
+		cmocka_unit_test(label_values_escaped),
+		cmocka_unit_test(comm_values_bounded),
+		cmocka_unit_test(listen_addresses),
+		cmocka_unit_test(listen_addresses_rejected),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
