@@ -96,8 +96,9 @@ static void names_and_unknowns(void **state)
  * enums of pgrx's bindings (pgcentralfoundation/pgrx,
  * pgrx-pg-sys/src/include/pg14.rs, pg16.rs, pg17.rs, commit
  * 0193fd0f7ad69246e969258d5657befad44e2fbe: PG_VERSION 14.13, 16.4, 17.0),
- * named as that version's wait_event.c (14, 16) or
- * generate-wait_event_types.pl (17, postgres/postgres 0c1aca46) names them;
+ * named as 15 names the same enumerator, 16's new ones as a 16.13 tree's
+ * wait_event.c names them (sqlrush/pgrac 0a2aa1ab), 17's all as its
+ * generate-wait_event_types.pl makes them (postgres/postgres 0c1aca46);
  * the same enums in pganalyze/libpg_query's 14-latest (1577ef7c, 14.6),
  * 16-latest (06670290, 16.1) and 17-latest-dev (f4a36d53, 17.0).
  * First and last of each class, and the events that moved.
