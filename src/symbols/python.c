@@ -13,6 +13,7 @@
 #include "symbols/procmaps.h"
 #include "symbols/python.h"
 #include "symbols/python_elf.h"
+#include "symbols/python_files.h"
 
 struct python_process {
 	uint32_t pid;
@@ -29,6 +30,7 @@ struct python {
 	struct strpool *strings;
 	const struct symbol_limits *limits;
 	struct hash_table *processes; /* pid -> python_process */
+	struct python_files *files;   /* what each executable and libpython is */
 	const char *kind;
 };
 
@@ -71,8 +73,9 @@ int python__new(struct strpool *strings, const struct symbol_limits *limits, str
 	py->strings = strings;
 	py->limits = limits;
 	py->processes = hash_table__new(u32_key__hash, u32_key__equal);
+	py->files = python_files__new();
 	py->kind = strpool__intern(strings, PYTHON_FRAME_KIND);
-	if (!py->processes || !py->kind) {
+	if (!py->processes || !py->files || !py->kind) {
 		python__free(py);
 		return -ENOMEM;
 	}
@@ -85,6 +88,7 @@ void python__free(struct python *py)
 	if (!py)
 		return;
 	hash_table__free_values(py->processes, process_free);
+	python_files__free(py->files);
 	free(py);
 }
 
@@ -222,7 +226,7 @@ int python__detect(struct python *py, uint32_t pid, struct offcpu_python_layout 
 		fd = open_mapped_file(pid, map);
 		if (fd < 0)
 			continue;
-		if (!python_elf__read(fd, py->limits, &e))
+		if (!python_files__read(py->files, fd, py->limits, &e))
 			err = layout_from_file(p, map, &e);
 		close(fd);
 	}
@@ -354,9 +358,16 @@ size_t python__name(struct python *py, const struct offcpu_python_record *r, str
 		f->file = strpool__intern(py->strings, c->filename);
 		f->off = python_code__offset(c, &p->layout, pf->instr);
 		f->line = python_code__line(c, &p->layout, pf->instr);
-		if (!f->sym || !f->file) {
+		/*
+		 * A frame is at a call, which its line table always places (a
+		 * preempted leaf at any instruction: a few have no location). A
+		 * frame whose line cannot be computed is not shown as line 0 of
+		 * a named function: unnamed and counted.
+		 */
+		if (!f->sym || !f->file || !f->line) {
 			f->sym = NULL;
 			f->file = NULL;
+			f->line = 0;
 			(*unnamed)++;
 		}
 	}

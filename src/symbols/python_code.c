@@ -25,16 +25,32 @@ static int32_t i32_at(const uint8_t *buf, uint16_t off)
 /* A code object's header, which holds every field named here. */
 #define HEADER_MAX 1024
 
+/*
+ * ob_refcnt, first in PyObject_HEAD in every build read here (not
+ * Py_TRACE_REFS, not free-threaded). A live object's count is at least 1
+ * and at most 3.12's immortal UINT_MAX; pymalloc's free writes the pool's
+ * next free block (a pointer, or NULL) over it, and leaves the rest of a
+ * freed code object as it was: its type and the pointers to its name, file
+ * and line table, which may be freed and reused too (issue #21's churn
+ * test named gen_10 at line 0: its line table was someone else's bytes).
+ */
+#define OB_REFCNT 0
+#define REFCNT_MAX UINT32_MAX
+
 int python_code__id(const struct python_code_layout *l, const struct python_memory *m,
 		    uint64_t addr, uint64_t code_type, struct python_code_id *out)
 {
 	uint8_t buf[HEADER_MAX];
+	uint64_t refcnt;
 
 	if (!addr || l->header_size > sizeof(buf) || m->read(m->ctx, addr, buf, l->header_size))
 		return -EFAULT;
 	out->type = u64_at(buf, l->ob_type);
 	if (code_type && out->type != code_type)
 		return -EINVAL;
+	refcnt = u64_at(buf, OB_REFCNT);
+	if (!refcnt || refcnt > REFCNT_MAX)
+		return -ESTALE;
 	out->filename = u64_at(buf, l->filename);
 	out->name = u64_at(buf, l->name);
 	out->qualname = l->qualname == OFFCPU_PY_NONE ? out->name : u64_at(buf, l->qualname);
@@ -168,6 +184,7 @@ static int read_bytes(const struct python_code_layout *l, const struct python_me
 int python_code__read(const struct python_code_layout *l, const struct python_memory *m,
 		      uint64_t addr, uint64_t code_type, struct python_code *out)
 {
+	struct python_code_id again;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -179,6 +196,14 @@ int python_code__read(const struct python_code_layout *l, const struct python_me
 		err = python_code__string(l, m, out->id.filename, &out->filename);
 	if (!err)
 		err = read_bytes(l, m, out->id.linetable, &out->lines, &out->lines_size);
+	/*
+	 * Still alive and the same once its parts are read: what they said was
+	 * its own, not what was made of them after a free during these reads.
+	 */
+	if (!err)
+		err = python_code__id(l, m, addr, code_type, &again);
+	if (!err && !python_code__same(&again, &out->id))
+		err = -ESTALE;
 	if (err) {
 		python_code__clear(out);
 		return err;

@@ -44,11 +44,15 @@ struct python_code {
 /*
  * The identity fields of the code object at addr. -EFAULT when it cannot
  * be read; -EINVAL when code_type is known (nonzero) and the object at
- * addr is not of that type.
+ * addr is not of that type; -ESTALE when it is freed (its reference count
+ * is not one a live object has).
  */
 int python_code__id(const struct python_code_layout *l, const struct python_memory *m,
 		    uint64_t addr, uint64_t code_type, struct python_code_id *out);
-/* Reads it whole; its strings are freed by python_code__clear. */
+/*
+ * Reads it whole; its strings are freed by python_code__clear. -ESTALE
+ * when it is freed, or freed while it was read (its header changed).
+ */
 int python_code__read(const struct python_code_layout *l, const struct python_memory *m,
 		      uint64_t addr, uint64_t code_type, struct python_code *out);
 bool python_code__same(const struct python_code_id *a, const struct python_code_id *b);

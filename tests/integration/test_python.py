@@ -192,8 +192,11 @@ def test_code_objects_freed_and_reused_are_named_for_what_they_are():
 
     Code objects are read when their record comes, which wakes the reader
     at once for a code object (address and identity) it has not seen; one
-    freed and replaced before that read cannot be named: it is left
-    unnamed and counted, never named as its successor."""
+    freed (and maybe replaced) before that read cannot be named: it is left
+    unnamed and counted, never named as its successor nor at a line its
+    freed line table gives. app.py keeps every other function alive a
+    while after its wait: those are named (all but one at worst),
+    the others race the read."""
     rounds = 12
     waits, stats, truth, _ = record("churn", rounds=rounds)
     addresses = [int(addr) for _, addr, _ in truth]
@@ -215,7 +218,9 @@ def test_code_objects_freed_and_reused_are_named_for_what_they_are():
     # Each wait is a different function: named once each, none twice.
     assert seen and max(seen.values()) == 1, seen
     assert len(seen) + unnamed == rounds, (seen, unnamed)
-    assert len(seen) >= rounds // 2, "only %d of %d named: %s" % (len(seen), rounds, seen)
+    kept = ["gen_%d" % n for n in range(1, rounds, 2)]
+    assert len([g for g in kept if g in seen]) >= len(kept) - 1, \
+        "of the functions kept alive, only %s named" % sorted(set(kept) & set(seen))
     assert stats["python_frames_unnamed"] >= unnamed, (stats["python_frames_unnamed"], unnamed)
     print("    %d of %d freed functions named, %d unnamed (freed before read)" %
           (len(seen), rounds, unnamed))

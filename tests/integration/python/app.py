@@ -19,6 +19,8 @@ import threading
 import time
 
 PAUSE = 0.05
+# How long mode_churn keeps half its functions alive after their wait.
+KEEP = 0.25
 
 
 def inner(block):
@@ -122,7 +124,10 @@ def mode_threads(rounds, truth):
 def mode_churn(rounds, truth):
     """Functions compiled one at a time and freed: the next one's code object
     is allocated where the last one was. gen_N is on line N + 2 of its
-    source, so a frame named from a stale code object has the wrong line."""
+    source, so a frame named from a stale code object has the wrong line.
+    Even rounds free their function right after its wait, racing offcpu's
+    read of its code object; odd ones keep it KEEP seconds first, time
+    enough for that read however loaded the machine."""
     for n in range(rounds):
         source = "\n" * (n + 1) + "def gen_%d(block):\n    return block()\n" % n
         space = {}
@@ -130,6 +135,8 @@ def mode_churn(rounds, truth):
         fn = space["gen_%d" % n]
         truth.write("gen_%d %d %d\n" % (n, id(fn.__code__), n + 3))
         outer(functools.partial(fn, functools.partial(time.sleep, PAUSE)))
+        if n % 2:
+            time.sleep(KEEP)
         del fn, space
         gc.collect()
 

@@ -7,6 +7,7 @@
  * stacks merged.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,10 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/strpool.h"
 #include "symbols/python.h"
 #include "symbols/python_code.h"
+#include "symbols/python_files.h"
 #include "symbols/python_layout.h"
 #include "symbols/python_lines.h"
 #include "symbols/python_merge.h"
@@ -336,6 +340,7 @@ static struct code_ptrs put_code(struct image *im, const struct python_layout *l
 	c.name = name;
 	c.qualname = l->code.qualname == OFFCPU_PY_NONE ? name : qualname;
 	c.linetable = linetable;
+	put_u64(im, c.addr, 1); /* ob_refcnt: alive */
 	put_u64(im, c.addr + l->code.ob_type, CODE_TYPE);
 	put_u64(im, c.addr + l->code.filename, filename);
 	put_u64(im, c.addr + l->code.name, name);
@@ -513,6 +518,126 @@ static void code_object_freed_and_reused(void **state)
 	free(im);
 }
 
+/*
+ * Issue #21's churn test named gen_10 at line 0: the code object was freed
+ * after its wait and before its record was read, its header left as it was
+ * (pymalloc writes its free list over ob_refcnt alone), its line table
+ * freed and reused by other bytes. A freed object is never named, whatever
+ * its header still says.
+ */
+static void code_object_freed_before_its_read(void **state)
+{
+	static const uint8_t other[] = { 0x01, 0x02, 0x03, 0x04, 0x05 };
+	struct image *im = calloc(1, sizeof(*im));
+	struct strpool *strings = strpool__new();
+	struct python_memory mem = { image_read, im };
+	struct offcpu_python_record r = { 0 };
+	struct python_layout l;
+	struct python_code code;
+	struct frame f;
+	struct python *py;
+	struct code_ptrs gen;
+	uint64_t unnamed = 0, name, lines, pool;
+	size_t end;
+	int minor;
+
+	(void)state;
+	assert_non_null(im);
+	for (minor = 9; minor <= 13; minor++) {
+		memset(im, 0, sizeof(*im));
+		unnamed = 0;
+		layout_for(minor, &l);
+		name = put_ascii(im, &l.code, "gen_10");
+		lines = put_lines(im, &l);
+		gen =
+		    put_code(im, &l, put_ascii(im, &l.code, "generated.py"), name, name, lines, 12);
+		pool = gen.addr + 4096;
+		/* Freed: ob_refcnt is the next free block of its pool, then NULL. */
+		put_u64(im, gen.addr, pool);
+		assert_int_equal(python_code__read(&l.code, &mem, gen.addr, CODE_TYPE, &code),
+				 -ESTALE);
+		put_u64(im, gen.addr, 0);
+		assert_int_equal(python_code__read(&l.code, &mem, gen.addr, CODE_TYPE, &code),
+				 -ESTALE);
+		/* Its line table's bytes reused by other bytes of its size. */
+		end = im->used;
+		im->used = lines - IMAGE_BASE;
+		assert_int_equal(put_bytes(im, &l.code, other, sizeof(other)), lines);
+		im->used = end;
+		assert_int_equal(python__new(strings, NULL, &py), 0);
+		assert_int_equal(python__add_process(py, 7, &l, CODE_TYPE, &mem), 0);
+		r.pid = 7;
+		r.frames = 1;
+		r.frame[0] = (struct offcpu_python_frame){ gen.addr, instr_of(&l, &gen),
+							   names_of(&l, &gen) };
+		assert_int_equal(python__name(py, &r, &f, 1, &unnamed), 1);
+		assert_null(f.sym);
+		assert_null(f.file);
+		assert_int_equal(f.line, 0);
+		assert_int_equal(unnamed, 1);
+
+		/*
+		 * Alive (a test of the line alone), with a table that gives its
+		 * instruction no line: not line 0 of gen_10, unnamed too. (3.9's
+		 * lnotab gives every instruction a line.)
+		 */
+		put_u64(im, gen.addr, 1);
+		assert_int_equal(python__name(py, &r, &f, 1, &unnamed), 1);
+		if (minor >= 10) {
+			assert_null(f.sym);
+			assert_int_equal(f.line, 0);
+			assert_int_equal(unnamed, 2);
+		}
+		python__free(py);
+	}
+	strpool__free(strings);
+	free(im);
+}
+
+/*
+ * What a file is, read once per version of it: the same device, inode,
+ * size and mtime are not read again; another mtime is.
+ */
+static void files_read_once_per_version(void **state)
+{
+	char path[] = "/tmp/offcpu-test-python-files-XXXXXX";
+	struct symbol_limits limits;
+	struct python_files *files = python_files__new();
+	struct python_elf e;
+	struct timespec times[2];
+	struct stat st;
+	char buf[65536];
+	ssize_t n;
+	int in, fd;
+
+	(void)state;
+	limits__defaults(&limits);
+	assert_non_null(files);
+	/* An ELF file without _PyRuntime: this test's own executable. */
+	in = open("/proc/self/exe", O_RDONLY);
+	fd = mkstemp(path);
+	assert_true(in >= 0 && fd >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(fd, buf, (size_t)n), n);
+	close(in);
+	assert_int_equal(python_files__read(files, fd, &limits, &e), -ENOENT);
+	assert_int_equal(fstat(fd, &st), 0);
+	/* Not an ELF file any more, its size and times as they were: the same file to the cache. */
+	memset(buf, 'x', sizeof(buf));
+	assert_int_equal(pwrite(fd, buf, 64, 0), 64);
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	assert_int_equal(futimens(fd, times), 0);
+	assert_int_equal(python_files__read(files, fd, &limits, &e), -ENOENT);
+	/* Modified: read again, and it is no ELF file. */
+	times[1].tv_sec -= 10;
+	assert_int_equal(futimens(fd, times), 0);
+	assert_int_not_equal(python_files__read(files, fd, &limits, &e), -ENOENT);
+	close(fd);
+	unlink(path);
+	python_files__free(files);
+}
+
 /* A record of a process never found running CPython: its frames unnamed, counted. */
 static void frames_of_an_unknown_process_are_counted(void **state)
 {
@@ -631,6 +756,8 @@ int main(void)
 		cmocka_unit_test(layouts_of_each_version),
 		cmocka_unit_test(code_objects_in_each_layout),
 		cmocka_unit_test(code_object_freed_and_reused),
+		cmocka_unit_test(code_object_freed_before_its_read),
+		cmocka_unit_test(files_read_once_per_version),
 		cmocka_unit_test(frames_of_an_unknown_process_are_counted),
 		cmocka_unit_test(merge_replaces_each_evaluator_frame_by_its_python_frames),
 		cmocka_unit_test(merge_one_frame_per_call),
