@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Class IDs are the wait event's top byte: 0x01 LWLock ... 0x0A IO. */
-#define PG_WAIT_CLASSES 0x0B
+/* Class IDs are the wait event's top byte: 0x01 LWLock ... 0x0A IO, 0x0B InjectionPoint (17). */
+#define PG_WAIT_CLASSES 0x0C
 
 /* A major version offcpu has tables for (14..17). */
 bool pg_events__supported(unsigned int version);

@@ -84,6 +84,123 @@ static void names_and_unknowns(void **state)
 	assert_string_equal(buf, "BufferPin:0x0001");
 	assert_true(pg_events__wait_event(14, 0x04000007, buf, sizeof(buf)));
 	assert_string_equal(buf, "BufferPin:BufferPin");
+	/* 17's InjectionPoint class (0x0B): its events are registered at run time. */
+	assert_true(pg_events__wait_event(17, 0x0B000001, buf, sizeof(buf)));
+	assert_string_equal(buf, "InjectionPoint:0x0001");
+	assert_true(pg_events__wait_event(16, 0x0B000001, buf, sizeof(buf)));
+	assert_string_equal(buf, "0x0b000001");
+}
+
+/*
+ * 14, 16 and 17, value by value as their releases' headers number them: the
+ * enums of pgrx's bindings (pgcentralfoundation/pgrx,
+ * pgrx-pg-sys/src/include/pg14.rs, pg16.rs, pg17.rs, commit
+ * 0193fd0f7ad69246e969258d5657befad44e2fbe: PG_VERSION 14.13, 16.4, 17.0),
+ * named as 15 names the same enumerator, 16's new ones as a 16.13 tree's
+ * wait_event.c names them (sqlrush/pgrac 0a2aa1ab), 17's all as its
+ * generate-wait_event_types.pl makes them (postgres/postgres 0c1aca46);
+ * the same enums in pganalyze/libpg_query's 14-latest (1577ef7c, 14.6),
+ * 16-latest (06670290, 16.1) and 17-latest-dev (f4a36d53, 17.0).
+ * First and last of each class, and the events that moved.
+ */
+static void pg14_16_17_as_their_headers_number_them(void **state)
+{
+	static const struct {
+		unsigned int version;
+		uint32_t info;
+		const char *name;
+	} cases[] = {
+		/* 14: the statistics collector's PgStatMain moved RecoveryWalStream to 8. */
+		{ 14, 0x05000000, "Activity:ArchiverMain" },
+		{ 14, 0x05000007, "Activity:PgStatMain" },
+		{ 14, 0x05000008, "Activity:RecoveryWalStream" },
+		{ 14, 0x0500000c, "Activity:WalWriterMain" },
+		{ 14, 0x0500000d, "Activity:0x000d" },
+		{ 14, 0x06000007, "Client:WalSenderWriteData" },
+		/* No ArchiveCommand & co. in 14: BackendTermination is 1, not 3. */
+		{ 14, 0x08000001, "IPC:BackendTermination" },
+		{ 14, 0x0800002e, "IPC:XactGroupUpdate" },
+		{ 14, 0x09000004, "Timeout:VacuumDelay" },
+		{ 14, 0x09000006, "Timeout:RegisterSyncRequest" },
+		{ 14, 0x0a00000f, "IO:DataFileRead" },
+		{ 14, 0x0a000045, "IO:WALWrite" },
+		/* LogicalChangesRead..LogicalSubxactWrite: no 14 source of their names. */
+		{ 14, 0x0a000046, "IO:0x0046" },
+		{ 14, 0x03000005, "Lock:transactionid" },
+		/* Individual LWLocks: libpg_query 14-latest's lwlocknames.h (1577ef7c). */
+		{ 14, 0x01000001, "LWLock:ShmemIndex" },
+		{ 14, 0x01000008, "LWLock:WALWrite" },
+		{ 14, 0x0100002f, "LWLock:NotifyQueueTail" },
+		{ 14, 0x01000030, "LWLock:XactBuffer" },
+		{ 14, 0x01000037, "LWLock:WALInsert" },
+		{ 14, 0x0100003c, "LWLock:BufferMapping" },
+		{ 14, 0x01000047, "LWLock:PerXactPredicateList" },
+		{ 14, 0x01000048, "LWLock:0x0048" },
+		/* 16 */
+		{ 16, 0x05000007, "Activity:LogicalParallelApplyMain" },
+		{ 16, 0x0500000c, "Activity:WalWriterMain" },
+		{ 16, 0x06000000, "Client:ClientRead" },
+		{ 16, 0x08000016, "IPC:HashGrowBatchesReallocate" },
+		{ 16, 0x08000031, "IPC:SyncRep" },
+		{ 16, 0x08000034, "IPC:XactGroupUpdate" },
+		{ 16, 0x09000006, "Timeout:SpinDelay" },
+		{ 16, 0x09000008, "Timeout:VacuumTruncate" },
+		{ 16, 0x0a000015, "IO:DSMAllocate" },
+		{ 16, 0x0a000025, "IO:RelationMapReplace" },
+		{ 16, 0x0a000049, "IO:WALWrite" },
+		{ 16, 0x0a00004a, "IO:VersionFileSync" },
+		{ 16, 0x0a00004b, "IO:0x004b" },
+		{ 16, 0x0300000b, "Lock:applytransaction" },
+		{ 16, 0x01000004, "LWLock:ProcArray" },
+		{ 16, 0x0100002a, "LWLock:OldSnapshotTimeMap" },
+		{ 16, 0x0100003c, "LWLock:BufferMapping" },
+		{ 16, 0x0100004b, "LWLock:LogicalRepLauncherDSA" },
+		{ 16, 0x0100004c, "LWLock:LogicalRepLauncherHash" },
+		{ 16, 0x0100004d, "LWLock:0x004d" },
+		/* 17: generated names, sorted; WALWrite became WalWrite. */
+		{ 17, 0x05000000, "Activity:ArchiverMain" },
+		{ 17, 0x05000001, "Activity:AutovacuumMain" },
+		{ 17, 0x0500000f, "Activity:WalWriterMain" },
+		{ 17, 0x06000000, "Client:ClientRead" },
+		{ 17, 0x06000007, "Client:WalSenderWaitForWal" },
+		{ 17, 0x06000008, "Client:WalSenderWriteData" },
+		{ 17, 0x08000008, "IPC:BufferIo" },
+		{ 17, 0x08000034, "IPC:SyncRep" },
+		{ 17, 0x08000038, "IPC:XactGroupUpdate" },
+		{ 17, 0x09000002, "Timeout:PgSleep" },
+		{ 17, 0x09000009, "Timeout:WalSummarizerError" },
+		{ 17, 0x0a000011, "IO:DataFileRead" },
+		{ 17, 0x0a00004c, "IO:WalWrite" },
+		{ 17, 0x0a00004d, "IO:0x004d" },
+		{ 17, 0x0300000b, "Lock:applytransaction" },
+		/* libpg_query 17-latest-dev's lwlocknames.h (f4a36d53): SLRU locks gone. */
+		{ 17, 0x01000008, "LWLock:WALWrite" },
+		{ 17, 0x0100000b, "LWLock:0x000b" },
+		{ 17, 0x0100002a, "LWLock:0x002a" },
+		{ 17, 0x01000030, "LWLock:WaitEventCustom" },
+		{ 17, 0x01000034, "LWLock:SerialControl" },
+		{ 17, 0x01000035, "LWLock:XactBuffer" },
+		{ 17, 0x01000041, "LWLock:BufferMapping" },
+		{ 17, 0x0100005a, "LWLock:XactSLRU" },
+		{ 17, 0x0100005b, "LWLock:ParallelVacuumDSA" },
+		{ 17, 0x0100005c, "LWLock:0x005c" },
+	};
+	char buf[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_true(
+		    pg_events__wait_event(cases[i].version, cases[i].info, buf, sizeof(buf)));
+		if (strcmp(buf, cases[i].name))
+			fail_msg("%u/0x%08x: %s, expected %s", cases[i].version, cases[i].info, buf,
+				 cases[i].name);
+	}
+	/* Each class's table as long as the version's enum. */
+	assert_int_equal(pg_events__class_size(14, 0x08), 47);
+	assert_int_equal(pg_events__class_size(16, 0x0A), 75);
+	assert_int_equal(pg_events__class_size(17, 0x08), 57);
+	assert_int_equal(pg_events__class_size(17, 0x01), 92);
 }
 
 /* BackendType (miscadmin.h): 17 put the backends first. */
@@ -103,7 +220,13 @@ static void backend_types_per_version(void **state)
 		{ 15, 6, "checkpointer" },
 		{ 15, 10, "walwriter" },
 		{ 15, 12, "logger" },
-		{ 16, 13, "0xd" },
+		/* 16 sorted them by name (pgrx pg16.rs, 16.4). */
+		{ 16, 1, "archiver" },
+		{ 16, 4, "client backend" },
+		{ 16, 8, "logger" },
+		{ 16, 9, "standalone backend" },
+		{ 16, 13, "walwriter" },
+		{ 16, 14, "0xe" },
 		{ 17, 1, "client backend" },
 		{ 17, 3, "autovacuum worker" },
 		{ 17, 9, "background writer" },
@@ -249,6 +372,56 @@ static void label_rules_after_the_state(void **state)
 	rules__free(&set);
 }
 
+/* The pack's label lines class each version's names alike: 17 says IO:WalWrite. */
+static void pack_classes_every_versions_names(void **state)
+{
+	static const struct {
+		unsigned int version;
+		uint32_t info;
+		const char *wait_class;
+	} cases[] = {
+		{ 15, 0x0a000048, "io:pg-wal" },	   /* WALWrite */
+		{ 16, 0x0a000049, "io:pg-wal" },	   /* WALWrite */
+		{ 17, 0x0a00004c, "io:pg-wal" },	   /* WalWrite */
+		{ 17, 0x0a00004a, "io:pg-wal" },	   /* WalSync */
+		{ 17, 0x0a000011, "io:pg-data-read" },	   /* DataFileRead */
+		{ 17, 0x01000008, "lock:pg-lwlock" },	   /* WALWrite */
+		{ 17, 0x0300000b, "lock:pg-heavyweight" }, /* applytransaction */
+		{ 17, 0x06000000, "net:pg-client" },	   /* ClientRead */
+		{ 14, 0x05000007, "sleep:pg-idle" },	   /* PgStatMain */
+	};
+	struct rule_set set = { 0 };
+	const char *why = NULL;
+	unsigned int line = 0;
+	FILE *f = fopen("rules/postgres.rules", "r");
+	struct profile *p;
+	char name[128];
+	size_t i;
+	int err;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(rules__parse(f, &set, &line, &why), 0);
+	fclose(f);
+	assert_int_equal(profile__new(false, &p), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct label items[1] = { { "pg.wait_event", name } };
+		const struct labels *labels;
+		const char *got;
+
+		assert_true(
+		    pg_events__wait_event(cases[i].version, cases[i].info, name, sizeof(name)));
+		labels = profile__intern_labels(p, items, 1, &err);
+		assert_non_null(labels);
+		got = classify__from_labels(&set, OFFCPU_STATE_INTERRUPTIBLE, labels);
+		if (!got || strcmp(got, cases[i].wait_class))
+			fail_msg("%u/%s: %s, expected %s", cases[i].version, name,
+				 got ? got : "(null)", cases[i].wait_class);
+	}
+	profile__free(p);
+	rules__free(&set);
+}
+
 static void decoders(void **state)
 {
 	char buf[64];
@@ -271,10 +444,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pg15_every_value_as_the_binary_names_it),
 		cmocka_unit_test(names_and_unknowns),
+		cmocka_unit_test(pg14_16_17_as_their_headers_number_them),
 		cmocka_unit_test(backend_types_per_version),
 		cmocka_unit_test(pack_lines_parse),
 		cmocka_unit_test(bad_pack_lines_name_their_line),
 		cmocka_unit_test(label_rules_after_the_state),
+		cmocka_unit_test(pack_classes_every_versions_names),
 		cmocka_unit_test(decoders),
 	};
 
