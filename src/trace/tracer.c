@@ -593,12 +593,15 @@ static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool a
 		if (at_stop)
 			counters[r->flags & OFFCPU_WAIT_RECOVERED ? OFFCPU_CNT_SWITCH_RECOVERED
 								  : OFFCPU_CNT_OPEN_AT_STOP]++;
+		/* Issue #14: durations beside counts, as the BPF side adds them. */
 		if (r->duration_ns < t->min_duration_ns) {
 			counters[OFFCPU_CNT_BELOW_MIN]++;
+			counters[OFFCPU_CNT_BELOW_MIN_NS] += r->duration_ns;
 			continue;
 		}
 		if (r->duration_ns > t->max_duration_ns) {
 			counters[OFFCPU_CNT_ABOVE_MAX]++;
+			counters[OFFCPU_CNT_ABOVE_MAX_NS] += r->duration_ns;
 			continue;
 		}
 		err = fn(ctx, r, h.size);
