@@ -568,7 +568,6 @@ static int run_iterator(struct bpf_program *prog, char **buf, size_t *len)
 	return 0;
 }
 
-
 /* --short sample's coin (short_kept() in offcpu.bpf.c): kept with probability d / -m. */
 static bool short_kept(const struct tracer *t, uint64_t duration_ns)
 {
