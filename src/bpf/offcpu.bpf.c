@@ -99,6 +99,7 @@ const volatile bool measure_clock;
 
 /* task_struct::flags bit of kernel threads. */
 #define PF_KTHREAD 0x00200000
+/* Issue #14: set by exit_signals(), early in do_exit(), before sched_process_exit. */
 #define PF_EXITING 0x00000004
 
 /* A thread's in-flight slot, in its task local storage; start_ts_ns 0: none. */
