@@ -99,6 +99,8 @@ const volatile bool measure_clock;
 
 /* task_struct::flags bit of kernel threads. */
 #define PF_KTHREAD 0x00200000
+/* Issue #14: set by exit_signals(), early in do_exit(), before sched_process_exit. */
+#define PF_EXITING 0x00000004
 
 /* A thread's in-flight slot, in its task local storage; start_ts_ns 0: none. */
 struct wait_start {
@@ -1105,6 +1107,14 @@ static __always_inline bool arrival_ends(const struct wait_start *slot, __u64 en
 	return end_ns && (__s64)(end_ns - slot->start_ts_ns) > 0 && (__s64)(now - end_ns) >= 0;
 }
 
+/* --short sample's coin: true with probability duration_ns / min_duration_ns. */
+static __always_inline bool short_kept(__u64 duration_ns)
+{
+	__u64 r = bpf_get_prandom_u32();
+
+	return r * (min_duration_ns >> short_shift) < (duration_ns >> short_shift) << 32;
+}
+
 /*
  * A recovered wait (#17.2) goes with its state and duration but no stacks:
  * the thread has run since, so its kernel stack at block time is gone, and
@@ -1117,21 +1127,34 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 	__u64 duration_ns = end_ns - slot->start_ts_ns;
 	struct offcpu_wait_record *r;
 
+	/*
+	 * Issue #14: the same bounds, coin and counters as a switch-in's
+	 * wait (switch_in()), durations beside counts: a short recovered
+	 * wait was counted below -m without its nanoseconds, and dropped
+	 * whatever --short sample's coin said.
+	 */
 	if (duration_ns < min_duration_ns) {
 		count(c, OFFCPU_CNT_BELOW_MIN, how);
-		return;
+		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, how);
+		if (!short_sample || !short_kept(duration_ns))
+			return;
+		count(c, OFFCPU_CNT_SHORT_SAMPLED, how);
+		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, how);
 	}
 	if (duration_ns > max_duration_ns) {
 		count(c, OFFCPU_CNT_ABOVE_MAX, how);
+		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, how);
 		return;
 	}
 	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
 		count(c, OFFCPU_CNT_SAMPLED_OUT, how);
+		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, how);
 		return;
 	}
 	r = bpf_ringbuf_reserve(&events, OFFCPU_WAIT_HEADER_SIZE, 0);
 	if (!r) {
 		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
+		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, duration_ns, how);
 		return;
 	}
 	/* No waker, run queue time or reads known: every field of the header 0 first. */
@@ -1629,7 +1652,26 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	__u32 zero = 0;
 
 	if (user && user_stack_deferred(next)) {
-		p = park_slot(c, next);
+		/*
+		 * An exiting thread never returns to user space, and its exit
+		 * program (flush_current()) may have run already: one that
+		 * blocked or was preempted after it (exit_mm(), exit_files())
+		 * had its wait parked for good, counted by --short sample's
+		 * coin and in user_stack_pending but never sent (issue #14:
+		 * short_sampled one above the short waits in the json, with
+		 * user_stack_pending 1). It goes now, without a user stack,
+		 * as flush_current() would send it, after one still parked
+		 * from before its exit began: the thread's records in order.
+		 */
+		if (next->flags & PF_EXITING) {
+			p = bpf_task_storage_get(&pending, next, 0, 0);
+			if (p && !p->flushing)
+				send_parked(c, p, OFFCPU_USTACK_NONE, IN_SWITCH);
+			p = NULL;
+			count(c, OFFCPU_CNT_USTACK_LOST, IN_SWITCH);
+		} else {
+			p = park_slot(c, next);
+		}
 		/* No user stack was taken at its switch-out: unparked, it goes without. */
 		user = false;
 	}
@@ -1645,14 +1687,6 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	if (user)
 		add_switch_out_stack(c, next, r);
 	submit(c, r, IN_SWITCH);
-}
-
-/* --short sample's coin: true with probability duration_ns / min_duration_ns. */
-static __always_inline bool short_kept(__u64 duration_ns)
-{
-	__u64 r = bpf_get_prandom_u32();
-
-	return r * (min_duration_ns >> short_shift) < (duration_ns >> short_shift) << 32;
 }
 
 static __always_inline void switch_in(struct offcpu_counters *c, struct task_struct *next,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@ struct tracer {
 	/* Issue #16. */
 	uint64_t min_duration_ns; /* -m -M, for the open waits */
 	uint64_t max_duration_ns;
+	bool short_sample; /* issue #14: --short sample, for the recovered ones */
 	bool snapshot;	    /* nothing attached */
 	bool measure_clock; /* OFFCPU_TEST_MEASURE_CLOCK */
 	void *open_record;  /* an open wait, 8-byte aligned for the collector */
@@ -566,6 +568,16 @@ static int run_iterator(struct bpf_program *prog, char **buf, size_t *len)
 	return 0;
 }
 
+/* --short sample's coin (short_kept() in offcpu.bpf.c): kept with probability d / -m. */
+static bool short_kept(const struct tracer *t, uint64_t duration_ns)
+{
+	uint32_t r;
+
+	if (!t->short_sample || getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		return false;
+	return (double)r * (double)t->min_duration_ns < (double)duration_ns * 4294967296.0;
+}
+
 /*
  * The open waits the iterator wrote, each after its struct
  * offcpu_open_header, to fn; those outside -m/-M counted, and at the stop
@@ -593,12 +605,22 @@ static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool a
 		if (at_stop)
 			counters[r->flags & OFFCPU_WAIT_RECOVERED ? OFFCPU_CNT_SWITCH_RECOVERED
 								  : OFFCPU_CNT_OPEN_AT_STOP]++;
+		/*
+		 * Issue #14: durations beside counts, as the BPF side adds
+		 * them; a wait recovered here ended, and takes --short
+		 * sample's coin as one recovered there would.
+		 */
 		if (r->duration_ns < t->min_duration_ns) {
 			counters[OFFCPU_CNT_BELOW_MIN]++;
-			continue;
+			counters[OFFCPU_CNT_BELOW_MIN_NS] += r->duration_ns;
+			if (!(r->flags & OFFCPU_WAIT_RECOVERED) || !short_kept(t, r->duration_ns))
+				continue;
+			counters[OFFCPU_CNT_SHORT_SAMPLED]++;
+			counters[OFFCPU_CNT_SHORT_SAMPLED_NS] += t->min_duration_ns;
 		}
 		if (r->duration_ns > t->max_duration_ns) {
 			counters[OFFCPU_CNT_ABOVE_MAX]++;
+			counters[OFFCPU_CNT_ABOVE_MAX_NS] += r->duration_ns;
 			continue;
 		}
 		err = fn(ctx, r, h.size);
@@ -698,6 +720,7 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	t->ctx = ctx;
 	t->min_duration_ns = opts->min_duration_ns;
 	t->max_duration_ns = opts->max_duration_ns;
+	t->short_sample = opts->short_sample && opts->min_duration_ns;
 	t->snapshot = opts->snapshot;
 	t->measure_clock = getenv(MEASURE_CLOCK_ENV) != NULL;
 	t->open_record = malloc(OPEN_RECORD_MAX);
