@@ -225,7 +225,12 @@ def test_go_frame_pointers_stacks_and_parking_classes():
     """Without cgo (user stacks by frame pointers at switch-out): gdb's stacks, and each
     parked goroutine's reason as the class of the wait it left its M in."""
     waits, stats, gdb_stacks = record(cgo=False)
-    assert stats["user_stack_at_switch_out"] == stats["emitted"], stats
+    # Every wait whose switch-out offcpu saw has the stack walked there; the
+    # others began before the recording, were open at its stop, or were
+    # recovered after a hidden switch-in (issues #16, #17 item 2).
+    unseen_out = (stats["waits_open_at_start"] + stats["waits_open_at_stop"] +
+                  stats["switch_in_recovered"])
+    assert 0 <= stats["emitted"] - stats["user_stack_at_switch_out"] <= unseen_out, stats
     check_stacks_end_as_gdb(waits, gdb_stacks, leaf_caller_skipped=True)
     check_scheduler_waits_classed(waits, ("sleep", "lock:go-chan", "lock:go-mutex",
                                           "poll:go-netpoll", "sleep:go-sysmon"))
