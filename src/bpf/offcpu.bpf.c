@@ -1121,8 +1121,7 @@ static __always_inline bool short_kept(__u64 duration_ns)
  * so is the user one it had then.
  */
 static __always_inline void send_recovered(struct offcpu_counters *c, struct task_struct *t,
-					   const struct wait_start *slot, __u64 end_ns,
-					   enum counting how)
+					   struct wait_start *slot, __u64 end_ns, enum counting how)
 {
 	__u64 duration_ns = end_ns - slot->start_ts_ns;
 	struct offcpu_wait_record *r;
@@ -1136,19 +1135,24 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 	if (duration_ns < min_duration_ns) {
 		count(c, OFFCPU_CNT_BELOW_MIN, how);
 		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, how);
-		if (!short_sample || !short_kept(duration_ns))
+		if (!short_sample || !short_kept(duration_ns)) {
+			/* Issue #14's coverage: a dropped wait, as switch_in() counts one. */
+			slot->dropped_ns += duration_ns;
 			return;
+		}
 		count(c, OFFCPU_CNT_SHORT_SAMPLED, how);
 		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, how);
 	}
 	if (duration_ns > max_duration_ns) {
 		count(c, OFFCPU_CNT_ABOVE_MAX, how);
 		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, how);
+		slot->dropped_ns += duration_ns;
 		return;
 	}
 	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
 		count(c, OFFCPU_CNT_SAMPLED_OUT, how);
 		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, how);
+		slot->dropped_ns += duration_ns;
 		return;
 	}
 	r = bpf_ringbuf_reserve(&events, OFFCPU_WAIT_HEADER_SIZE, 0);
@@ -1188,18 +1192,20 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
  * without a sched_switch event reaching us (see unseen_switch_in()). The
  * kernel stamped that switch-in: the hidden wait ended at t's last arrival.
  */
-static __always_inline void recover_wait(struct offcpu_counters *c, struct task_struct *t,
-					 struct wait_start *slot, __u64 *now)
+static __always_inline __u64 recover_wait(struct offcpu_counters *c, struct task_struct *t,
+					  struct wait_start *slot, __u64 *now)
 {
 	struct clock_pair *pair = refresh_clock_pair(t, now);
 	__u64 end_ns = arrival_ns(t, pair);
 
 	if (!arrival_ends(slot, end_ns, *now)) {
 		count(c, OFFCPU_CNT_SWITCH_UNSEEN, IN_SWITCH);
-		return;
+		return 0;
 	}
 	count(c, OFFCPU_CNT_SWITCH_RECOVERED, IN_SWITCH);
 	send_recovered(c, t, slot, end_ns, IN_SWITCH);
+	/* The hidden switch-in's time: the end of the wait, the start of its run. */
+	return end_ns;
 }
 
 /*
@@ -1318,10 +1324,15 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 		slot->tracked_ns = now_ns(now);
 	} else if (slot->start_ts_ns) {
 		/* See unseen_switch_in(): recovered (#17.2), or counted lost. */
-		recover_wait(c, prev, slot, now);
+		__u64 arrived_ns = recover_wait(c, prev, slot, now);
+
 		slot->first_run = 0;
-		/* Off CPU, then on since an unknown switch-in: both, not told apart. */
-		slot->unseen_ns += now_ns(now) - slot->start_ts_ns;
+		if (arrived_ns)
+			/* Issue #14: the wait went out (or was dropped), it has run since. */
+			slot->on_cpu_since = arrived_ns;
+		else
+			/* Off CPU, then on since an unknown switch-in: both, not told apart. */
+			slot->unseen_ns += now_ns(now) - slot->start_ts_ns;
 	}
 	if (slot->on_cpu_since)
 		slot->run_ns += now_ns(now) - slot->on_cpu_since;
@@ -1852,6 +1863,8 @@ static __always_inline void unseen_switch_in(struct task_struct *p)
 	count(c, OFFCPU_CNT_SWITCH_RECOVERED, PREEMPTIBLE);
 	send_recovered(c, p, slot, end_ns, PREEMPTIBLE);
 	slot->start_ts_ns = 0;
+	/* Issue #14: it has run since; thread_record() ends that run now. */
+	slot->on_cpu_since = end_ns;
 }
 
 /*
