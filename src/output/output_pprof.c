@@ -418,7 +418,8 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		/* Issue 15: who woke it, as the text report's --group-by waker names it. */
 		if (w->waker.context == OFFCPU_WAKER_TASK) {
 			string_label(pp, "waker.name", w->waker.comm ? w->waker.comm : "");
-			number_label(pp, "waker.tid", w->waker.tid);
+			if (w->waker.tid != PROFILE_EXITED_ID)
+				number_label(pp, "waker.tid", w->waker.tid);
 		} else if (output__waker_context(w->waker.context)) {
 			string_label(pp, "waker.name", output__waker_context(w->waker.context));
 		}

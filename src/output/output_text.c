@@ -356,7 +356,10 @@ static void print_line_wakers(FILE *out, struct folded_line *line)
 
 		if (k->context == OFFCPU_WAKER_TASK) {
 			frame_names__printable(k->comm ? k->comm : "", comm, sizeof(comm));
-			snprintf(label, sizeof(label), "%s %u", comm, k->tid);
+			if (k->tid == PROFILE_EXITED_ID)
+				snprintf(label, sizeof(label), "%s (exited)", comm);
+			else
+				snprintf(label, sizeof(label), "%s %u", comm, k->tid);
 		} else {
 			snprintf(label, sizeof(label), "[%s]", output__waker_context(k->context));
 		}

@@ -304,10 +304,19 @@ void profile__free_stacks(struct hash_table *stacks)
 	hash_table__free_values(stacks, free);
 }
 
+/* Not yet folded, and gone. */
+static bool exited(struct profile *p, uint32_t pid)
+{
+	return pid != PROFILE_EXITED_ID && !p->process_alive(p->process_alive_ctx, pid);
+}
+
 /*
  * Folds the entries of processes that have exited into one per comm, title,
  * state, class and stacks, under PROFILE_EXITED_ID: their time stays where
- * it was, only which thread it was is given up.
+ * it was, only which thread it was is given up. A waker that has exited is
+ * folded alike (issue 15's waker ids are in the key): a shell's wait for
+ * each child it ran was an entry per child, kept for the run (RSS +105 MiB
+ * in test_soak_short_lived_processes_no_leak's 30 s under ASan).
  */
 static int compact(struct profile *p)
 {
@@ -322,16 +331,21 @@ static int compact(struct profile *p)
 	while (hash_table__next(p->entries, &it, &key, &value)) {
 		struct profile_entry *e = value;
 
-		if (e->key.pid != PROFILE_EXITED_ID &&
-		    !p->process_alive(p->process_alive_ctx, e->key.pid))
+		if (exited(p, e->key.pid) || (waker_is_task(&e->key) && exited(p, e->key.waker.pid)))
 			dead[nr++] = e;
 	}
 	for (i = 0; i < nr; i++) {
 		struct profile_entry *e = dead[i], *into;
 
 		hash_table__remove(p->entries, &e->key);
-		e->key.pid = PROFILE_EXITED_ID;
-		e->key.tid = PROFILE_EXITED_ID;
+		if (exited(p, e->key.pid)) {
+			e->key.pid = PROFILE_EXITED_ID;
+			e->key.tid = PROFILE_EXITED_ID;
+		}
+		if (waker_is_task(&e->key) && exited(p, e->key.waker.pid)) {
+			e->key.waker.pid = PROFILE_EXITED_ID;
+			e->key.waker.tid = PROFILE_EXITED_ID;
+		}
 		into = hash_table__find(p->entries, &e->key);
 		if (into) {
 			into->count += e->count;

@@ -137,7 +137,7 @@ uint64_t thread_account__missing_ns(const struct thread_account *a);
  * processes cost memory per distinct comm, title and stack, not per process.
  */
 #define PROFILE_EXITED_ID UINT32_MAX
-#define PROFILE_COMPACT_ENTRIES 50000
+#define PROFILE_COMPACT_ENTRIES 10000
 
 struct profile {
 	struct strpool *strings;

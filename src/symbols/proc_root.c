@@ -31,3 +31,11 @@ int proc_root__open(uint32_t pid, const char *path, int flags)
 	close(root);
 	return fd;
 }
+
+bool proc_root__gone(uint32_t pid)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	return access(path, F_OK) && errno == ENOENT;
+}

@@ -7,6 +7,7 @@
 #ifndef OFFCPU_PROC_ROOT_H
 #define OFFCPU_PROC_ROOT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -14,5 +15,11 @@
  * process's root; flags as for open(). -errno on failure.
  */
 int proc_root__open(uint32_t pid, const char *path, int flags);
+
+/*
+ * Whether /proc/PID is no more (the process exited and was reaped): then
+ * no file can be opened through it, which says nothing of the file.
+ */
+bool proc_root__gone(uint32_t pid);
 
 #endif

@@ -314,8 +314,9 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-static void read_dso(struct symbolizer *s, struct dso *dso, uint32_t pid,
-		     const struct proc_map *map, struct read_budget *budget)
+/* -errno when the file could not be opened, else 0 (read or not). */
+static int read_dso(struct symbolizer *s, struct dso *dso, uint32_t pid,
+		    const struct proc_map *map, struct read_budget *budget)
 {
 	/* Its debug link is looked up beside it, inside the process's root. */
 	struct elfsyms_opts opts = { pid, map->path, &s->limits, budget };
@@ -334,6 +335,7 @@ static void read_dso(struct symbolizer *s, struct dso *dso, uint32_t pid,
 	else if (elfsyms__skipped(dso->syms))
 		log__info("%s (pid %u): %zu function symbols skipped, over a limit", map->path, pid,
 			  elfsyms__skipped(dso->syms));
+	return fd < 0 ? err : 0;
 }
 
 /*
@@ -364,7 +366,16 @@ static struct dso *file_dso(struct symbolizer *s, struct process *p, const struc
 		return NULL;
 	dso->dev = key[0];
 	dso->inode = key[1];
-	read_dso(s, dso, p->pid, map, &budget);
+	/*
+	 * A process gone before its stacks were read opens no file through
+	 * /proc/PID: that says nothing of the file, which the next process
+	 * mapping it must still get named ("no symbols for libc.so.6 (pid N):
+	 * No such file or directory" left libc unnamed for the run).
+	 */
+	if (read_dso(s, dso, p->pid, map, &budget) && proc_root__gone(p->pid)) {
+		dso_free(dso);
+		return &s->unpaid;
+	}
 	p->spent_bytes += granted - budget.left;
 	if (budget.exhausted && process_bound) {
 		log__info("%s (pid %u): not read, past the %" PRIu64 " bytes its files may cost",

@@ -537,6 +537,17 @@ static struct module *new_module(struct unwinder *u, const uint64_t key[2])
 }
 
 /*
+ * A process gone before its stacks were read (a short-lived one, behind a
+ * reader that lags) opens no file through /proc/PID: that says nothing of
+ * the file. Marked unreadable for good, libc was, for every process after
+ * it: a `sleep` gone before its waits were read left the next process's
+ * stacks at their leaf (test_exec_mid_run_and_traced_pid_exiting_early,
+ * 1 run in 6 beside two busy loops). Its frames stop as unreadable, and
+ * nothing is kept.
+ */
+static struct module gone_process_module = { .unreadable = true };
+
+/*
  * The file mapped at map, its CFI read at its first use; NULL in *out for
  * anonymous memory (JIT code). A file that cannot be read (gone, not the
  * mapped file any more, truncated under its mapping) is kept too, marked,
@@ -567,6 +578,10 @@ static int get_module(struct unwinder *u, uint32_t pid, const struct proc_map *m
 		return -ENOMEM;
 	if (vdso ? open_vdso_module(m, map) : open_file_module(m, pid, map)) {
 		module_free(m);
+		if (!vdso && proc_root__gone(pid)) {
+			*out = &gone_process_module;
+			return 0;
+		}
 		m = new_module(u, key);
 		if (!m)
 			return -ENOMEM;

@@ -542,10 +542,31 @@ FAULTS_SOURCE = r"""
 
 extern void *__libc_calloc(size_t n, size_t size);
 
+/*
+ * Counted from main on: the libraries' constructors run before (GnuTLS's,
+ * for libmicrohttpd, fails calloc 1 with its own message), and what they
+ * do is not offcpu's to report.
+ */
+static int in_main;
+
+typedef int (*main_fn)(int, char **, char **);
+
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+		      void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	int (*next)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+		    void *) = dlsym(RTLD_NEXT, "__libc_start_main");
+
+	in_main = 1;
+	return next(main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
 void *calloc(size_t n, size_t size)
 {
 	static long calls, fail_at = -1;
 
+	if (!in_main)
+		return __libc_calloc(n, size);
 	if (fail_at < 0) {
 		const char *at = getenv("OFFCPU_TEST_FAIL_CALLOC");
 
@@ -1268,7 +1289,9 @@ def test_second_sigint_says_what_was_lost():
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=10)
     assert p.returncode == 128 + signal.SIGINT, p.returncode
-    lines = err.splitlines()
+    # start_tracer's -v says routine things of the processes it met (a
+    # CPython found, a gone process's libraries unread): not about stopping.
+    lines = [l for l in err.splitlines() if not l.startswith(("offcpu: pid ", "offcpu: no symbols for "))]
     assert len(lines) == 1 and "second" in lines[0] and out in lines[0] \
         and "not written" in lines[0], err
     assert not os.path.exists(out)

@@ -408,7 +408,9 @@ def test_offcpu_stack_deeper_than_size_cut_short_counted_nothing_invented():
         waits, stats = offcpu_waits(proc.pid, "--call-graph", "dwarf,8192")
     deep = waits[tids["deep"]]
     deep_gdb = gdb[tids["deep"]]
-    short = [w for ws in waits.values() for w in ws if not rooted(w)]
+    # A hidden switch-in's wait, recovered at the next switch-out (issue #17
+    # item 2), has no stacks left to take: nothing to cut short.
+    short = [w for ws in waits.values() for w in ws if w["addrs"] and not rooted(w)]
     assert stats["user_stack_cut_short"] == len(short) >= len(deep) > 0, (stats, len(short))
     slept = [w for w in deep if w["names"][0] == "clock_nanosleep"]
     assert slept, [w["names"][:3] for w in deep]
@@ -472,7 +474,13 @@ def test_offcpu_go_binary_by_frame_pointers_at_switch_out():
             if w["names"] and w["names"][-1] == "runtime.mcall" and w["wait"] == "sleep"]
     assert len(mine) >= 10, [(w["wait"], w["names"]) for ws in waits.values() for w in ws][:5]
     assert not [w for ws in waits.values() for w in ws if "main.napper" in w["names"]]
-    assert stats["user_stack_at_switch_out"] == stats["emitted"] > 0, stats
+    # Every wait whose switch-out offcpu saw has the stack walked there; the
+    # others began before the recording (no switch-out seen), were still open
+    # at its stop, or were recovered after a hidden switch-in (issues #16, #17).
+    unseen_out = (stats["waits_open_at_start"] + stats["waits_open_at_stop"] +
+                  stats["switch_in_recovered"])
+    assert stats["emitted"] > 0 and stats["user_stack_at_switch_out"] > 0, stats
+    assert 0 <= stats["emitted"] - stats["user_stack_at_switch_out"] <= unseen_out, stats
 
 
 def run_go_program(d):

@@ -187,6 +187,48 @@ static void exited_processes_merge(void **state)
 	profile__free(p);
 }
 
+/*
+ * Issue 15's waker ids are in an entry's key: a live shell's wait for each
+ * child it ran, woken by that child's exit, was an entry per child for the
+ * run. Past the mark, the exited wakers fold; the wakee stays itself.
+ */
+static void exited_wakers_merge(void **state)
+{
+	struct profile *p;
+	struct wait w = { 0 };
+	struct frame f[1];
+	struct profile_entry **entries;
+	size_t nr, i, folded = 0;
+	uint32_t child;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	p->process_alive = even_pids_alive;
+	p->compact_at = 8;
+	f[0] = kframe(p, 0xffffffff81000010ULL, "do_wait");
+	w.comm = strpool__intern(p->strings, "sh");
+	w.wait_class = strpool__intern(p->strings, "child");
+	w.kernel_stack = profile__intern_stack(p, f, 1);
+	w.pid = w.tid = 2; /* alive */
+	w.waker.context = OFFCPU_WAKER_TASK;
+	w.waker.comm = strpool__intern(p->strings, "child");
+	for (child = 1; child <= 199; child += 2) {
+		w.waker.pid = w.waker.tid = child; /* odd: exited */
+		w.duration_ns = 1000;
+		assert_int_equal(profile__add(p, &w), 0);
+	}
+	assert_int_equal(profile__sorted_entries(p, &entries, &nr), 0);
+	for (i = 0; i < nr; i++) {
+		assert_int_equal(entries[i]->key.pid, 2);
+		if (entries[i]->key.waker.tid == PROFILE_EXITED_ID)
+			folded += entries[i]->count;
+	}
+	assert_true(folded >= 25);
+	assert_true(nr <= 100 - folded + 1);
+	free(entries);
+	profile__free(p);
+}
+
 static void folded_golden(void **state)
 {
 	struct profile *p = fixture_profile(false);
@@ -1352,6 +1394,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(aggregation),
 		cmocka_unit_test(exited_processes_merge),
+		cmocka_unit_test(exited_wakers_merge),
 		cmocka_unit_test(folded_golden),
 		cmocka_unit_test(json_golden),
 		cmocka_unit_test(weights_and_estimates),
