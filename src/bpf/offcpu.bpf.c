@@ -1318,6 +1318,13 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	}
 	slot = bpf_task_storage_get(&inflight, prev, 0, 0);
 	if (!slot) {
+		/*
+		 * Issue #14: past its exit program (which deleted the slot
+		 * and wrote its life's account) a thread is not timed: a wait
+		 * there ended after its exit_ns, and had a slot taken for good.
+		 */
+		if (prev->flags & PF_EXITING)
+			return;
 		slot = new_slot(c, prev, IN_SWITCH);
 		if (!slot)
 			return;

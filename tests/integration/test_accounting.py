@@ -167,8 +167,10 @@ def test_exact_below_min_and_unbiased_short_sample():
     shown_est = float(m.group(2)) * (1e9 if m.group(3) == "s" else 1e6)
     assert abs(shown_est - est) <= 1e6, (shown_est, est)
     assert abs(float(m.group(4)) - 100 * rel_err) <= 0.06, (m.group(4), rel_err)
+    # Its own count: the reference's is within 0.1% (above), not equal under
+    # load (a wait of about -m falls on either side for either tracer).
     assert re.search(r"^  below -m +[\d.]+ m?s in %d waits \(exact\); %d kept by --short sample"
-                     % (n_short, kept), text, re.M), text[:800]
+                     % (sample_stats["below_min_duration"], kept), text, re.M), text[:800]
     # The same recording reported again is the same recording.
     assert open(t.report_of(rec, ".json")).read() == open(rec).read()
     print("    reference %.1f ms in %d short waits; below -m %.1f ms; estimate %.1f ms "
