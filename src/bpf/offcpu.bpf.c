@@ -1323,8 +1323,10 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 		 * and wrote its life's account) a thread is not timed: a wait
 		 * there ended after its exit_ns, and had a slot taken for good.
 		 */
-		if (prev->flags & PF_EXITING)
+		if (prev->flags & PF_EXITING) {
+			count(c, OFFCPU_CNT_FILTERED, IN_SWITCH);
 			return;
+		}
 		slot = new_slot(c, prev, IN_SWITCH);
 		if (!slot)
 			return;

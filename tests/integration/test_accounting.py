@@ -128,25 +128,31 @@ def test_exact_below_min_and_unbiased_short_sample():
     # reference's is the other's wait of that thread that ended with it (the
     # tracers' clocks are read microseconds apart), but for one within a few
     # microseconds of -m, which may fall on either side for either.
-    def same_waits(a, b):
-        ends = {}
+    # A wait whose switch-in the kernel hid is recovered by each tracer from
+    # its own clock pair (issue #17 item 2: microseconds apart, now and then
+    # milliseconds): it may match nothing, up to the tracers' recovered ones.
+    def same_waits(a, b, recovered):
+        ends, unmatched = {}, []
         for w in b:
             ends.setdefault(w["tid"], []).append(w)
         for w in a:
             match = [x for x in ends.get(w["tid"], []) if abs(x["ts_ns"] - w["ts_ns"]) <= 100000]
             if not match:
-                assert abs(w["duration_ns"] - MIN_NS) <= 20000, ("unmatched", w["duration_ns"])
+                if abs(w["duration_ns"] - MIN_NS) > 20000:
+                    unmatched.append(w["duration_ns"])
                 continue
             assert abs(match[0]["duration_ns"] - w["duration_ns"]) <= 100000, (w, match[0])
+        assert len(unmatched) <= recovered, ("unmatched", unmatched, recovered)
 
     # The gated workload's stop began before the tracers (json "open"): each
     # dates it from the kernel's bookkeeping, or not at all if its iterator
     # ran before the stop; the waits the workload makes are compared.
     longs = [[w for w in waits if w["duration_ns"] >= MIN_NS and "open" not in w]
              for waits in (ref, drop, sample)]
-    for other in longs[1:]:
-        same_waits(longs[0], other)
-        same_waits(other, longs[0])
+    for other, other_stats in zip(longs[1:], (drop_stats, sample_stats)):
+        recovered = ref_stats["switch_in_recovered"] + other_stats["switch_in_recovered"]
+        same_waits(longs[0], other, recovered)
+        same_waits(other, longs[0], recovered)
     assert all(w["weight_ns"] == w["duration_ns"] for w in sample if w["duration_ns"] >= MIN_NS)
 
     # Every format totals by weight: text, folded, svg, pprof (count = estimated count).
