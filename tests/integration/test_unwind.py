@@ -344,9 +344,12 @@ def test_offcpu_dwarf_every_wait_whole_as_gdb_prints_it():
     for w in nocfi:
         assert_chain(w, WAITERS_CHAINS["nocfi"][0])
         assert rooted(w), w["names"]
-    # Only the deep recursion (past 16 KiB) stopped before its root.
+    # Only the deep recursion (past 16 KiB) stopped before its root. Waits
+    # without a user stack (recovered after a hidden switch-in, issue #17
+    # item 2; open at the stop, whose stack the iterator could not read)
+    # have nothing to cut.
     deep = waits[tids["deep"]]
-    short = [w for tid, ws in waits.items() for w in ws if not rooted(w)]
+    short = [w for tid, ws in waits.items() for w in ws if w["addrs"] and not rooted(w)]
     assert all(w["tid"] == tids["deep"] for w in short), [(w["comm"], w["names"]) for w in short]
     assert stats["user_stack_cut_short"] == len(short) >= len(deep) > 0, (stats, len(short))
     assert stats["user_stack_at_switch_out"] == 0, stats
