@@ -3300,6 +3300,32 @@ def test_folded_imports_in_speedscope():
     assert sum(self_ns.values()) == folded_total(folded)
 
 
+def run_suite(namespace):
+    """Runs the test_* functions of a suite's globals (names on the command
+    line pick those containing one); prints "N passed, N failed"."""
+    if os.geteuid() != 0:
+        print("integration tests need root (they load BPF programs)")
+        print("0 passed, 1 failed")
+        return 1
+    tests = [(n, f) for n, f in namespace.items() if n.startswith("test_") and callable(f)]
+    if len(sys.argv) > 1:
+        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
+    passed = failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print("ok - %s" % name)
+            passed += 1
+        except Exception as e:
+            print("FAIL - %s: %s" % (name, e))
+            if not isinstance(e, AssertionError):
+                traceback.print_exc()
+            failed += 1
+        sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
 def main():
     if os.geteuid() != 0:
         print("integration tests need root (they load BPF programs)")
