@@ -2503,13 +2503,30 @@ def test_perf_map_missed_is_not_parsed_again_every_wait():
 def test_maps_missed_are_not_read_again_every_wait():
     # 20,000 executable mappings and a return address in none of them,
     # another one at each wait: /proc/PID/maps was read again for each.
+    # Timings are noisy here: the bound is in reads, what one read of these
+    # maps costs measured in this run, against the same recording of a
+    # process with one such mapping. Reading them at every wait would be
+    # over a thousand reads; the symbolizer's budget (a burst, then one
+    # per 20 times a read's cost) allows about eight in 3 s.
+    _, _, cpu_one, _, _ = traced_hostile(["maps", "hst_maps", "1", "100000", "2"], seconds="3s")
+    p = start_hostile(["maps", "hst_maps", "20000", "100000", "2"])
+    try:
+        began = time.process_time()
+        for _ in range(5):
+            with open("/proc/%d/maps" % p.pid) as f:
+                assert len([line.split() for line in f]) >= 20000
+        one_read = (time.process_time() - began) / 5
+    finally:
+        stop(p)
     status, err, cpu, _, waits = traced_hostile(["maps", "hst_maps", "20000", "100000", "2"],
                                                 seconds="3s")
     assert status == 0, (status, err[-2000:])
     mine = [w for w in waits if w["comm"] == "hst_maps"]
     assert len(mine) > 100, len(mine)
-    print("    20,000 mappings: %d waits, offcpu %.2f s of CPU" % (len(mine), cpu))
-    assert cpu < 0.75, "%.2f s of CPU in a 3 s recording" % cpu
+    reads = (cpu - cpu_one) / one_read
+    print("    20,000 mappings: %d waits, offcpu %.2f s of CPU (one mapping: %.2f s), "
+          "one read %.3f s: as %.1f reads" % (len(mine), cpu, cpu_one, one_read, reads))
+    assert reads < 25, "%.2f s of CPU more than with one mapping: %.1f reads" % (cpu - cpu_one, reads)
 
 
 def elf_sections(path):
@@ -2708,9 +2725,10 @@ def parse_pprof_raw(text):
                 for key, value in re.findall(r"([a-z.]+):\[([^\]]*)\]", line):
                     samples[-1]["labels"][key] = value
         elif section == "locations":
-            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) M=(\d+) (.*) \S*:\d+ s=\d+", line)
+            # A pseudo-location ("[no stack]", #17.2) has no mapping.
+            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) (?:M=(\d+) )?(.*) \S*:\d+ s=\d+", line)
             if m:
-                locations[int(m.group(1))] = {"mapping": int(m.group(3)),
+                locations[int(m.group(1))] = {"mapping": int(m.group(3) or 0),
                                               "functions": [m.group(4)]}
             else:
                 m = re.match(r"^\s+(.*) \S*:\d+ s=\d+", line)
@@ -2737,9 +2755,15 @@ def test_pprof_read_by_go_tool_pprof():
     samples, locations, mappings = parse_pprof_raw(go_pprof(["-raw", out]))
     mine = [s for s in samples if s["labels"].get("thread.name") == "wl_pprof"]
     assert mine, "no sample of the workload: %s" % samples[:3]
+    # A wait whose switch-in this VM hid is recovered without stacks
+    # (#17.2): one "[no stack]" location, its state, no class from a stack.
+    def stackless(s):
+        return [fn for loc in s["locations"] for fn in locations[loc]["functions"]] == ["[no stack]"]
     sleeps = [s for s in mine if s["labels"].get("wait.class") == "sleep"]
-    assert sum(s["count"] for s in sleeps) == 20, sleeps
-    ns = sum(s["ns"] for s in sleeps)
+    hidden = [s for s in mine if stackless(s) and s["labels"]["thread.state"] == "interruptible"]
+    assert sum(s["count"] for s in sleeps + hidden) == 20, (sleeps, hidden)
+    assert sum(s["count"] for s in hidden) <= 2, hidden
+    ns = sum(s["ns"] for s in sleeps + hidden)
     assert 400_000_000 <= ns < 600_000_000, ns
     for s in sleeps:
         assert s["labels"]["thread.state"] == "interruptible", s

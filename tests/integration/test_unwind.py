@@ -339,7 +339,7 @@ def test_offcpu_dwarf_every_wait_whole_as_gdb_prints_it():
             continue  # gdb goes astray there: its own test below
         assert_waits_as_gdb(comm, waits.get(tids[comm], []), gdb[tids[comm]],
                             WAITERS_LEAVES[comm], chains)
-    nocfi = [w for w in waits[tids["nocfi"]] if w["names"][0] == "clock_nanosleep"]
+    nocfi = [w for w in waits[tids["nocfi"]] if w["names"] and w["names"][0] == "clock_nanosleep"]
     assert nocfi, waits[tids["nocfi"]]
     for w in nocfi:
         assert_chain(w, WAITERS_CHAINS["nocfi"][0])
@@ -415,7 +415,7 @@ def test_offcpu_stack_deeper_than_size_cut_short_counted_nothing_invented():
     # item 2), has no stacks left to take: nothing to cut short.
     short = [w for ws in waits.values() for w in ws if w["addrs"] and not rooted(w)]
     assert stats["user_stack_cut_short"] == len(short) >= len(deep) > 0, (stats, len(short))
-    slept = [w for w in deep if w["names"][0] == "clock_nanosleep"]
+    slept = [w for w in deep if w["names"] and w["names"][0] == "clock_nanosleep"]
     assert slept, [w["names"][:3] for w in deep]
     for w in slept:
         assert not rooted(w), w["names"]
