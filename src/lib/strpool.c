@@ -7,6 +7,7 @@
 
 struct strpool {
 	struct hash_table *strings;
+	unsigned long bytes; /* of the strings themselves (issue #20 item 7) */
 };
 
 struct strpool *strpool__new(void)
@@ -36,6 +37,7 @@ const char *strpool__intern(struct strpool *pool, const char *str)
 		free(copy);
 		return NULL;
 	}
+	pool->bytes += strlen(copy) + 1;
 	return copy;
 }
 
@@ -45,4 +47,10 @@ void strpool__free(struct strpool *pool)
 		return;
 	hash_table__free_values(pool->strings, free);
 	free(pool);
+}
+
+void strpool__stats(const struct strpool *pool, unsigned long *strings, unsigned long *bytes)
+{
+	*strings = hash_table__size(pool->strings);
+	*bytes = pool->bytes;
 }

@@ -9,5 +9,7 @@ struct strpool *strpool__new(void);
 /* NULL only when out of memory. */
 const char *strpool__intern(struct strpool *pool, const char *str);
 void strpool__free(struct strpool *pool);
+/* Issue #20 item 7: how many strings and their bytes, for measuring memory over time. */
+void strpool__stats(const struct strpool *pool, unsigned long *strings, unsigned long *bytes);
 
 #endif

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,8 @@ struct serve {
 	size_t rotate_stacks, idle_rotate_stacks;
 	uint64_t last_promote_ns;
 	uint64_t start_time_s;
+	uint64_t memstats_ns; /* OFFCPU_TEST_MEMSTATS: log what is held this often; 0: never */
+	uint64_t last_memstats_ns;
 };
 
 /* The health counters as of now: the BPF side's and the collector's. */
@@ -310,6 +314,31 @@ static void rotate_stacks(struct serve *s)
 	free_generations(s, false);
 }
 
+/*
+ * Issue #20 item 7, test-only: what memory is held, to see what grows
+ * over a run (processes, files, lines, strings, stacks, the heap).
+ */
+static void log_memstats(struct serve *s, uint64_t now_ns)
+{
+	struct symbolizer_stats st;
+	unsigned long strings, bytes, generations = 0;
+	struct mallinfo2 mi = mallinfo2();
+	struct generation *g;
+
+	if (!s->memstats_ns || now_ns - s->last_memstats_ns < s->memstats_ns)
+		return;
+	s->last_memstats_ns = now_ns;
+	symbolizer__stats(s->symbolizer, &st);
+	strpool__stats(s->base->strings, &strings, &bytes);
+	for (g = s->retired; g; g = g->next)
+		generations++;
+	fprintf(stderr,
+		"memstats: processes %lu files %lu lines %lu strings %lu (%lu bytes) "
+		"stacks %zu retired %lu heap %zu mmap %zu rss %" PRIu64 "\n",
+		st.processes, st.files, st.lines, strings, bytes, hash_table__size(s->base->stacks),
+		generations, mi.uordblks, mi.hblkhd, rss_bytes());
+}
+
 static void tick(struct serve *s, uint64_t now_ns)
 {
 	struct profile_request *r;
@@ -326,6 +355,7 @@ static void tick(struct serve *s, uint64_t now_ns)
 	}
 	if (server__metrics_wanted(s->server))
 		render_metrics(s);
+	log_memstats(s, now_ns);
 }
 
 int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c,
@@ -342,11 +372,14 @@ int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c
 		.start_time_s = realtime_ns() / 1000000000ULL,
 	};
 	const char *rotate = getenv("OFFCPU_TEST_ROTATE_STACKS");
+	const char *memstats = getenv("OFFCPU_TEST_MEMSTATS");
 	int err;
 
 	/* A test-only override: generations of this many stacks, windows open or not. */
 	s.rotate_stacks = rotate ? strtoul(rotate, NULL, 10) : ROTATE_STACKS;
 	s.idle_rotate_stacks = rotate ? s.rotate_stacks : IDLE_ROTATE_STACKS;
+	/* Another test-only one: log what memory is held every this many seconds. */
+	s.memstats_ns = memstats ? strtoul(memstats, NULL, 10) * 1000000000ULL : 0;
 	if (o->duration_ns)
 		deadline = o->duration_ns > UINT64_MAX - started_ns ? UINT64_MAX
 								    : started_ns + o->duration_ns;

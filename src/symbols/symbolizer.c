@@ -648,6 +648,13 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 	return s->processes_gone;
 }
 
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
+{
+	out->processes = hash_table__size(s->processes);
+	out->files = hash_table__size(s->dsos);
+	out->lines = hash_table__size(s->lines);
+}
+
 bool symbolizer__maps_known(struct symbolizer *s, uint32_t pid)
 {
 	struct process *p = get_process(s, pid);

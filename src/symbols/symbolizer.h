@@ -80,4 +80,13 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s);
  */
 bool symbolizer__maps_known(struct symbolizer *s, uint32_t pid);
 
+/* Issue #20 item 7: what the symbolizer holds, for measuring memory over time. */
+struct symbolizer_stats {
+	unsigned long processes;
+	unsigned long files; /* mapped files' symbols and DWARF (struct dso) */
+	unsigned long lines; /* code whose source line is noted or looked up */
+};
+
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
 #endif
