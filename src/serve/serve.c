@@ -333,10 +333,23 @@ static void log_memstats(struct serve *s, uint64_t now_ns)
 	for (g = s->retired; g; g = g->next)
 		generations++;
 	fprintf(stderr,
-		"memstats: processes %lu files %lu lines %lu strings %lu (%lu bytes) "
+		"memstats: processes %lu files %lu lines %lu (%lu dead) strings %lu (%lu bytes) "
 		"stacks %zu retired %lu heap %zu mmap %zu rss %" PRIu64 "\n",
-		st.processes, st.files, st.lines, strings, bytes, hash_table__size(s->base->stacks),
-		generations, mi.uordblks, mi.hblkhd, rss_bytes());
+		st.processes, st.files, st.lines, st.dead_lines, strings, bytes,
+		hash_table__size(s->base->stacks), generations, mi.uordblks, mi.hblkhd,
+		rss_bytes());
+}
+
+/* Issue #20 item 7: the files no process maps are freed, their lines kept for open windows. */
+static void release_lines(struct serve *s)
+{
+	uint64_t oldest = UINT64_MAX;
+	struct window *win;
+
+	for (win = s->windows; win; win = win->next)
+		if (win->start_ns < oldest)
+			oldest = win->start_ns;
+	symbolizer__lines_needed_since(s->symbolizer, oldest);
 }
 
 static void tick(struct serve *s, uint64_t now_ns)
@@ -347,6 +360,7 @@ static void tick(struct serve *s, uint64_t now_ns)
 	while ((r = server__next_request(s->server)))
 		open_window(s, r, now_ns);
 	close_windows(s, now_ns, false);
+	release_lines(s);
 	rotate_stacks(s);
 	free_generations(s, false);
 	if (now_ns - s->last_promote_ns >= PROMOTE_NS) {
@@ -391,6 +405,7 @@ int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c
 	}
 	profile->on_add = on_add;
 	profile->on_add_ctx = &s;
+	symbolizer__free_unmapped(symbolizer);
 	err = server__start(o->listen_fd, o->verbose, &s.server);
 	if (err) {
 		log__error("cannot start the HTTP server: %s", strerror(-err));

@@ -22,6 +22,14 @@
 #include "symbols/procmaps.h"
 #include "symbols/symbolizer.h"
 
+struct code_line;
+
+/* Code lines in a list of their own: a file's, or those of files freed. */
+struct line_list {
+	struct code_line *first;
+	struct code_line *last;
+};
+
 /* A mapped file, shared by every process that maps it. */
 struct dso {
 	uint64_t dev;
@@ -29,6 +37,9 @@ struct dso {
 	struct elfsyms *syms;	 /* NULL: no symbols could be read */
 	const char *build_id;	 /* interned; NULL: none */
 	struct debuginfo *debug; /* NULL: no DWARF */
+	/* Issue #20 item 7: freed once no process maps it (symbolizer__free_unmapped). */
+	unsigned long mappings; /* processes' mappings of it */
+	struct line_list lines; /* the code lines noted from it */
 };
 
 /*
@@ -102,10 +113,15 @@ struct code_key {
  */
 struct code_line {
 	struct code_key key;
-	struct debuginfo *debug; /* its dso's, alive as long as the symbolizer */
+	struct debuginfo *debug; /* its dso's, alive as long as the dso; NULL once resolved */
 	uint64_t vaddr;		 /* of the call, for a return address */
 	bool resolved;
 	struct source_location where;
+	/* Issue #20 item 7: in its dso's list, or, once the dso is freed, in dead_lines. */
+	struct dso *dso; /* NULL: its dso was freed, the line resolved */
+	uint64_t dead_ns;
+	struct code_line *prev;
+	struct code_line *next;
 };
 
 struct symbolizer {
@@ -124,6 +140,10 @@ struct symbolizer {
 	const char *kernel_module;
 	struct young young[YOUNG_MAX];
 	size_t nr_young;
+	/* Issue #20 item 7 (offcpu serve): see symbolizer__free_unmapped. */
+	bool free_unmapped;
+	uint64_t lines_needed_since_ns; /* UINT64_MAX: no frame named so far needs its line */
+	struct line_list dead_lines;	/* of freed files, by dead_ns */
 };
 
 static uint64_t hash_dso_key(const void *key)
@@ -167,6 +187,7 @@ int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct
 	s->strings = strings;
 	s->inlines = inlines;
 	s->ksyms = ksyms;
+	s->lines_needed_since_ns = UINT64_MAX;
 	s->processes = hash_table__new(u32_key__hash, u32_key__equal);
 	s->dsos = hash_table__new(hash_dso_key, equal_dso_key);
 	s->lines = hash_table__new(hash_code_key, equal_code_key);
@@ -201,6 +222,126 @@ static void dso_free(void *value)
 	elfsyms__free(dso->syms);
 	debuginfo__free(dso->debug);
 	free(dso);
+}
+
+static void lines__append(struct line_list *list, struct code_line *line)
+{
+	line->prev = list->last;
+	line->next = NULL;
+	if (list->last)
+		list->last->next = line;
+	else
+		list->first = line;
+	list->last = line;
+}
+
+static void lines__unlink(struct line_list *list, struct code_line *line)
+{
+	if (line->prev)
+		line->prev->next = line->next;
+	else
+		list->first = line->next;
+	if (line->next)
+		line->next->prev = line->prev;
+	else
+		list->last = line->prev;
+	line->prev = line->next = NULL;
+}
+
+static void line_free(struct symbolizer *s, struct code_line *line)
+{
+	hash_table__remove(s->lines, &line->key);
+	free(line);
+}
+
+/*
+ * No process maps the file any more. Its symbols and DWARF go now: a file
+ * mapped again later is read again (a few milliseconds, against memory
+ * that followed every file ever mapped: 61 to 192 MiB in 150 s of
+ * bench/soak-serve beside other sessions' builds, each rebuilt binary a
+ * new file with its DWARF). Its code lines that a frame named so far may
+ * still need (a window open since before now) are looked up first and
+ * kept, resolved, until every window open now has closed
+ * (symbolizer__lines_needed_since); the others go with it. Lines rather
+ * than a reference from each window to each file: a window's frames are
+ * found by key, so a line freed too early costs that line, never memory
+ * safety, and the files of a window's frames, often still mapped, are
+ * not held for its length.
+ */
+static void dso_unmapped(struct symbolizer *s, struct dso *dso)
+{
+	uint64_t now = clock__monotonic_ns();
+	bool needed = s->lines_needed_since_ns <= now;
+	struct code_line *line;
+
+	hash_table__remove(s->dsos, &dso->dev);
+	while ((line = dso->lines.first)) {
+		lines__unlink(&dso->lines, line);
+		if (!needed) {
+			line_free(s, line);
+			continue;
+		}
+		if (!line->resolved)
+			debuginfo__lookup(line->debug, line->vaddr, s->strings, s->inlines,
+					  &line->where);
+		line->resolved = true;
+		line->debug = NULL;
+		line->dso = NULL;
+		line->dead_ns = now;
+		lines__append(&s->dead_lines, line);
+	}
+	dso_free(dso);
+}
+
+/* The file dsos of a process's mappings: counted while it maps them. */
+static bool counted_dso(const struct symbolizer *s, const struct dso *dso)
+{
+	return dso && dso != &s->vdso && dso != &s->unpaid;
+}
+
+static void hold_dsos(struct symbolizer *s, struct dso **dsos, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; dsos && i < nr; i++)
+		if (counted_dso(s, dsos[i]))
+			dsos[i]->mappings++;
+}
+
+static void release_dsos(struct symbolizer *s, struct dso **dsos, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; dsos && i < nr; i++) {
+		struct dso *dso = dsos[i];
+
+		if (!counted_dso(s, dso) || --dso->mappings || !s->free_unmapped)
+			continue;
+		dso_unmapped(s, dso);
+	}
+}
+
+/* The process leaves the symbolizer: its files may go with it. */
+static void process_release(struct symbolizer *s, struct process *p)
+{
+	release_dsos(s, p->dsos, p->maps.nr);
+	process_free(p);
+}
+
+void symbolizer__free_unmapped(struct symbolizer *s)
+{
+	s->free_unmapped = true;
+}
+
+void symbolizer__lines_needed_since(struct symbolizer *s, uint64_t since_ns)
+{
+	struct code_line *line;
+
+	s->lines_needed_since_ns = since_ns;
+	while ((line = s->dead_lines.first) && line->dead_ns < since_ns) {
+		lines__unlink(&s->dead_lines, line);
+		line_free(s, line);
+	}
 }
 
 void symbolizer__free(struct symbolizer *s)
@@ -425,6 +566,9 @@ static int read_process(struct symbolizer *s, struct process *p)
 		else if (m->inode)
 			dsos[i] = file_dso(s, p, m);
 	}
+	/* The new ones held before the old are let go: a file in both stays. */
+	hold_dsos(s, dsos, maps.nr);
+	release_dsos(s, p->dsos, p->maps.nr);
 	procmaps__free(&p->maps);
 	free(p->dsos);
 	p->maps = maps;
@@ -527,6 +671,7 @@ void symbolizer__exec(struct symbolizer *s, uint32_t pid)
 	 * Now, while it lives: the binary, ld.so and the vdso are mapped. The
 	 * libraries ld.so maps next are read when a stack first misses them.
 	 */
+	release_dsos(s, p->dsos, p->maps.nr);
 	procmaps__free(&p->maps);
 	free(p->dsos);
 	p->dsos = NULL;
@@ -585,7 +730,7 @@ void symbolizer__exit(struct symbolizer *s, uint32_t pid)
 	struct process *p = hash_table__remove(s->processes, &pid);
 
 	if (p)
-		process_free(p);
+		process_release(s, p);
 }
 
 static void code_key_of(const struct frame *f, struct code_key *key)
@@ -604,23 +749,34 @@ static void code_key_of(const struct frame *f, struct code_key *key)
  * profile keeps the first of the frames it finds equal: a leaf and a return
  * address at the same offset are one frame there, and one line here.
  */
-static void note_code_line(struct symbolizer *s, const struct frame *f, struct debuginfo *debug,
+static void note_code_line(struct symbolizer *s, const struct frame *f, struct dso *dso,
 			   uint64_t vaddr)
 {
 	struct code_key key;
 	struct code_line *line;
 
 	code_key_of(f, &key);
-	if (hash_table__find(s->lines, &key))
+	line = hash_table__find(s->lines, &key);
+	/* Its file was freed, and the same code is mapped again: it lives with this one. */
+	if (line && !line->dso) {
+		lines__unlink(&s->dead_lines, line);
+		line->dso = dso;
+		lines__append(&dso->lines, line);
+	}
+	if (line)
 		return;
 	line = calloc(1, sizeof(*line));
 	if (!line)
 		return;
 	memcpy(&line->key, &key, sizeof(key));
-	line->debug = debug;
+	line->debug = dso->debug;
 	line->vaddr = vaddr;
-	if (hash_table__insert(s->lines, &line->key, line))
+	line->dso = dso;
+	if (hash_table__insert(s->lines, &line->key, line)) {
 		free(line);
+		return;
+	}
+	lines__append(&dso->lines, line);
 }
 
 void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f)
@@ -650,9 +806,14 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
+	const struct code_line *line;
+
+	memset(out, 0, sizeof(*out));
 	out->processes = hash_table__size(s->processes);
 	out->files = hash_table__size(s->dsos);
 	out->lines = hash_table__size(s->lines);
+	for (line = s->dead_lines.first; line; line = line->next)
+		out->dead_lines++;
 }
 
 bool symbolizer__maps_known(struct symbolizer *s, uint32_t pid)
@@ -806,5 +967,5 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 		f->off = vaddr - sym->start + (addr - lookup);
 	}
 	if (dso->debug)
-		note_code_line(s, f, dso->debug, vaddr);
+		note_code_line(s, f, dso, vaddr);
 }

@@ -80,11 +80,26 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s);
  */
 bool symbolizer__maps_known(struct symbolizer *s, uint32_t pid);
 
+/*
+ * Issue #20 item 7, for offcpu serve: from now on a mapped file's symbols
+ * and DWARF are freed as soon as no process maps it (offcpu record keeps
+ * them to the end, where it looks up its lines). Code lines that frames
+ * named before symbolizer__lines_needed_since's time may need are looked
+ * up first, and kept while frames named before it may still need them.
+ */
+void symbolizer__free_unmapped(struct symbolizer *s);
+/*
+ * Frames named since since_ns (CLOCK_MONOTONIC; UINT64_MAX: none) may
+ * still have their lines asked for: lines of files freed before it go.
+ */
+void symbolizer__lines_needed_since(struct symbolizer *s, uint64_t since_ns);
+
 /* Issue #20 item 7: what the symbolizer holds, for measuring memory over time. */
 struct symbolizer_stats {
 	unsigned long processes;
 	unsigned long files; /* mapped files' symbols and DWARF (struct dso) */
 	unsigned long lines; /* code whose source line is noted or looked up */
+	unsigned long dead_lines; /* of them, those of freed files kept for open windows */
 };
 
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out);
