@@ -409,7 +409,8 @@ def test_offcpu_python_sleep_and_lock_reach_the_interpreter_and_main():
     for tid, ws in waits.items():
         blocked = [w for w in ws if w["state"] == "interruptible"]
         assert blocked, [w["names"] for w in ws]
-        for w in blocked:
+        # A wait recovered after a hidden switch-in (#17.2) has no stacks.
+        for w in [w for w in blocked if w["kernel_stack"] or w["user_stack"]]:
             python = [f.get("sym") for f in w["user_stack"] if f.get("kind") == "python"]
             assert "_PyEval_EvalFrameDefault" in w["names"] or python, w["names"]
             if python:
