@@ -328,6 +328,75 @@ static void symbolizer_user_frames(void **state)
 	strpool__free(strings);
 }
 
+/*
+ * Issue #20 item 7 (offcpu serve): a file no process maps is freed; the
+ * lines a window open then may need are looked up first and kept until it
+ * has closed; with no window open they go with it. Without
+ * symbolizer__free_unmapped (offcpu record) the files stay.
+ */
+static void symbolizer_frees_unmapped_files(void **state)
+{
+	struct strpool *strings = strpool__new();
+	struct inline_pool *inlines = inline_pool__new();
+	uint64_t addr = (uint64_t)(uintptr_t)&known_function;
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	struct frame f;
+
+	(void)state;
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
+	symbolizer__user(s, getpid(), addr + 4, false, clock__monotonic_ns(), &f);
+	symbolizer__exit(s, getpid());
+	symbolizer__stats(s, &st);
+	assert_true(st.files > 0);
+	assert_int_equal(st.processes, 0);
+	symbolizer__free(s);
+
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
+	symbolizer__free_unmapped(s);
+	/* A window open since now. */
+	symbolizer__lines_needed_since(s, clock__monotonic_ns());
+	symbolizer__user(s, getpid(), addr + 4, false, clock__monotonic_ns(), &f);
+	assert_string_equal(f.sym, "known_function");
+	symbolizer__stats(s, &st);
+	assert_true(st.files > 0);
+	assert_int_equal(st.lines, 1);
+	assert_int_equal(st.dead_lines, 0);
+	symbolizer__exit(s, getpid());
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.files, 0);
+	assert_int_equal(st.lines, 1);
+	assert_int_equal(st.dead_lines, 1);
+	/* Its line, looked up before its DWARF went. */
+	symbolizer__resolve_lines(s, &f);
+	assert_non_null(f.file);
+	assert_non_null(strstr(f.file, "test_symbols.c"));
+	assert_in_range(f.line, known_line - 2, known_line + 1);
+	/* The window still open: named again, the line lives with the new file. */
+	symbolizer__user(s, getpid(), addr + 4, false, clock__monotonic_ns(), &f);
+	symbolizer__stats(s, &st);
+	assert_true(st.files > 0);
+	assert_int_equal(st.dead_lines, 0);
+	symbolizer__exit(s, getpid());
+	/* Every window closed: the lines of the files freed go. */
+	symbolizer__lines_needed_since(s, UINT64_MAX);
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.files, 0);
+	assert_int_equal(st.lines, 0);
+	/* No window open: a file's lines go with it, unlooked-up. */
+	symbolizer__user(s, getpid(), addr + 4, false, clock__monotonic_ns(), &f);
+	symbolizer__exit(s, getpid());
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.files, 0);
+	assert_int_equal(st.lines, 0);
+	f.file = NULL;
+	symbolizer__resolve_lines(s, &f);
+	assert_null(f.file);
+	symbolizer__free(s);
+	inline_pool__free(inlines);
+	strpool__free(strings);
+}
+
 static void symbolizer_inline_frames(void **state)
 {
 	struct strpool *strings = strpool__new();
@@ -403,6 +472,7 @@ int main(void)
 		cmocka_unit_test(stripped_binary_keeps_function_ranges),
 		cmocka_unit_test(symbolizer_inline_frames),
 		cmocka_unit_test(symbolizer_user_frames),
+		cmocka_unit_test(symbolizer_frees_unmapped_files),
 		cmocka_unit_test(symbolizer_vdso),
 	};
 
