@@ -350,9 +350,10 @@ static void log_memstats(struct serve *s, uint64_t now_ns)
 	for (g = s->retired; g; g = g->next)
 		generations++;
 	fprintf(stderr,
-		"memstats: processes %lu files %lu lines %lu (%lu dead) strings %lu (%lu bytes) "
+		"memstats: processes %lu files %lu (%" PRIu64
+		" filebytes) lines %lu (%lu dead) strings %lu (%lu bytes) "
 		"stacks %zu retired %lu heap %zu mmap %zu rss %" PRIu64 "\n",
-		st.processes, st.files, st.lines, st.dead_lines, strings, bytes,
+		st.processes, st.files, st.file_bytes, st.lines, st.dead_lines, strings, bytes,
 		hash_table__size(s->base->stacks), generations, mi.uordblks, mi.hblkhd,
 		rss_bytes());
 }

@@ -39,6 +39,7 @@ struct dso {
 	struct debuginfo *debug; /* NULL: no DWARF */
 	/* Issue #20 item 7: freed once no process maps it (symbolizer__free_unmapped). */
 	unsigned long mappings; /* processes' mappings of it */
+	uint64_t bytes;		/* what reading it cost (limits.h), for symbolizer__stats */
 	struct line_list lines; /* the code lines noted from it */
 };
 
@@ -518,6 +519,7 @@ static struct dso *file_dso(struct symbolizer *s, struct process *p, const struc
 		return &s->unpaid;
 	}
 	p->spent_bytes += granted - budget.left;
+	dso->bytes = granted - budget.left;
 	if (budget.exhausted && process_bound) {
 		log__info("%s (pid %u): not read, past the %" PRIu64 " bytes its files may cost",
 			  map->path, p->pid, s->limits.max_process_spend_bytes);
@@ -808,7 +810,12 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
 	const struct code_line *line;
 
+	struct hash_table_iter it = { 0 };
+	void *value;
+
 	memset(out, 0, sizeof(*out));
+	while (hash_table__next(s->dsos, &it, NULL, &value))
+		out->file_bytes += ((const struct dso *)value)->bytes;
 	out->processes = hash_table__size(s->processes);
 	out->files = hash_table__size(s->dsos);
 	out->lines = hash_table__size(s->lines);

@@ -98,6 +98,7 @@ void symbolizer__lines_needed_since(struct symbolizer *s, uint64_t since_ns);
 struct symbolizer_stats {
 	unsigned long processes;
 	unsigned long files; /* mapped files' symbols and DWARF (struct dso) */
+	uint64_t file_bytes; /* what reading them cost (limits.h's budget) */
 	unsigned long lines; /* code whose source line is noted or looked up */
 	unsigned long dead_lines; /* of them, those of freed files kept for open windows */
 };
