@@ -114,7 +114,7 @@ struct code_key {
  */
 struct code_line {
 	struct code_key key;
-	struct debuginfo *debug; /* its dso's, alive as long as the dso; NULL once resolved */
+	struct debuginfo *debug; /* its dso's; NULL once the dso is freed */
 	uint64_t vaddr;		 /* of the call, for a return address */
 	bool resolved;
 	struct source_location where;

@@ -83,14 +83,14 @@ bool symbolizer__maps_known(struct symbolizer *s, uint32_t pid);
 /*
  * Issue #20 item 7, for offcpu serve: from now on a mapped file's symbols
  * and DWARF are freed as soon as no process maps it (offcpu record keeps
- * them to the end, where it looks up its lines). Code lines that frames
- * named before symbolizer__lines_needed_since's time may need are looked
- * up first, and kept while frames named before it may still need them.
+ * them to the end, where it looks up its lines). If a window is open then
+ * (symbolizer__lines_needed_since), the file's code lines are looked up
+ * first and kept, resolved, until every window open then has closed.
  */
 void symbolizer__free_unmapped(struct symbolizer *s);
 /*
- * Frames named since since_ns (CLOCK_MONOTONIC; UINT64_MAX: none) may
- * still have their lines asked for: lines of files freed before it go.
+ * The oldest window open started at since_ns (CLOCK_MONOTONIC; UINT64_MAX:
+ * none is open): the lines of files freed before it go now.
  */
 void symbolizer__lines_needed_since(struct symbolizer *s, uint64_t since_ns);
 
