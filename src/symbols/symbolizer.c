@@ -809,7 +809,6 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
 	const struct code_line *line;
-
 	struct hash_table_iter it = { 0 };
 	void *value;
 
