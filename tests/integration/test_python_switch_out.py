@@ -17,6 +17,7 @@ without CPython is never walked.
 Run as root from the repository root after `make test-build`. Prints one
 line per check and ends with "N passed, N failed".
 """
+import glob
 import os
 import sys
 import traceback
@@ -30,6 +31,7 @@ PYTHON = py.PYTHON
 APP = py.APP
 ROUNDS = py.ROUNDS
 NO_RSEQ = "glibc.pthread.rseq=0"
+Skip = py.Skip
 
 # Writes glibc's __rseq_size (the registered area's size; 0 when rseq is
 # off, glibc 2.35 and later) to argv[1], then runs app.py with the rest.
@@ -66,15 +68,16 @@ def traced(args, command, rseq):
     return r
 
 
-def record(mode, rounds=ROUNDS, rseq=False, minimum="1ms", script=APP):
+def record(mode, rounds=ROUNDS, rseq=False, minimum="1ms", script=APP, python=PYTHON,
+           name=None):
     """app.py MODE ROUNDS TRUTH under offcpu -m MIN -f json: (waits, stats,
     truth lines, __rseq_size of the process)."""
-    name = "%s-%s" % (mode, "rseq" if rseq else "norseq")
+    name = "%s-%s" % (name or mode, "rseq" if rseq else "norseq")
     out = os.path.join(TMP, "pyso-%s.json" % name)
     truth = os.path.join(TMP, "pyso-%s.truth" % name)
     size = os.path.join(TMP, "pyso-%s.rseq" % name)
     traced(["-m", minimum, "-f", "json", "-o", out],
-           [PYTHON, wrapper(), size, script, mode, str(rounds), truth], rseq)
+           [python, wrapper(), size, script, mode, str(rounds), truth], rseq)
     waits, stats = t.read_json_lines(out)
     lines = []
     if os.path.exists(truth):
@@ -242,6 +245,32 @@ def test_a_process_without_cpython_is_never_walked():
     assert stats["python_stack_at_switch_out"] == 0, stats
 
 
+def test_every_version_3_9_to_3_13_where_installed_without_rseq():
+    """pyenv's builds (see test_python.py) with rseq off: 3.9 and 3.10 find
+    their thread state by pthread_self (the fs base, read at switch-out),
+    3.11+ by the native thread ID; 3.9 and 3.10 run each Python call in a C
+    call of its own, whose frames the frame-pointer walk does not reach."""
+    found = {}
+    for minor in range(9, 14):
+        builds = sorted(glob.glob(os.path.expanduser(
+            "~/.pyenv/versions/3.%d.*/bin/python3.%d" % (minor, minor))))
+        if builds:
+            found[minor] = builds[-1]
+    if not found:
+        raise Skip("no pyenv builds of CPython 3.9 to 3.13 under ~/.pyenv/versions")
+    for minor, python in sorted(found.items()):
+        waits, stats, _, rseq_size = record("sleep", rounds=3, python=python,
+                                            name="3.%d" % minor)
+        check_no_rseq(stats, rseq_size)
+        chained = [w for w in py.long_waits(waits) if py.chain_at(w) is not None]
+        assert len(chained) >= 3, "3.%d: %d waits under inner()" % (minor, len(chained))
+        for w in chained:
+            check_chain(w)
+    missing = sorted(set(range(9, 14)) - set(found))
+    if missing:
+        print("    not installed: %s" % ", ".join("3.%d" % m for m in missing))
+
+
 def main():
     if os.geteuid() != 0:
         print("integration tests need root (they load BPF programs)")
@@ -256,6 +285,8 @@ def main():
             fn()
             print("ok - %s" % name)
             passed += 1
+        except Skip as e:
+            print("skip - %s: %s" % (name, e))
         except Exception as e:
             print("FAIL - %s: %s" % (name, e))
             if not isinstance(e, AssertionError):
