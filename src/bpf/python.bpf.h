@@ -97,13 +97,19 @@ static __always_inline __u64 python_tstate(const struct offcpu_python_layout *l,
 	struct python_thread *pt;
 	__u64 want = python_thread_id(l, t), ts, interp;
 	bool stale = false; /* a cached thread state freed is no fault: the list has the new one */
+	/*
+	 * Nor is a _PyRuntime gone: its image is (an exec's new one is mapped
+	 * before the exec program drops the layout: a vfork child of
+	 * subprocess.run walked there, one wait in 20).
+	 */
+	bool gone = false;
 	int i;
 
 	pt = bpf_task_storage_get(&python_threads, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	*out = pt;
 	if (pt && pt->tstate && python_read_u64(pt->tstate + l->tstate_thread_id, &stale) == want)
 		return pt->tstate;
-	interp = python_read_u64(l->runtime + l->runtime_interp_head, fault);
+	interp = python_read_u64(l->runtime + l->runtime_interp_head, &gone);
 	if (!interp)
 		return 0;
 	ts = python_read_u64(interp + l->interp_threads_head, fault);

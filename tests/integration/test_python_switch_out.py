@@ -163,6 +163,28 @@ def test_socket_recv_on_a_socketpair_without_rseq():
     check_mode("recv", "net:unix")
 
 
+def test_subprocess_run_without_rseq():
+    """subprocess.run's own Python frames come between the native leaf
+    (waitpid) and inner(), each with subprocess.py's file."""
+    waits, stats, _, rseq_size = record("subprocess")
+    check_no_rseq(stats, rseq_size)
+    child = [w for w in py.long_waits(waits) if w["wait"] == "child" and w["pid"] != 0]
+    child = [w for w in child if py.python_frames(w)]
+    assert len(child) >= ROUNDS, [(w["wait"], w["duration_ns"]) for w in waits]
+    for w in child:
+        frames = py.python_frames(w)
+        names = [f.get("sym") for f in frames]
+        i = names.index("inner")
+        assert names[i:i + 3] == ["inner", "middle", "outer"], names
+        assert [f["line"] for f in frames[i:i + 3]] == [py.AT["inner"], py.AT["middle"],
+                                                         py.AT["outer"]], frames
+        above = frames[:i]
+        assert above and all(f["file"].endswith("/subprocess.py") for f in above), \
+            [(f.get("sym"), f.get("file")) for f in above]
+        assert "run" in names[:i], names
+        assert "kind" not in w["user_stack"][0], w["user_stack"][0]
+
+
 def test_two_threads_without_rseq_each_have_their_frames():
     waits, stats, truth, rseq_size = record("threads")
     check_no_rseq(stats, rseq_size)
@@ -178,6 +200,44 @@ def test_two_threads_without_rseq_each_have_their_frames():
             assert frames[names.index(name + "_waits")]["file"] == APP, frames
             assert other + "_waits" not in names, names
             assert "mode_threads.<locals>.%s" % name in names, names
+
+
+def test_a_process_running_before_offcpu_without_rseq():
+    """-p on a python3 without rseq already running: found at its first
+    wait, its switch-outs walked from then on."""
+    env = dict(os.environ, GLIBC_TUNABLES=NO_RSEQ)
+    p = t.subprocess.Popen([PYTHON, APP, "sleep", "40"], env=env)
+    try:
+        out = os.path.join(TMP, "pyso-running.json")
+        r = t.run([t.OFFCPU, "--stats", "-p", str(p.pid), "-m", "1ms", "-d", "1500ms",
+                   "-f", "json", "-o", out])
+        assert r.returncode == 0, r.stderr
+        waits, stats = t.read_json_lines(out)
+    finally:
+        p.kill()
+        p.wait()
+    # Recovered waits (a switch-in this VM hid) and the one open at the
+    # start have no stacks to look at.
+    long = [w for w in py.long_waits(waits) if not t.recovered(w) and "open" not in w]
+    chained = [w for w in long if py.chain_at(w) is not None]
+    # Without frames: the first one sent (its record makes offcpu look at
+    # the process), and the next, whose switch-out (where the walk is) came
+    # right after that one's switch-in, before the look (seen: those two; a
+    # slower reader may take a wait or two more); then every one has them.
+    assert len(chained) >= len(long) - 4 and len(chained) >= 20, (len(chained), len(long))
+    ordered = sorted(long, key=lambda w: w["ts_ns"])
+    first = min(i for i, w in enumerate(ordered) if py.chain_at(w) is not None)
+    assert all(py.chain_at(w) is not None for w in ordered[first:]), \
+        [[f.get("sym") for f in w["user_stack"]][:3] for w in ordered]
+    print("    %d of %d waits with their frames, the first %d before offcpu looked" %
+          (len(chained), len(long), first))
+    for w in chained:
+        stack = w["user_stack"]
+        i = py.chain_at(w)
+        assert [(f.get("sym"), f.get("line")) for f in stack[i:i + 3]] == [
+            ("inner", py.AT["inner"]), ("middle", py.AT["middle"]), ("outer", py.AT["outer"])]
+    assert stats["python_stack_at_switch_out"] >= len(chained), stats
+    assert 0 <= stats["emitted"] - stats["user_stack_at_switch_out"] <= unseen_out(stats), stats
 
 
 def test_with_rseq_the_switch_out_walk_does_not_run():
