@@ -302,9 +302,13 @@ def test_a_process_running_before_offcpu_gets_its_frames():
     finally:
         p.kill()
         p.wait()
-    chained = [w for w in long_waits(waits) if chain_at(w) is not None]
-    assert len(chained) >= len(long_waits(waits)) - 2 >= 20, \
-        (len(chained), len(long_waits(waits)))
+    # Waits open at the start or the stop (issue #16: sent by the iterator,
+    # with no Python walk) are left out; of the others the first may end
+    # before offcpu has looked at the process. With the open one at the
+    # stop counted, one run in five had three without frames.
+    long = [w for w in long_waits(waits) if "open" not in w]
+    chained = [w for w in long if chain_at(w) is not None]
+    assert len(chained) >= len(long) - 2 >= 20, (len(chained), len(long))
     for w in chained:
         check_chain(w)
 
