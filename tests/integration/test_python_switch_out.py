@@ -19,7 +19,9 @@ line per check and ends with "N passed, N failed".
 """
 import glob
 import os
+import subprocess
 import sys
+import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -206,7 +208,7 @@ def test_a_process_running_before_offcpu_without_rseq():
     """-p on a python3 without rseq already running: found at its first
     wait, its switch-outs walked from then on."""
     env = dict(os.environ, GLIBC_TUNABLES=NO_RSEQ)
-    p = t.subprocess.Popen([PYTHON, APP, "sleep", "40"], env=env)
+    p = subprocess.Popen([PYTHON, APP, "sleep", "40"], env=env)
     try:
         out = os.path.join(TMP, "pyso-running.json")
         r = t.run([t.OFFCPU, "--stats", "-p", str(p.pid), "-m", "1ms", "-d", "1500ms",
@@ -238,6 +240,58 @@ def test_a_process_running_before_offcpu_without_rseq():
             ("inner", py.AT["inner"]), ("middle", py.AT["middle"]), ("outer", py.AT["outer"])]
     assert stats["python_stack_at_switch_out"] >= len(chained), stats
     assert 0 <= stats["emitted"] - stats["user_stack_at_switch_out"] <= unseen_out(stats), stats
+
+
+TWO_SLEEPERS = """import sys, threading, time
+def sleeps(pause):
+    while True:
+        time.sleep(pause)
+threads = [threading.Thread(target=sleeps, args=(p,), daemon=True) for p in (0.02, 0.005)]
+for th in threads:
+    th.start()
+time.sleep(0.2)
+with open(sys.argv[1], "w") as f:
+    f.write(" ".join(str(th.native_id) for th in threads))
+time.sleep(60)
+"""
+
+
+def test_the_walk_runs_after_the_filters():
+    """-p PID -t TID on a python3 without rseq whose other thread switches
+    four times as often: only the selected thread's switch-outs are walked
+    (walks at most waits_started, which counts the selected ones), and its
+    waits have their frames."""
+    script = os.path.join(TMP, "two_sleepers.py")
+    tids = os.path.join(TMP, "two_sleepers.tids")
+    with open(script, "w") as f:
+        f.write(TWO_SLEEPERS)
+    if os.path.exists(tids):
+        os.unlink(tids)
+    p = subprocess.Popen([PYTHON, script, tids], env=dict(os.environ, GLIBC_TUNABLES=NO_RSEQ))
+    try:
+        for _ in range(100):
+            if os.path.exists(tids) and os.path.getsize(tids):
+                break
+            time.sleep(0.05)
+        with open(tids) as f:
+            slow, fast = [int(x) for x in f.read().split()]
+        out = os.path.join(TMP, "pyso-filtered.json")
+        r = t.run([t.OFFCPU, "--stats", "-p", str(p.pid), "-t", str(slow), "-m", "1ms",
+                   "-d", "1500ms", "-f", "json", "-o", out])
+        assert r.returncode == 0, r.stderr
+        waits, stats = t.read_json_lines(out)
+    finally:
+        p.kill()
+        p.wait()
+    assert {w["tid"] for w in waits} == {slow}, {w["tid"] for w in waits}
+    assert 0 < stats["python_walks_at_switch_out"] <= stats["waits_started"], stats
+    # About 75 waits of 20 ms in 1.5 s; the fast thread's 300 would be walked too.
+    assert stats["waits_started"] < 150, stats
+    framed = [w for w in waits if w["duration_ns"] >= 15 * 1000 * 1000 and
+              "sleeps" in [f.get("sym") for f in py.python_frames(w)]]
+    assert len(framed) >= 30, len(framed)
+    print("    %d switch-outs walked of %d selected" % (stats["python_walks_at_switch_out"],
+                                                   stats["waits_started"]))
 
 
 def test_with_rseq_the_switch_out_walk_does_not_run():
