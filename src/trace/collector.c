@@ -51,6 +51,8 @@ struct process_info {
 	struct proctitle_age title_age;
 	/* Issue #21: times CPython was looked for in this image (at exec, at its first wait). */
 	uint8_t python_tries;
+	/* Issue #21 item 1: when the last look was (a wait's end), for the late one. */
+	uint64_t python_looked_ns;
 };
 
 /* Issue #21: a thread's Python frames, named, waiting for their wait's record. */
@@ -747,19 +749,31 @@ void collector__set_python_sink(struct collector *c, collector_python_fn fn, voi
 /*
  * Issue #21: looks for CPython in a process, at its exec and again at its
  * first wait (a libpython is mapped by ld.so after the exec), and hands
- * what it found to the BPF side. Twice per image at most.
+ * what it found to the BPF side. A first wait may come before ld.so has
+ * mapped libpython (a preemption in ld.so, read at once: pyenv's 3.9 to
+ * 3.13, libpython shared, went unfound one run in three on a loaded
+ * machine), so a process still not found is looked at once more at its
+ * first wait PYTHON_LOOK_AGAIN_NS later: short-lived processes never are.
+ * Three times per image at most.
  */
-static void look_for_python(struct collector *c, struct process_info *p)
+#define PYTHON_LOOKS 3
+#define PYTHON_LOOK_AGAIN_NS (100 * 1000 * 1000ULL)
+
+static void look_for_python(struct collector *c, struct process_info *p, uint64_t now_ns)
 {
 	struct offcpu_python_layout layout;
 
-	if (!c->python_sink || p->python_tries >= 2)
+	if (!c->python_sink || p->python_tries >= PYTHON_LOOKS)
+		return;
+	if (p->python_tries == PYTHON_LOOKS - 1 &&
+	    (!now_ns || now_ns - p->python_looked_ns < PYTHON_LOOK_AGAIN_NS))
 		return;
 	p->python_tries++;
+	p->python_looked_ns = now_ns;
 	python__forget(c->python, p->pid);
 	if (python__detect(c->python, p->pid, &layout))
 		return;
-	p->python_tries = 2;
+	p->python_tries = PYTHON_LOOKS;
 	log__info("pid %u runs CPython %u.%u: its Python frames are walked", p->pid,
 		  layout.version >> 8, layout.version & 0xff);
 	if (c->python_sink(c->python_sink_ctx, p->pid, &layout))
@@ -898,7 +912,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
-	look_for_python(c, process);
+	look_for_python(c, process, r->end_ts_ns);
 	w.title = title_of(c, process, comm, r->end_ts_ns);
 	w.cgroup = cgroup_of(c, r->cgroup_id, r->end_ts_ns);
 	if (!w.cgroup)
@@ -959,7 +973,7 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 		python__forget(c->python, r->pid);
 		p = process_of(c, r->pid);
 		if (p)
-			look_for_python(c, p);
+			look_for_python(c, p, 0);
 		if (c->label_reader)
 			label_reader__exec(c->label_reader, r->pid);
 		return 0;

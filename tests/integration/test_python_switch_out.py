@@ -376,7 +376,10 @@ def test_every_version_3_9_to_3_13_where_installed_without_rseq():
     for minor, python in sorted(found.items()):
         waits, stats, _, rseq_size = record("sleep", rounds=3, python=python,
                                             name="3.%d" % minor)
-        check_no_rseq(stats, rseq_size)
+        try:
+            check_no_rseq(stats, rseq_size)
+        except AssertionError as e:
+            raise AssertionError("3.%d: %s" % (minor, e))
         chained = [w for w in py.long_waits(waits) if py.chain_at(w) is not None]
         assert len(chained) >= 3, "3.%d: %d waits under inner()" % (minor, len(chained))
         for w in chained:
