@@ -49,7 +49,7 @@ struct process_info {
 	struct hash_table *stacks; /* raw -> cached_stack */
 	const char *title;	   /* interned; NULL: none, or the same as comm */
 	struct proctitle_age title_age;
-	/* Issue #21: times CPython was looked for in this image (at exec, at its first wait). */
+	/* Issue #21: times CPython was looked for in this image (look_for_python()). */
 	uint8_t python_tries;
 	/* Issue #21 item 1: when the last look was (a wait's end), for the late one. */
 	uint64_t python_looked_ns;
