@@ -214,12 +214,7 @@ static int start_tracer(struct session *s)
 	 */
 	label_reader__attach(s->label_reader, give_reads, s->tracer);
 	/* Loaded and attached: what is left is reading /proc and files. */
-	err = caps__drop_after_attach();
-	/* Not fatal, but never quiet: offcpu runs with more privilege than it says it keeps. */
-	if (err)
-		log__warn("cannot drop capabilities after attaching (%s): offcpu keeps every "
-			  "privilege it was started with until it exits",
-			  strerror(-err));
+	caps__drop_or_warn("attaching");
 	return 0;
 }
 

@@ -73,11 +73,7 @@ static int start(struct snapshot *s)
 	err = tracer_start__new(o, &to, on_record, s->collector, &s->tracer);
 	if (err)
 		return err;
-	err = caps__drop_after_attach();
-	if (err)
-		log__warn("cannot drop capabilities after loading (%s): offcpu keeps every "
-			  "privilege it was started with until it exits",
-			  strerror(-err));
+	caps__drop_or_warn("loading");
 	return 0;
 }
 
