@@ -35,7 +35,6 @@
 #include "trace/counters.h"
 #include "trace/tracer.h"
 
-
 struct snapshot {
 	struct options *opts;
 	struct output_file output;
