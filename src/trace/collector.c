@@ -265,16 +265,15 @@ static bool skip_leaf(const struct frame *f)
 
 static struct process_info *process_of(struct collector *c, uint32_t pid)
 {
-	struct process_info *p = hash_table__find(c->processes, &pid);
+	bool added;
+	struct process_info *p = u32_key__find_or_add(c->processes, pid, sizeof(*p),
+						      offsetof(struct process_info, pid), &added);
 
-	if (p)
+	if (!p || !added)
 		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
 	p->stacks = hash_table__new(hash_raw, equal_raw);
-	if (!p->stacks || hash_table__insert(c->processes, &p->pid, p)) {
+	if (!p->stacks) {
+		hash_table__remove(c->processes, &pid);
 		process_info_free(p);
 		return NULL;
 	}
@@ -557,19 +556,12 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 
 static int add_chain(struct collector *c, const struct wait *w)
 {
-	struct chain *chain = hash_table__find(c->chains, &w->tid);
+	struct chain *chain = u32_key__find_or_add(c->chains, w->tid, sizeof(*chain),
+						   offsetof(struct chain, tid), NULL);
 	struct wait *grown;
 
-	if (!chain) {
-		chain = calloc(1, sizeof(*chain));
-		if (!chain)
-			return -ENOMEM;
-		chain->tid = w->tid;
-		if (hash_table__insert(c->chains, &chain->tid, chain)) {
-			free(chain);
-			return -ENOMEM;
-		}
-	}
+	if (!chain)
+		return -ENOMEM;
 	grown = realloc(chain->waits, (chain->nr + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
@@ -789,17 +781,10 @@ static int python_record(struct collector *c, const struct offcpu_python_record 
 	if (size < OFFCPU_PYTHON_HEADER_SIZE || r->frames > OFFCPU_PY_MAX_FRAMES ||
 	    size < OFFCPU_PYTHON_HEADER_SIZE + r->frames * sizeof(r->frame[0]))
 		return malformed(c, r, size, "shorter than its Python frames");
-	p = hash_table__find(c->python_pending, &r->tid);
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		p->tid = r->tid;
-		if (hash_table__insert(c->python_pending, &p->tid, p)) {
-			free(p);
-			return -ENOMEM;
-		}
-	}
+	p = u32_key__find_or_add(c->python_pending, r->tid, sizeof(*p),
+				 offsetof(struct python_pending, tid), NULL);
+	if (!p)
+		return -ENOMEM;
 	p->end_ts_ns = r->end_ts_ns;
 	p->c_call_ends = r->c_call_ends;
 	p->nr = python__name(c->python, r, p->frames, OFFCPU_PY_MAX_FRAMES,

@@ -22,7 +22,6 @@ import os
 import subprocess
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_offcpu as t  # noqa: E402
@@ -33,7 +32,7 @@ PYTHON = py.PYTHON
 APP = py.APP
 ROUNDS = py.ROUNDS
 NO_RSEQ = "glibc.pthread.rseq=0"
-Skip = py.Skip
+Skip = t.Skip
 
 # Writes glibc's __rseq_size (the registered area's size; 0 when rseq is
 # off, glibc 2.35 and later) to argv[1], then runs app.py with the rest.
@@ -399,29 +398,7 @@ def test_every_version_3_9_to_3_13_where_installed_without_rseq():
 
 
 def main():
-    if os.geteuid() != 0:
-        print("integration tests need root (they load BPF programs)")
-        print("0 passed, 1 failed")
-        return 1
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
-    if len(sys.argv) > 1:
-        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
-    passed = failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print("ok - %s" % name)
-            passed += 1
-        except Skip as e:
-            print("skip - %s: %s" % (name, e))
-        except Exception as e:
-            print("FAIL - %s: %s" % (name, e))
-            if not isinstance(e, AssertionError):
-                traceback.print_exc()
-            failed += 1
-        sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return t.run_suite(globals())
 
 
 if __name__ == "__main__":
