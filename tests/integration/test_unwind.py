@@ -367,7 +367,7 @@ def test_offcpu_dwarf_every_wait_whole_as_gdb_prints_it():
     # without a user stack (recovered after a hidden switch-in, issue #17
     # item 2; open at the stop, whose stack the iterator could not read)
     # have nothing to cut.
-    deep = waits[tids["deep"]]
+    deep = [w for w in waits[tids["deep"]] if w["addrs"]]
     short = [w for tid, ws in waits.items() for w in ws if w["addrs"] and not rooted(w)]
     assert all(w["tid"] == tids["deep"] for w in short), [(w["comm"], w["names"]) for w in short]
     assert stats["user_stack_cut_short"] == len(short) >= len(deep) > 0, (stats, len(short))
@@ -429,7 +429,7 @@ def test_offcpu_stack_deeper_than_size_cut_short_counted_nothing_invented():
         tids = tids_by_comm(proc.pid)
         waits, stats = offcpu_waits(proc.pid, "--call-graph", "dwarf,8192")
         gdb = gdb_stacks_blocked(proc.pid, [tids["deep"]], waits)
-    deep = waits[tids["deep"]]
+    deep = [w for w in waits[tids["deep"]] if w["addrs"]]
     deep_gdb = gdb[tids["deep"]]
     # A hidden switch-in's wait, recovered at the next switch-out (issue #17
     # item 2), has no stacks left to take: nothing to cut short.
