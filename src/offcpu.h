@@ -85,7 +85,10 @@ enum offcpu_counter {
 	OFFCPU_CNT_SHORT_SAMPLED_NS, /* their estimated total: -m each */
 	/* Issue #21: Python frames. */
 	OFFCPU_CNT_PY_CUT_SHORT, /* Python frame chain longer than OFFCPU_PY_MAX_FRAMES: cut */
-	OFFCPU_CNT_PY_FAIL,	 /* Python frames that could not be sent (ring buffer full) */
+	OFFCPU_CNT_PY_FAIL,	 /* Python frames not sent: ring buffer full, a read failed at switch-out */
+	/* Issue #21 item 1: threads without rseq, their frames walked at switch-out. */
+	OFFCPU_CNT_PY_WALKS_AT_OUT, /* switch-outs whose Python frames were walked */
+	OFFCPU_CNT_PY_AT_OUT,	    /* waits sent with the Python frames of their switch-out */
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */

@@ -1354,8 +1354,12 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	slot->flags = 0;
 	wakeup_start(slot, prev);
 	count(c, OFFCPU_CNT_WAITS_STARTED, IN_SWITCH);
-	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev))
+	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev)) {
 		take_switch_out_stack(ctx, prev);
+		/* Issue #21 item 1: an exiting thread runs no Python code any more. */
+		if (!(prev->flags & PF_EXITING))
+			python_take_at_switch_out(c, prev, slot->start_ts_ns);
+	}
 }
 
 /*
@@ -1704,8 +1708,10 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 		park(c, p);
 		return;
 	}
-	if (user)
+	if (user) {
 		add_switch_out_stack(c, next, r);
+		python_send_switch_out(c, next, r, start->start_ts_ns);
+	}
 	submit(c, r, IN_SWITCH);
 }
 

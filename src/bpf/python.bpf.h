@@ -4,8 +4,12 @@
  * own memory at rseq_update, where its frames are still those of the wait.
  * Only processes user space put in python_procs (it found CPython in them
  * and wrote their version's layout) pay for it, and only for waits that
- * passed the filters and bounds. Included by offcpu.bpf.c after its
- * counters and ring buffer: it shares nothing else with it.
+ * passed the filters and bounds. A thread without rseq never passes
+ * rseq_update: its frames are walked at each of its switch-outs instead,
+ * by itself, as its user stack is (python_take_at_switch_out), and sent at
+ * its switch-in if its wait is (python_send_switch_out). Included by
+ * offcpu.bpf.c after its counters and ring buffer: it shares nothing else
+ * with it.
  *
  * The walk: the thread's PyThreadState (cached per thread, found again in
  * the interpreter's list by its thread ID when the cached one no longer
@@ -64,12 +68,15 @@ struct {
 	__type(value, __u8);
 } python_code_seen SEC(".maps");
 
-static __always_inline __u64 python_read_u64(__u64 addr)
+/* 0 when it cannot be read (*fault set: a page not present, say) or holds 0. */
+static __always_inline __u64 python_read_u64(__u64 addr, bool *fault)
 {
 	__u64 v = 0;
 
-	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr)) {
+		*fault = true;
 		return 0;
+	}
 	return v;
 }
 
@@ -84,27 +91,35 @@ static __always_inline __u64 python_thread_id(const struct offcpu_python_layout 
 }
 
 static __always_inline __u64 python_tstate(const struct offcpu_python_layout *l,
-					   struct task_struct *t, struct python_thread **out)
+					   struct task_struct *t, struct python_thread **out,
+					   bool *fault)
 {
 	struct python_thread *pt;
 	__u64 want = python_thread_id(l, t), ts, interp;
+	bool stale = false; /* a cached thread state freed is no fault: the list has the new one */
+	/*
+	 * Nor is a _PyRuntime gone: its image is (an exec's new one is mapped
+	 * before the exec program drops the layout: a vfork child of
+	 * subprocess.run walked there, one wait in 20).
+	 */
+	bool gone = false;
 	int i;
 
 	pt = bpf_task_storage_get(&python_threads, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	*out = pt;
-	if (pt && pt->tstate && python_read_u64(pt->tstate + l->tstate_thread_id) == want)
+	if (pt && pt->tstate && python_read_u64(pt->tstate + l->tstate_thread_id, &stale) == want)
 		return pt->tstate;
-	interp = python_read_u64(l->runtime + l->runtime_interp_head);
+	interp = python_read_u64(l->runtime + l->runtime_interp_head, &gone);
 	if (!interp)
 		return 0;
-	ts = python_read_u64(interp + l->interp_threads_head);
+	ts = python_read_u64(interp + l->interp_threads_head, fault);
 	for (i = 0; i < OFFCPU_PY_MAX_THREADS && ts; i++) {
-		if (python_read_u64(ts + l->tstate_thread_id) == want) {
+		if (python_read_u64(ts + l->tstate_thread_id, fault) == want) {
 			if (pt)
 				pt->tstate = ts;
 			return ts;
 		}
-		ts = python_read_u64(ts + l->tstate_next);
+		ts = python_read_u64(ts + l->tstate_next, fault);
 	}
 	return 0;
 }
@@ -124,6 +139,7 @@ struct python_walk {
 	__u32 n;
 	__u16 block; /* the lowest offset of a field read */
 	bool new_code;
+	bool fault; /* a field could not be read: the chain may be cut or wrong */
 	__u8 buf[PY_FRAME_BLOCK];
 };
 
@@ -149,8 +165,11 @@ static __always_inline bool block_field(struct python_walk *w, __u16 off, void *
 static __always_inline void frame_field(struct python_walk *w, __u64 frame, __u16 off, void *out,
 					__u32 len)
 {
-	if (!block_field(w, off, out, len) && bpf_probe_read_user(out, len, (void *)(frame + off)))
+	if (!block_field(w, off, out, len) &&
+	    bpf_probe_read_user(out, len, (void *)(frame + off))) {
 		__builtin_memset(out, 0, len);
+		w->fault = true;
+	}
 }
 
 /* One frame of the chain (bpf_loop's callback: the verifier sees it once). */
@@ -242,6 +261,60 @@ _Static_assert((OFFCPU_PY_MAX_FRAMES & (OFFCPU_PY_MAX_FRAMES - 1)) == 0,
 	       "OFFCPU_PY_MAX_FRAMES is used as a mask: it must be a power of 2");
 
 /*
+ * The current thread t's innermost Python frame, 0 if it runs no Python
+ * code; *pt its cache (or NULL), *fault set when a read failed.
+ */
+static __always_inline __u64 python_first_frame(const struct offcpu_python_layout *l,
+						struct task_struct *t, struct python_thread **pt,
+						bool *fault)
+{
+	__u64 ts, frame;
+
+	ts = python_tstate(l, t, pt, fault);
+	if (!ts)
+		return 0;
+	frame = python_read_u64(ts + l->tstate_frame, fault);
+	if (frame && l->cframe_current_frame != OFFCPU_PY_NONE)
+		frame = python_read_u64(frame + l->cframe_current_frame, fault);
+	return frame;
+}
+
+/*
+ * The walk both paths share: the chain from frame into walk->r, whose
+ * type, pid, tid and end_ts_ns the caller writes.
+ */
+static __always_inline void python_walk_frames(struct offcpu_counters *c, struct python_walk *walk,
+					       const struct offcpu_python_layout *l, __u64 frame,
+					       enum counting how)
+{
+	walk->r->c_call_ends = 0;
+	walk->r->cut_short = 0;
+	walk->r->reserved = 0;
+	walk->l = l;
+	walk->frame = frame;
+	walk->block = lowest(lowest(lowest(l->frame_code, l->frame_previous), l->frame_instr),
+			     lowest(l->frame_owner, l->frame_is_entry));
+	/* Twice the frames: entry shims take a step each and send nothing. */
+	bpf_loop(2 * OFFCPU_PY_MAX_FRAMES, python_step, walk, 0);
+	if (walk->frame && walk->n >= OFFCPU_PY_MAX_FRAMES)
+		walk->r->cut_short = 1;
+	walk->r->frames = walk->n;
+	if (walk->r->cut_short)
+		count(c, OFFCPU_CNT_PY_CUT_SHORT, how);
+}
+
+/* Marks the chain's code objects sent; true when one was not before (wake the reader). */
+static __always_inline bool python_mark_chain(struct python_walk *walk, struct python_thread *pt)
+{
+	if (!pt || pt->last_chain != walk->chain) {
+		bpf_loop(OFFCPU_PY_MAX_FRAMES, python_mark_seen, walk, 0);
+		if (pt)
+			pt->last_chain = walk->chain;
+	}
+	return walk->new_code;
+}
+
+/*
  * The current thread's Python frames, sent right before its wait w (so the
  * reader has them when the wait comes). Nothing is sent for a thread that
  * runs no Python code.
@@ -252,20 +325,14 @@ static __always_inline void python_send_frames(struct offcpu_counters *c,
 	const struct offcpu_python_layout *l;
 	struct python_thread *pt = NULL;
 	struct python_walk walk = {};
-	struct task_struct *t;
 	__u32 pid = w->pid;
-	__u64 ts, frame;
+	__u64 frame;
 
 	l = bpf_map_lookup_elem(&python_procs, &pid);
 	if (!l)
 		return;
-	t = bpf_get_current_task_btf();
-	ts = python_tstate(l, t, &pt);
-	if (!ts)
-		return;
-	frame = python_read_u64(ts + l->tstate_frame);
-	if (frame && l->cframe_current_frame != OFFCPU_PY_NONE)
-		frame = python_read_u64(frame + l->cframe_current_frame);
+	/* Its read failures are not counted: unchanged since before switch-outs had walks. */
+	frame = python_first_frame(l, bpf_get_current_task_btf(), &pt, &walk.fault);
 	if (!frame)
 		return;
 	walk.r = bpf_ringbuf_reserve(&events, sizeof(*walk.r), 0);
@@ -277,26 +344,109 @@ static __always_inline void python_send_frames(struct offcpu_counters *c,
 	walk.r->pid = pid;
 	walk.r->tid = w->tid;
 	walk.r->end_ts_ns = w->end_ts_ns;
-	walk.r->c_call_ends = 0;
-	walk.r->cut_short = 0;
-	walk.r->reserved = 0;
-	walk.l = l;
-	walk.frame = frame;
-	walk.block = lowest(lowest(lowest(l->frame_code, l->frame_previous), l->frame_instr),
-			    lowest(l->frame_owner, l->frame_is_entry));
-	/* Twice the frames: entry shims take a step each and send nothing. */
-	bpf_loop(2 * OFFCPU_PY_MAX_FRAMES, python_step, &walk, 0);
-	if (walk.frame && walk.n >= OFFCPU_PY_MAX_FRAMES)
-		walk.r->cut_short = 1;
-	walk.r->frames = walk.n;
-	if (walk.r->cut_short)
-		count(c, OFFCPU_CNT_PY_CUT_SHORT, PREEMPTIBLE);
-	if (!pt || pt->last_chain != walk.chain) {
-		bpf_loop(OFFCPU_PY_MAX_FRAMES, python_mark_seen, &walk, 0);
-		if (pt)
-			pt->last_chain = walk.chain;
+	python_walk_frames(c, &walk, l, frame, PREEMPTIBLE);
+	bpf_ringbuf_submit(walk.r,
+			   python_mark_chain(&walk, pt) ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+/*
+ * Issue #21 item 1: the frames of a thread without rseq, from its last
+ * switch-out to its switch-in. One per thread of a matched process, in
+ * task storage like its user stack (switch_out_stacks): created at its
+ * first walk, freed with the thread.
+ */
+struct python_switch_out {
+	__u64 start_ts_ns; /* of the wait they are the frames of; 0: none */
+	__u64 chain;
+	struct offcpu_python_record r;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct python_switch_out);
+} python_switch_outs SEC(".maps");
+
+/*
+ * At the switch-out of prev (current: its memory is its own, and no user
+ * code runs before its switch-in) that starts the wait of start_ts_ns.
+ * The walk's cost is paid here, at every switch-out of such a thread, in
+ * matched processes only, before the wait's duration is known. A read
+ * that fails (a page not present: nothing faults in here) sends nothing,
+ * counted in python_stack_failures: a partial chain would be merged
+ * against the wrong evaluator frames.
+ */
+static __always_inline void python_take_at_switch_out(struct offcpu_counters *c,
+						      struct task_struct *prev, __u64 start_ts_ns)
+{
+	const struct offcpu_python_layout *l;
+	struct python_thread *pt = NULL;
+	struct python_walk walk = {};
+	struct python_switch_out *s;
+	__u32 pid = prev->tgid;
+	__u64 frame;
+
+	l = bpf_map_lookup_elem(&python_procs, &pid);
+	if (!l)
+		return;
+	s = bpf_task_storage_get(&python_switch_outs, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		count(c, OFFCPU_CNT_PY_FAIL, IN_SWITCH);
+		return;
 	}
-	bpf_ringbuf_submit(walk.r, walk.new_code ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	s->start_ts_ns = 0;
+	count(c, OFFCPU_CNT_PY_WALKS_AT_OUT, IN_SWITCH);
+	frame = python_first_frame(l, prev, &pt, &walk.fault);
+	if (!frame) {
+		if (walk.fault)
+			count(c, OFFCPU_CNT_PY_FAIL, IN_SWITCH);
+		return;
+	}
+	walk.r = &s->r;
+	python_walk_frames(c, &walk, l, frame, IN_SWITCH);
+	if (walk.fault) {
+		count(c, OFFCPU_CNT_PY_FAIL, IN_SWITCH);
+		return;
+	}
+	s->r.type = OFFCPU_RECORD_PYTHON;
+	s->r.pid = pid;
+	s->r.tid = prev->pid;
+	s->chain = walk.chain;
+	s->start_ts_ns = start_ts_ns;
+}
+
+/*
+ * At next's switch-in, right before its wait w goes (which started at
+ * start_ts_ns): the frames its switch-out walked, if they are that wait's.
+ */
+static __always_inline void python_send_switch_out(struct offcpu_counters *c,
+						   struct task_struct *next,
+						   struct offcpu_wait_record *w, __u64 start_ts_ns)
+{
+	struct python_switch_out *s = bpf_task_storage_get(&python_switch_outs, next, 0, 0);
+	struct python_walk walk = {};
+	__u32 frames;
+
+	if (!s || !s->start_ts_ns || s->start_ts_ns != start_ts_ns)
+		return;
+	s->start_ts_ns = 0;
+	s->r.end_ts_ns = w->end_ts_ns;
+	walk.r = &s->r;
+	walk.n = s->r.frames;
+	walk.chain = s->chain;
+	python_mark_chain(&walk, bpf_task_storage_get(&python_threads, next, 0, 0));
+	frames = s->r.frames;
+	if (frames > OFFCPU_PY_MAX_FRAMES)
+		frames = OFFCPU_PY_MAX_FRAMES;
+	/* Only the frames walked: a full record is 1,560 bytes. */
+	if (bpf_ringbuf_output(&events, &s->r,
+			       OFFCPU_PYTHON_HEADER_SIZE + frames * sizeof(s->r.frame[0]),
+			       walk.new_code ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
+		count(c, OFFCPU_CNT_PY_FAIL, IN_SWITCH);
+		return;
+	}
+	count(c, OFFCPU_CNT_PY_AT_OUT, IN_SWITCH);
 }
 
 /* A forked child runs its parent's interpreter, at the same addresses. */

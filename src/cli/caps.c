@@ -3,11 +3,13 @@
 #include <stdbool.h>
 #include <linux/capability.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli/caps.h"
+#include "lib/log.h"
 
 /* CAP_CHECKPOINT_RESTORE (40) opens /proc/PID/map_files since Linux 5.9. */
 #define CAP_CHECKPOINT_RESTORE_NR 40
@@ -76,4 +78,14 @@ int caps__drop_after_attach(void)
 	if (syscall(SYS_capset, &header, data))
 		return -errno;
 	return 0;
+}
+
+void caps__drop_or_warn(const char *after)
+{
+	int err = caps__drop_after_attach();
+
+	if (err)
+		log__warn("cannot drop capabilities after %s (%s): offcpu keeps every privilege it "
+			  "was started with until it exits",
+			  after, strerror(-err));
 }

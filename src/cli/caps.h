@@ -21,5 +21,11 @@ bool caps__can_trace(void);
  * sets. 0, or -errno.
  */
 int caps__drop_after_attach(void);
+/*
+ * caps__drop_after_attach, a failure said as a warning: not fatal, but
+ * never quiet, offcpu runs with more privilege than it says it keeps.
+ * after: what was done ("attaching", "loading").
+ */
+void caps__drop_or_warn(const char *after);
 
 #endif

@@ -26,14 +26,16 @@
 #include <unistd.h>
 
 #include "cli/caps.h"
-#include "cli/cgroup.h"
 #include "cli/command.h"
+#include "cli/exit_status.h"
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "cli/snapshot.h"
+#include "cli/tracer_start.h"
 #include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/stop_signals.h"
 #include "output/output.h"
 #include "profile/profile.h"
 #include "serve/listen.h"
@@ -57,10 +59,6 @@
 #else
 #define OFFCPU_BUILD ""
 #endif
-#define EXIT_ENVIRONMENT 1
-#define EXIT_USAGE 2
-/* Output cut short by a closed pipe (offcpu | head): quiet, as if SIGPIPE ended it. */
-#define EXIT_PIPE (128 + SIGPIPE)
 /* The BPF side wakes us only when records pile up: poll at least this often. */
 #define POLL_INTERVAL_MS 50
 
@@ -187,68 +185,36 @@ static void match_running(void *ctx, struct tracer *t)
 static int start_tracer(struct session *s)
 {
 	struct options *o = s->opts;
-	struct tracer_opts to = {
-		.min_duration_ns = o->min_duration_ns,
-		.max_duration_ns = o->max_duration_ns,
-		.sample_rate = o->sample_rate,
-		.state_mask = o->state_mask,
-		.max_entries = o->max_entries,
-		.stack_depth = o->stack_depth,
-		.stack_copy_bytes = o->call_graph == CALL_GRAPH_DWARF ? o->stack_copy_bytes : 0,
-		.kernel_stack = o->kernel_stack,
-		.user_stack = o->user_stack,
-		.user_threads_only = o->user_threads_only,
-		.kernel_threads_only = o->kernel_threads_only,
-		.follow_forks = s->has_command,
-		.pids = &s->pids,
-		.tids = &o->tids,
-		.comms = o->comms,
-		.nr_comms = o->nr_comms,
-		/* A test-only override: the BTF file tracepoints and CO-RE are read from. */
-		.btf_path = getenv("OFFCPU_BTF_PATH"),
-		.before_attach = match_running,
-		.before_attach_ctx = s->label_reader,
-		.label_reads = o->rules.nr_groups > 0,
-		/* A bench-only override: the wakeup programs cost, measured by absence. */
-		.wakeups = !getenv("OFFCPU_NO_WAKEUPS"),
-		.waker_stacks = o->wakers,
-		.short_sample = o->short_mode == SHORT_SAMPLE,
-		/* Issue #16: nothing of -- COMMAND was off CPU before it started. */
-		.date_open_waits = !s->has_command,
-	};
+	struct tracer_opts to;
 	int err;
 
-	if (o->cgroup_path) {
-		err = cgroup__open(o->cgroup_path, &to.cgroup_fd);
-		if (err) {
-			log__error("invalid --cgroup '%s': not a cgroup v2 directory",
-				   o->cgroup_path);
-			return EXIT_USAGE;
-		}
-		to.filter_cgroup = true;
-	}
-	err = tracer__new(&to, on_record, s->collector, &s->tracer);
-	if (to.filter_cgroup)
-		close(to.cgroup_fd);
+	tracer_start__opts(o, &to);
+	to.sample_rate = o->sample_rate;
+	to.follow_forks = s->has_command;
+	to.pids = &s->pids;
+	to.before_attach = match_running;
+	to.before_attach_ctx = s->label_reader;
+	to.label_reads = o->rules.nr_groups > 0;
+	/* A bench-only override: the wakeup programs cost, measured by absence. */
+	to.wakeups = !getenv("OFFCPU_NO_WAKEUPS");
+	to.waker_stacks = o->wakers;
+	to.short_sample = o->short_mode == SHORT_SAMPLE;
+	/* Issue #16: nothing of -- COMMAND was off CPU before it started. */
+	to.date_open_waits = !s->has_command;
+	err = tracer_start__new(o, &to, on_record, s->collector, &s->tracer);
 	/* OFFCPU_TEST_NO_PYTHON, a test-only override: bench/run's baseline without Python frames.
 	 */
 	if (!err && !getenv("OFFCPU_TEST_NO_PYTHON"))
 		collector__set_python_sink(s->collector, on_python, s->tracer);
-	/* tracer__new said why: only it knows the file, tracepoint or program. */
 	if (err)
-		return EXIT_ENVIRONMENT;
+		return err;
 	/*
 	 * Attached: once more, for what forked or exec'd between the first
 	 * look and attaching; from now on their records say.
 	 */
 	label_reader__attach(s->label_reader, give_reads, s->tracer);
 	/* Loaded and attached: what is left is reading /proc and files. */
-	err = caps__drop_after_attach();
-	/* Not fatal, but never quiet: offcpu runs with more privilege than it says it keeps. */
-	if (err)
-		log__warn("cannot drop capabilities after attaching (%s): offcpu keeps every "
-			  "privilege it was started with until it exits",
-			  strerror(-err));
+	caps__drop_or_warn("attaching");
 	return 0;
 }
 
@@ -307,13 +273,10 @@ static int record(struct session *s)
  */
 static int open_output(const char *path, struct output_file *out)
 {
-	sigset_t stop, saved;
+	sigset_t saved;
 	int err;
 
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, &saved);
+	stop_signals__hold(&saved);
 	err = output_file__open(path, out);
 	if (!err && out->temp_path)
 		snprintf(temp_output_path, sizeof(temp_output_path), "%s", out->temp_path);

@@ -21,10 +21,12 @@
 #include <unistd.h>
 
 #include "cli/caps.h"
-#include "cli/cgroup.h"
+#include "cli/exit_status.h"
 #include "cli/snapshot.h"
+#include "cli/tracer_start.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/stop_signals.h"
 #include "output/output.h"
 #include "profile/profile.h"
 #include "symbols/ksyms.h"
@@ -32,10 +34,6 @@
 #include "trace/collector.h"
 #include "trace/counters.h"
 #include "trace/tracer.h"
-
-#define EXIT_ENVIRONMENT 1
-#define EXIT_USAGE 2
-#define EXIT_PIPE (128 + SIGPIPE)
 
 struct snapshot {
 	struct options *opts;
@@ -64,45 +62,17 @@ static int compare_longest_first(const void *a, const void *b)
 static int start(struct snapshot *s)
 {
 	struct options *o = s->opts;
-	struct tracer_opts to = {
-		.min_duration_ns = o->min_duration_ns,
-		.max_duration_ns = o->max_duration_ns,
-		.sample_rate = 1,
-		.state_mask = o->state_mask,
-		.max_entries = o->max_entries,
-		.stack_depth = o->stack_depth,
-		.stack_copy_bytes = o->call_graph == CALL_GRAPH_DWARF ? o->stack_copy_bytes : 0,
-		.kernel_stack = o->kernel_stack,
-		.user_stack = o->user_stack,
-		.user_threads_only = o->user_threads_only,
-		.kernel_threads_only = o->kernel_threads_only,
-		.pids = &o->pids,
-		.tids = &o->tids,
-		.comms = o->comms,
-		.nr_comms = o->nr_comms,
-		.btf_path = getenv("OFFCPU_BTF_PATH"),
-		.snapshot = true,
-	};
+	struct tracer_opts to;
 	int err;
 
-	if (o->cgroup_path) {
-		if (cgroup__open(o->cgroup_path, &to.cgroup_fd)) {
-			log__error("invalid --cgroup '%s': not a cgroup v2 directory",
-				   o->cgroup_path);
-			return EXIT_USAGE;
-		}
-		to.filter_cgroup = true;
-	}
-	err = tracer__new(&to, on_record, s->collector, &s->tracer);
-	if (to.filter_cgroup)
-		close(to.cgroup_fd);
+	tracer_start__opts(o, &to);
+	to.sample_rate = 1;
+	to.pids = &o->pids;
+	to.snapshot = true;
+	err = tracer_start__new(o, &to, on_record, s->collector, &s->tracer);
 	if (err)
-		return EXIT_ENVIRONMENT;
-	err = caps__drop_after_attach();
-	if (err)
-		log__warn("cannot drop capabilities after loading (%s): offcpu keeps every "
-			  "privilege it was started with until it exits",
-			  strerror(-err));
+		return err;
+	caps__drop_or_warn("loading");
 	return 0;
 }
 
@@ -185,13 +155,10 @@ static int write_output(struct snapshot *s)
 int snapshot__run(struct options *o)
 {
 	struct snapshot s = { .opts = o };
-	sigset_t stop, saved;
+	sigset_t saved;
 	int status;
 
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, &saved);
+	stop_signals__hold(&saved);
 	status = setup(&s);
 	status = status ?: look(&s);
 	status = status ?: write_output(&s);

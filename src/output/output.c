@@ -15,6 +15,7 @@
 #include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/parse.h"
+#include "lib/stop_signals.h"
 #include "output/output.h"
 
 static const struct output_format formats[] = {
@@ -521,14 +522,11 @@ static int replace(struct output_sink *s, int keep)
 static int publish(struct output_file *f, int keep)
 {
 	struct output_sink *s = f->sink;
-	sigset_t stop, saved;
+	sigset_t saved;
 	int err;
 
 	/* A handler that exits (a second Ctrl-C) must not strand a temporary name. */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, &saved);
+	stop_signals__hold(&saved);
 	if (s->anonymous) {
 		err = link_descriptor(keep, s->dir_fd, s->name);
 		if (err == -EEXIST)

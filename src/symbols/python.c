@@ -94,17 +94,16 @@ void python__free(struct python *py)
 
 static struct python_process *process_of(struct python *py, uint32_t pid)
 {
-	struct python_process *p = hash_table__find(py->processes, &pid);
+	bool added;
+	struct python_process *p = u32_key__find_or_add(
+	    py->processes, pid, sizeof(*p), offsetof(struct python_process, pid), &added);
 
-	if (p)
+	if (!p || !added)
 		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
 	p->mem_fd = -1;
 	p->codes = hash_table__new(hash_u64, equal_u64);
-	if (!p->codes || hash_table__insert(py->processes, &p->pid, p)) {
+	if (!p->codes) {
+		hash_table__remove(py->processes, &pid);
 		process_free(p);
 		return NULL;
 	}

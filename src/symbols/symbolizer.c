@@ -604,19 +604,8 @@ static void count_gone(struct symbolizer *s, struct process *p)
 
 static struct process *find_or_add(struct symbolizer *s, uint32_t pid)
 {
-	struct process *p = hash_table__find(s->processes, &pid);
-
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	if (hash_table__insert(s->processes, &p->pid, p)) {
-		free(p);
-		return NULL;
-	}
-	return p;
+	return u32_key__find_or_add(s->processes, pid, sizeof(struct process),
+				    offsetof(struct process, pid), NULL);
 }
 
 static struct process *get_process(struct symbolizer *s, uint32_t pid)

@@ -49,8 +49,10 @@ struct process_info {
 	struct hash_table *stacks; /* raw -> cached_stack */
 	const char *title;	   /* interned; NULL: none, or the same as comm */
 	struct proctitle_age title_age;
-	/* Issue #21: times CPython was looked for in this image (at exec, at its first wait). */
+	/* Issue #21: times CPython was looked for in this image (look_for_python()). */
 	uint8_t python_tries;
+	/* Issue #21 item 1: when the last look was (a wait's end), for the late one. */
+	uint64_t python_looked_ns;
 };
 
 /* Issue #21: a thread's Python frames, named, waiting for their wait's record. */
@@ -263,16 +265,15 @@ static bool skip_leaf(const struct frame *f)
 
 static struct process_info *process_of(struct collector *c, uint32_t pid)
 {
-	struct process_info *p = hash_table__find(c->processes, &pid);
+	bool added;
+	struct process_info *p = u32_key__find_or_add(c->processes, pid, sizeof(*p),
+						      offsetof(struct process_info, pid), &added);
 
-	if (p)
+	if (!p || !added)
 		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
 	p->stacks = hash_table__new(hash_raw, equal_raw);
-	if (!p->stacks || hash_table__insert(c->processes, &p->pid, p)) {
+	if (!p->stacks) {
+		hash_table__remove(c->processes, &pid);
 		process_info_free(p);
 		return NULL;
 	}
@@ -555,19 +556,12 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 
 static int add_chain(struct collector *c, const struct wait *w)
 {
-	struct chain *chain = hash_table__find(c->chains, &w->tid);
+	struct chain *chain = u32_key__find_or_add(c->chains, w->tid, sizeof(*chain),
+						   offsetof(struct chain, tid), NULL);
 	struct wait *grown;
 
-	if (!chain) {
-		chain = calloc(1, sizeof(*chain));
-		if (!chain)
-			return -ENOMEM;
-		chain->tid = w->tid;
-		if (hash_table__insert(c->chains, &chain->tid, chain)) {
-			free(chain);
-			return -ENOMEM;
-		}
-	}
+	if (!chain)
+		return -ENOMEM;
 	grown = realloc(chain->waits, (chain->nr + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
@@ -747,19 +741,31 @@ void collector__set_python_sink(struct collector *c, collector_python_fn fn, voi
 /*
  * Issue #21: looks for CPython in a process, at its exec and again at its
  * first wait (a libpython is mapped by ld.so after the exec), and hands
- * what it found to the BPF side. Twice per image at most.
+ * what it found to the BPF side. A first wait may come before ld.so has
+ * mapped libpython (a preemption in ld.so, read at once: pyenv's 3.9 to
+ * 3.13, libpython shared, went unfound one run in three on a loaded
+ * machine), so a process still not found is looked at once more at its
+ * first wait PYTHON_LOOK_AGAIN_NS later: short-lived processes never are.
+ * Three times per image at most.
  */
-static void look_for_python(struct collector *c, struct process_info *p)
+#define PYTHON_LOOKS 3
+#define PYTHON_LOOK_AGAIN_NS (100 * 1000 * 1000ULL)
+
+static void look_for_python(struct collector *c, struct process_info *p, uint64_t now_ns)
 {
 	struct offcpu_python_layout layout;
 
-	if (!c->python_sink || p->python_tries >= 2)
+	if (!c->python_sink || p->python_tries >= PYTHON_LOOKS)
+		return;
+	if (p->python_tries == PYTHON_LOOKS - 1 &&
+	    (!now_ns || now_ns - p->python_looked_ns < PYTHON_LOOK_AGAIN_NS))
 		return;
 	p->python_tries++;
+	p->python_looked_ns = now_ns;
 	python__forget(c->python, p->pid);
 	if (python__detect(c->python, p->pid, &layout))
 		return;
-	p->python_tries = 2;
+	p->python_tries = PYTHON_LOOKS;
 	log__info("pid %u runs CPython %u.%u: its Python frames are walked", p->pid,
 		  layout.version >> 8, layout.version & 0xff);
 	if (c->python_sink(c->python_sink_ctx, p->pid, &layout))
@@ -775,17 +781,10 @@ static int python_record(struct collector *c, const struct offcpu_python_record 
 	if (size < OFFCPU_PYTHON_HEADER_SIZE || r->frames > OFFCPU_PY_MAX_FRAMES ||
 	    size < OFFCPU_PYTHON_HEADER_SIZE + r->frames * sizeof(r->frame[0]))
 		return malformed(c, r, size, "shorter than its Python frames");
-	p = hash_table__find(c->python_pending, &r->tid);
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		p->tid = r->tid;
-		if (hash_table__insert(c->python_pending, &p->tid, p)) {
-			free(p);
-			return -ENOMEM;
-		}
-	}
+	p = u32_key__find_or_add(c->python_pending, r->tid, sizeof(*p),
+				 offsetof(struct python_pending, tid), NULL);
+	if (!p)
+		return -ENOMEM;
 	p->end_ts_ns = r->end_ts_ns;
 	p->c_call_ends = r->c_call_ends;
 	p->nr = python__name(c->python, r, p->frames, OFFCPU_PY_MAX_FRAMES,
@@ -898,7 +897,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
-	look_for_python(c, process);
+	look_for_python(c, process, r->end_ts_ns);
 	w.title = title_of(c, process, comm, r->end_ts_ns);
 	w.cgroup = cgroup_of(c, r->cgroup_id, r->end_ts_ns);
 	if (!w.cgroup)
@@ -959,7 +958,7 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 		python__forget(c->python, r->pid);
 		p = process_of(c, r->pid);
 		if (p)
-			look_for_python(c, p);
+			look_for_python(c, p, 0);
 		if (c->label_reader)
 			label_reader__exec(c->label_reader, r->pid);
 		return 0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "offcpu.h"
@@ -33,6 +34,8 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_SHORT_SAMPLED_NS] = "short_sampled_ns",
 	[OFFCPU_CNT_PY_CUT_SHORT] = "python_stack_cut_short",
 	[OFFCPU_CNT_PY_FAIL] = "python_stack_failures",
+	[OFFCPU_CNT_PY_WALKS_AT_OUT] = "python_walks_at_switch_out",
+	[OFFCPU_CNT_PY_AT_OUT] = "python_stack_at_switch_out",
 	[OFFCPU_CNT_SWITCH_RECOVERED] = "switch_in_recovered",
 	[OFFCPU_CNT_OPEN_AT_START] = "waits_open_at_start",
 	[OFFCPU_CNT_SYMBOL_MISS] = "symbol_misses",
@@ -54,8 +57,12 @@ const char *counters__name(unsigned int index)
 
 void counters__print(FILE *out, const uint64_t *counters, const char *indent)
 {
+	int width = 24; /* the values in one column, past the longest name */
 	unsigned int i;
 
 	for (i = 0; i < OFFCPU_CNT_MAX; i++)
-		fprintf(out, "%s%-24s %" PRIu64 "\n", indent, counter_names[i], counters[i]);
+		if ((int)strlen(counter_names[i]) > width)
+			width = strlen(counter_names[i]);
+	for (i = 0; i < OFFCPU_CNT_MAX; i++)
+		fprintf(out, "%s%-*s %" PRIu64 "\n", indent, width, counter_names[i], counters[i]);
 }

@@ -41,18 +41,11 @@ void thread_accounts__free(struct thread_accounts *t)
 
 int thread_accounts__add_wait(struct thread_accounts *t, uint32_t tid, uint64_t duration_ns)
 {
-	struct recorded *r = hash_table__find(t->recorded, &tid);
+	struct recorded *r = u32_key__find_or_add(t->recorded, tid, sizeof(*r),
+						  offsetof(struct recorded, tid), NULL);
 
-	if (!r) {
-		r = calloc(1, sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		r->tid = tid;
-		if (hash_table__insert(t->recorded, &r->tid, r)) {
-			free(r);
-			return -ENOMEM;
-		}
-	}
+	if (!r)
+		return -ENOMEM;
 	r->ns += duration_ns;
 	return 0;
 }

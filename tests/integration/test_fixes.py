@@ -20,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_offcpu as t  # noqa: E402
@@ -152,27 +151,7 @@ def test_kernel_leaf_is_perfs():
 
 
 def main():
-    if os.geteuid() != 0:
-        print("these tests need root")
-        print("0 passed, 1 failed")
-        return 1
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
-    if len(sys.argv) > 1:
-        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
-    passed = failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print("ok - %s" % name)
-            passed += 1
-        except Exception as e:
-            print("FAIL - %s: %s" % (name, e))
-            if not isinstance(e, AssertionError):
-                traceback.print_exc()
-            failed += 1
-        sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return t.run_suite(globals())
 
 
 if __name__ == "__main__":

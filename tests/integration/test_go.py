@@ -27,7 +27,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_offcpu as t  # noqa: E402
@@ -273,32 +272,13 @@ def test_go_cgo_dwarf_stacks_and_scheduler_classes():
     check_scheduler_waits_classed(waits, ("sleep:go-idle", "poll:go-netpoll", "sleep:go-sysmon"))
 
 
+def remove_builds():
+    for binary in BUILDS.values():
+        shutil.rmtree(os.path.dirname(binary), ignore_errors=True)
+
+
 def main():
-    if os.geteuid() != 0:
-        print("these tests need root")
-        print("0 passed, 1 failed")
-        return 1
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
-    if len(sys.argv) > 1:
-        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
-    passed = failed = 0
-    try:
-        for name, fn in tests:
-            try:
-                fn()
-                print("ok - %s" % name)
-                passed += 1
-            except Exception as e:
-                print("FAIL - %s: %s" % (name, e))
-                if not isinstance(e, AssertionError):
-                    traceback.print_exc()
-                failed += 1
-            sys.stdout.flush()
-    finally:
-        for binary in BUILDS.values():
-            shutil.rmtree(os.path.dirname(binary), ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return t.run_suite(globals(), cleanup=remove_builds)
 
 
 if __name__ == "__main__":

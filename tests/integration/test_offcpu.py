@@ -3343,9 +3343,16 @@ def test_folded_imports_in_speedscope():
     assert sum(self_ns.values()) == folded_total(folded)
 
 
-def run_suite(namespace):
+class Skip(Exception):
+    """A test that cannot run here (what it needs is not installed): run_suite
+    says why and counts it failed, never passed."""
+
+
+def run_suite(namespace, setup=None, cleanup=None):
     """Runs the test_* functions of a suite's globals (names on the command
-    line pick those containing one); prints "N passed, N failed"."""
+    line pick those containing one); prints "N passed, N failed". setup runs
+    before the first test (its failure is printed; the tests that need what
+    it made fail), cleanup after the last, however they ended."""
     if os.geteuid() != 0:
         print("integration tests need root (they load BPF programs)")
         print("0 passed, 1 failed")
@@ -3354,48 +3361,35 @@ def run_suite(namespace):
     if len(sys.argv) > 1:
         tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
     passed = failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print("ok - %s" % name)
-            passed += 1
-        except Exception as e:
-            print("FAIL - %s: %s" % (name, e))
-            if not isinstance(e, AssertionError):
+    try:
+        if setup:
+            try:
+                setup()
+            except Exception:
                 traceback.print_exc()
-            failed += 1
-        sys.stdout.flush()
+        for name, fn in tests:
+            try:
+                fn()
+                print("ok - %s" % name)
+                passed += 1
+            except Skip as e:
+                print("FAIL - %s: not run: %s" % (name, e))
+                failed += 1
+            except Exception as e:
+                print("FAIL - %s: %s" % (name, e))
+                if not isinstance(e, AssertionError):
+                    traceback.print_exc()
+                failed += 1
+            sys.stdout.flush()
+    finally:
+        if cleanup:
+            cleanup()
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
 
 def main():
-    if os.geteuid() != 0:
-        print("integration tests need root (they load BPF programs)")
-        print("0 passed, 1 failed")
-        return 1
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
-    # Names on the command line run just the tests whose names contain one.
-    if len(sys.argv) > 1:
-        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
-    passed = failed = 0
-    try:
-        record_truth_workload()
-    except Exception:
-        traceback.print_exc()
-    for name, fn in tests:
-        try:
-            fn()
-            print("ok - %s" % name)
-            passed += 1
-        except Exception as e:
-            print("FAIL - %s: %s" % (name, e))
-            if not isinstance(e, AssertionError):
-                traceback.print_exc()
-            failed += 1
-        sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return run_suite(globals(), setup=record_truth_workload)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ import json
 import os
 import re
 import sys
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_offcpu as t  # noqa: E402
@@ -35,8 +34,8 @@ ROUNDS = 5
 LONG_NS = 40 * 1000 * 1000
 
 
-class Skip(Exception):
-    """Not run here (what it needs is not installed): said, never counted as passed."""
+# Not run here (what it needs is not installed): said, and counted failed.
+Skip = t.Skip
 
 
 def marker_lines(path):
@@ -302,9 +301,13 @@ def test_a_process_running_before_offcpu_gets_its_frames():
     finally:
         p.kill()
         p.wait()
-    chained = [w for w in long_waits(waits) if chain_at(w) is not None]
-    assert len(chained) >= len(long_waits(waits)) - 2 >= 20, \
-        (len(chained), len(long_waits(waits)))
+    # Waits open at the start or the stop (issue #16: sent by the iterator,
+    # with no Python walk) are left out; of the others the first may end
+    # before offcpu has looked at the process. With the open one at the
+    # stop counted, one run in five had three without frames.
+    long = [w for w in long_waits(waits) if "open" not in w]
+    chained = [w for w in long if chain_at(w) is not None]
+    assert len(chained) >= len(long) - 2 >= 20, (len(chained), len(long))
     for w in chained:
         check_chain(w)
 
@@ -334,29 +337,7 @@ def test_every_version_3_9_to_3_13_where_installed():
 
 
 def main():
-    if os.geteuid() != 0:
-        print("integration tests need root (they load BPF programs)")
-        print("0 passed, 1 failed")
-        return 1
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
-    if len(sys.argv) > 1:
-        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
-    passed = failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print("ok - %s" % name)
-            passed += 1
-        except Skip as e:
-            print("skip - %s: %s" % (name, e))
-        except Exception as e:
-            print("FAIL - %s: %s" % (name, e))
-            if not isinstance(e, AssertionError):
-                traceback.print_exc()
-            failed += 1
-        sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return t.run_suite(globals())
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@
 
 /* What PostgreSQL 15.20's own pgstat_get_wait_event() returns, value by value (gdb). */
 #define FIXTURE "tests/unit/fixtures/pg15_wait_events.tsv"
+/* Every version's tables as they were when each version had its own arrays. */
+#define TABLES_FIXTURE "tests/unit/fixtures/pg_events_tables.tsv"
 
 static void pg15_every_value_as_the_binary_names_it(void **state)
 {
@@ -201,6 +203,46 @@ static void pg14_16_17_as_their_headers_number_them(void **state)
 	assert_int_equal(pg_events__class_size(16, 0x0A), 75);
 	assert_int_equal(pg_events__class_size(17, 0x08), 57);
 	assert_int_equal(pg_events__class_size(17, 0x01), 92);
+}
+
+/*
+ * The tables are one list per class, each entry with the versions it is in:
+ * every version's names, sizes and backend types must read as they did when
+ * each version had arrays of its own.
+ */
+static void every_versions_tables_as_before(void **state)
+{
+	FILE *f = fopen(TABLES_FIXTURE, "re");
+	char line[256], got[128];
+	unsigned int rows = 0;
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *version = strtok(line, "\t\n"), *value = strtok(NULL, "\t\n"),
+		     *expected = strtok(NULL, "\t\n");
+		unsigned int v;
+
+		if (!version || *version == '#')
+			continue;
+		assert_non_null(value);
+		assert_non_null(expected);
+		v = (unsigned int)strtoul(version, NULL, 10);
+		if (!strncmp(value, "size:", 5))
+			snprintf(got, sizeof(got), "%zu",
+				 pg_events__class_size(v, (unsigned int)strtoul(value + 5, NULL, 16)));
+		else if (*value == 'b')
+			assert_true(pg_events__backend_type(
+			    v, (uint32_t)strtoul(value + 1, NULL, 10), got, sizeof(got)));
+		else
+			assert_true(pg_events__wait_event(v, (uint32_t)strtoul(value, NULL, 16),
+							  got, sizeof(got)));
+		if (strcmp(got, expected))
+			fail_msg("%s %s: %s, expected %s", version, value, got, expected);
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows > 1000);
 }
 
 /* BackendType (miscadmin.h): 17 put the backends first. */
@@ -445,6 +487,7 @@ int main(void)
 		cmocka_unit_test(pg15_every_value_as_the_binary_names_it),
 		cmocka_unit_test(names_and_unknowns),
 		cmocka_unit_test(pg14_16_17_as_their_headers_number_them),
+		cmocka_unit_test(every_versions_tables_as_before),
 		cmocka_unit_test(backend_types_per_version),
 		cmocka_unit_test(pack_lines_parse),
 		cmocka_unit_test(bad_pack_lines_name_their_line),

@@ -134,31 +134,66 @@ static char *render(int (*write)(FILE *, const struct profile *, const struct ou
 	return render_by(write, p, GROUP_BY_TID);
 }
 
+/* The profile recording__read makes of a json recording. */
+static struct profile *read_back(const char *text, const struct recording_filter *filter,
+				 bool keep_waits)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	struct profile *back;
+
+	assert_non_null(in);
+	assert_int_equal(profile__new(keep_waits, &back), 0);
+	assert_int_equal(recording__read(in, "fixture", filter, back), 0);
+	fclose(in);
+	return back;
+}
+
 static bool even_pids_alive(void *ctx, uint32_t pid)
 {
 	(void)ctx;
 	return pid % 2 == 0;
 }
 
+/* A wait of comm in wait_class, for the test to fill in. */
+static struct wait a_wait(struct profile *p, const char *comm, const char *wait_class)
+{
+	struct wait w = { 0 };
+
+	w.comm = strpool__intern(p->strings, comm);
+	w.wait_class = strpool__intern(p->strings, wait_class);
+	return w;
+}
+
+/*
+ * A profile whose odd pids have exited and whose entries merge from 8 on,
+ * and a wait of comm in wait_class with the one kernel frame sym.
+ */
+static struct profile *merging_profile(const char *comm, const char *wait_class, const char *sym,
+				       struct wait *w)
+{
+	struct profile *p;
+	struct frame f;
+
+	assert_int_equal(profile__new(false, &p), 0);
+	p->process_alive = even_pids_alive;
+	p->compact_at = 8;
+	f = kframe(p, 0xffffffff81000010ULL, sym);
+	*w = a_wait(p, comm, wait_class);
+	w->kernel_stack = profile__intern_stack(p, &f, 1);
+	return p;
+}
+
 /* Past the mark, exited processes' entries merge; their time stays. */
 static void exited_processes_merge(void **state)
 {
-	struct profile *p;
-	struct wait w = { 0 };
-	struct frame f[1];
+	struct wait w;
+	struct profile *p = merging_profile("short", "sleep", "do_nanosleep", &w);
 	struct profile_entry **entries;
 	size_t nr, i, exited = 0, total = 0;
 	char *text;
 	uint32_t pid;
 
 	(void)state;
-	assert_int_equal(profile__new(false, &p), 0);
-	p->process_alive = even_pids_alive;
-	p->compact_at = 8;
-	f[0] = kframe(p, 0xffffffff81000010ULL, "do_nanosleep");
-	w.comm = strpool__intern(p->strings, "short");
-	w.wait_class = strpool__intern(p->strings, "sleep");
-	w.kernel_stack = profile__intern_stack(p, f, 1);
 	for (pid = 1; pid <= 100; pid++) {
 		w.pid = w.tid = pid;
 		w.duration_ns = 1000;
@@ -194,21 +229,13 @@ static void exited_processes_merge(void **state)
  */
 static void exited_wakers_merge(void **state)
 {
-	struct profile *p;
-	struct wait w = { 0 };
-	struct frame f[1];
+	struct wait w;
+	struct profile *p = merging_profile("sh", "child", "do_wait", &w);
 	struct profile_entry **entries;
 	size_t nr, i, folded = 0;
 	uint32_t child;
 
 	(void)state;
-	assert_int_equal(profile__new(false, &p), 0);
-	p->process_alive = even_pids_alive;
-	p->compact_at = 8;
-	f[0] = kframe(p, 0xffffffff81000010ULL, "do_wait");
-	w.comm = strpool__intern(p->strings, "sh");
-	w.wait_class = strpool__intern(p->strings, "child");
-	w.kernel_stack = profile__intern_stack(p, f, 1);
 	w.pid = w.tid = 2; /* alive */
 	w.waker.context = OFFCPU_WAKER_TASK;
 	w.waker.comm = strpool__intern(p->strings, "child");
@@ -649,15 +676,14 @@ static void svg_flame_graph(void **state)
 static void svg_many_stacks_stay_readable(void **state)
 {
 	struct profile *p;
-	struct wait w = { 0 };
+	struct wait w;
 	struct frame frames[4];
 	char name[32], *text, *root;
 	unsigned int i;
 
 	(void)state;
 	assert_int_equal(profile__new(false, &p), 0);
-	w.comm = strpool__intern(p->strings, "many");
-	w.wait_class = strpool__intern(p->strings, "io");
+	w = a_wait(p, "many", "io");
 	w.state = OFFCPU_STATE_UNINTERRUPTIBLE;
 	w.pid = w.tid = 7;
 	for (i = 0; i < 10000; i++) {
@@ -692,17 +718,13 @@ static void recording_round_trip(void **state)
 					.tids = &none,
 					.max_duration_ns = UINT64_MAX };
 	char *text, *again;
-	FILE *in;
 
 	(void)state;
 	p->counters[OFFCPU_CNT_SWITCHES] = 42;
 	/* A recording that does not say how long it ran, as before it did. */
 	text = render(output_json__write, p);
 	assert_null(strstr(text, "\"recording_duration_ns\""));
-	in = fmemopen(text, strlen(text), "r");
-	assert_int_equal(profile__new(true, &back), 0);
-	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
-	fclose(in);
+	back = read_back(text, &all, true);
 	assert_int_equal(back->total_count, 3);
 	assert_int_equal(back->total_ns, 100000000);
 	assert_int_equal(back->counters[OFFCPU_CNT_SWITCHES], 42);
@@ -718,10 +740,7 @@ static void recording_round_trip(void **state)
 	text = render(output_json__write, p);
 	assert_non_null(strstr(text, ",\"recording_start_ns\":1700000000123456789,"
 				     "\"recording_duration_ns\":5000000000}\n"));
-	in = fmemopen(text, strlen(text), "r");
-	assert_int_equal(profile__new(true, &back), 0);
-	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
-	fclose(in);
+	back = read_back(text, &all, true);
 	assert_int_equal(back->start_time_ns, 1700000000123456789ULL);
 	assert_int_equal(back->duration_ns, 5000000000ULL);
 	again = render(output_json__write, back);
@@ -731,10 +750,7 @@ static void recording_round_trip(void **state)
 
 	/* --state and -m apply to a report as to tracing. */
 	all.min_duration_ns = 30000000;
-	in = fmemopen(text, strlen(text), "r");
-	assert_int_equal(profile__new(false, &back), 0);
-	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
-	fclose(in);
+	back = read_back(text, &all, false);
 	assert_int_equal(back->total_count, 2);
 	profile__free(back);
 	free(text);
@@ -765,7 +781,6 @@ static void weights_and_estimates(void **state)
 	struct wait w = p->waits[0];
 	char *text, *again;
 	size_t nr;
-	FILE *in;
 
 	(void)state;
 	/* Two short waits --short sample kept at -m 1ms: 100 us and 400 us, 1 ms each. */
@@ -811,10 +826,7 @@ static void weights_and_estimates(void **state)
 	assert_non_null(strstr(text, "\"duration_ns\":30000000,\"weight_ns\":30000000,"));
 	assert_non_null(strstr(text, "\"duration_ns\":100000,\"weight_ns\":1000000,"));
 	assert_non_null(strstr(text, "{\"type\":\"thread\",\"pid\":100,\"tid\":101,"));
-	in = fmemopen(text, strlen(text), "r");
-	assert_int_equal(profile__new(true, &back), 0);
-	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
-	fclose(in);
+	back = read_back(text, &all, true);
 	assert_int_equal(back->total_ns, 102000000);
 	assert_int_equal(back->estimated.ns, 2000000);
 	assert_int_equal(back->nr_threads, 1);
@@ -1025,14 +1037,10 @@ static void pprof_of_recording_is_the_live_one(void **state)
 	size_t live_len, back_len;
 	uint8_t *live_pb, *back_pb;
 	char *text;
-	FILE *in;
 
 	(void)state;
 	text = render(output_json__write, recorded);
-	in = fmemopen(text, strlen(text), "r");
-	assert_int_equal(profile__new(false, &back), 0);
-	assert_int_equal(recording__read(in, "fixture", &all, back), 0);
-	fclose(in);
+	back = read_back(text, &all, false);
 	live_pb = pprof_of(live, &live_len);
 	back_pb = pprof_of(back, &back_len);
 	assert_int_equal(back_len, live_len);
@@ -1346,7 +1354,7 @@ static void deep_stack_in_every_format(void **state)
 	};
 	struct frame *frames = calloc(DEEP_FRAMES, sizeof(*frames));
 	struct profile *p;
-	struct wait w = { 0 };
+	struct wait w;
 	char name[32], *text;
 	size_t i, len;
 
@@ -1357,10 +1365,9 @@ static void deep_stack_in_every_format(void **state)
 		snprintf(name, sizeof(name), "f%zu", i);
 		frames[i] = uframe(p, 0x1000 + i, name);
 	}
+	w = a_wait(p, "deep", "sleep");
 	w.pid = w.tid = 5;
-	w.comm = strpool__intern(p->strings, "deep");
 	w.state = OFFCPU_STATE_INTERRUPTIBLE;
-	w.wait_class = strpool__intern(p->strings, "sleep");
 	w.user_stack = profile__intern_stack(p, frames, DEEP_FRAMES);
 	w.duration_ns = 1000000;
 	assert_int_equal(profile__add(p, &w), 0);

@@ -134,22 +134,31 @@ static void deep_chain_needs_no_recursion(void **state)
 	profile__free(p);
 }
 
+/* What write makes of p with opts (free it). */
+static char *written(int (*write)(FILE *, const struct profile *, const struct output_opts *),
+		     const struct profile *p, const struct output_opts *opts)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	assert_non_null(out);
+	assert_int_equal(write(out, p, opts), 0);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
 static void dot_marks_knots(void **state)
 {
 	struct output_opts opts = { .group_by = GROUP_BY_TID, .show_idle = true };
 	struct profile *p;
 	char *text;
-	size_t size;
-	FILE *out;
 
 	(void)state;
 	assert_int_equal(profile__new(false, &p), 0);
 	add(p, 2, 1, 1000000, 0);
 	add(p, 3, 2, 2000000, 0);
-	out = open_memstream(&text, &size);
-	assert_non_null(out);
-	assert_int_equal(output_dot__write(out, p, &opts), 0);
-	assert_int_equal(fclose(out), 0);
+	text = written(output_dot__write, p, &opts);
 	assert_non_null(strstr(text, "digraph offcpu {\n"));
 	assert_non_null(strstr(text, "heaviest knot: t3 3 (woke 2.000 ms)"));
 	assert_non_null(strstr(text, "[label=\"t3 3\", color=red, peripheries=2, knot=true];"));
@@ -165,17 +174,12 @@ static void text_says_who_woke_and_the_run_queue(void **state)
 	struct output_opts opts = { .group_by = GROUP_BY_WAKER, .show_idle = true };
 	struct profile *p;
 	char *text;
-	size_t size;
-	FILE *out;
 
 	(void)state;
 	assert_int_equal(profile__new(false, &p), 0);
 	add(p, 2, 1, 3000000, 1000000);
 	add(p, 0, 1, 1000000, 0);
-	out = open_memstream(&text, &size);
-	assert_non_null(out);
-	assert_int_equal(output_text__write(out, p, &opts), 0);
-	assert_int_equal(fclose(out), 0);
+	text = written(output_text__write, p, &opts);
 	assert_non_null(strstr(text, "blocked 4.000 ms, run queue 1.000 ms (20.0%"));
 	assert_non_null(strstr(text, "  interruptible                            5.000 ms  100.0%"
 				     "         2       4.000 ms       1.000 ms\n"));

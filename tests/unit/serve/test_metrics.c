@@ -39,15 +39,38 @@ static struct wait a_wait(struct strpool *pool, const char *comm, const char *cg
 	return w;
 }
 
+/* Each metrics test's own string pool and metrics, freed after it however it ended. */
+struct fixture {
+	struct strpool *pool;
+	struct metrics *m;
+};
+
+static int fixture_new(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	*state = f;
+	return f && (f->pool = strpool__new()) && !metrics__new(&f->m) ? 0 : -1;
+}
+
+static int fixture_free(void **state)
+{
+	struct fixture *f = *state;
+
+	metrics__free(f->m);
+	strpool__free(f->pool);
+	free(f);
+	return 0;
+}
+
 static void sums_by_labels_with_help_and_type(void **state)
 {
-	struct strpool *pool = strpool__new();
-	struct metrics *m;
+	struct fixture *f = *state;
+	struct metrics *m = f->m;
+	struct strpool *pool = f->pool;
 	struct wait w;
 	char *text;
 
-	(void)state;
-	assert_int_equal(metrics__new(&m), 0);
 	w = a_wait(pool, "sleeper", "/system.slice/a.service", OFFCPU_STATE_INTERRUPTIBLE,
 		   1500000000ULL);
 	assert_int_equal(metrics__add(m, &w), 0);
@@ -71,28 +94,23 @@ static void sums_by_labels_with_help_and_type(void **state)
 	assert_non_null(strstr(text, "process_cpu_seconds_total 1.500000000\n"));
 	assert_non_null(strstr(text, "process_resident_memory_bytes 4096\n"));
 	free(text);
-	metrics__free(m);
-	strpool__free(pool);
 }
 
 /* Names are anyone's bytes: quoted, escaped and printable in the exposition. */
 static void label_values_escaped(void **state)
 {
-	struct strpool *pool = strpool__new();
-	struct metrics *m;
+	struct fixture *f = *state;
+	struct metrics *m = f->m;
+	struct strpool *pool = f->pool;
 	struct wait w;
 	char *text;
 
-	(void)state;
-	assert_int_equal(metrics__new(&m), 0);
 	w = a_wait(pool, "a\"b\\c\nd\x1b\xff", NULL, OFFCPU_STATE_INTERRUPTIBLE, 1);
 	assert_int_equal(metrics__add(m, &w), 0);
 	text = render(m);
 	assert_non_null(
 	    strstr(text, "comm=\"a\\\"b\\\\c\\\\x0ad\\\\x1b\xef\xbf\xbd\",cgroup=\"\"}"));
 	free(text);
-	metrics__free(m);
-	strpool__free(pool);
 }
 
 static uint64_t count_comm_values(const char *text)
@@ -113,14 +131,13 @@ static uint64_t count_comm_values(const char *text)
  */
 static void comm_values_bounded(void **state)
 {
-	struct strpool *pool = strpool__new();
-	struct metrics *m;
+	struct fixture *f = *state;
+	struct metrics *m = f->m;
+	struct strpool *pool = f->pool;
 	struct wait w;
 	char name[32], *text;
 	int i;
 
-	(void)state;
-	assert_int_equal(metrics__new(&m), 0);
 	for (i = 0; i < 1000; i++) {
 		snprintf(name, sizeof(name), "c%d", i);
 		/* c999 is the largest of those not shown. */
@@ -149,8 +166,6 @@ static void comm_values_bounded(void **state)
 	text = render(m);
 	assert_int_equal(count_comm_values(text), METRICS_LABEL_VALUES + 1);
 	free(text);
-	metrics__free(m);
-	strpool__free(pool);
 }
 
 static void listen_addresses(void **state)
@@ -200,9 +215,10 @@ static void listen_addresses_rejected(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sums_by_labels_with_help_and_type),
-		cmocka_unit_test(label_values_escaped),
-		cmocka_unit_test(comm_values_bounded),
+		cmocka_unit_test_setup_teardown(sums_by_labels_with_help_and_type, fixture_new,
+						fixture_free),
+		cmocka_unit_test_setup_teardown(label_values_escaped, fixture_new, fixture_free),
+		cmocka_unit_test_setup_teardown(comm_values_bounded, fixture_new, fixture_free),
 		cmocka_unit_test(listen_addresses),
 		cmocka_unit_test(listen_addresses_rejected),
 	};

@@ -31,13 +31,19 @@ struct fixture {
 	struct collector *collector;
 };
 
-static void start_keeping(struct fixture *f, bool keep_waits)
+/* ksyms: the kernel's symbols the symbolizer takes (NULL: none). */
+static void start_with(struct fixture *f, bool keep_waits, struct ksyms *ksyms)
 {
 	memset(f, 0, sizeof(*f));
 	assert_int_equal(profile__new(keep_waits, &f->profile), 0);
 	assert_int_equal(
-	    symbolizer__new(f->profile->strings, f->profile->inlines, NULL, &f->symbolizer), 0);
+	    symbolizer__new(f->profile->strings, f->profile->inlines, ksyms, &f->symbolizer), 0);
 	assert_int_equal(collector__new(f->profile, f->symbolizer, &f->rules, 0, &f->collector), 0);
+}
+
+static void start_keeping(struct fixture *f, bool keep_waits)
+{
+	start_with(f, keep_waits, NULL);
 }
 
 static void start(struct fixture *f)
@@ -400,12 +406,7 @@ static void kernel_stack_kept(const char *const *names, size_t nr, const char *c
 
 	for (i = 0; i < nr; i++)
 		r.ips[i] = kernel_return_address(names[i]);
-	memset(&f, 0, sizeof(f));
-	assert_int_equal(profile__new(true, &f.profile), 0);
-	assert_int_equal(
-	    symbolizer__new(f.profile->strings, f.profile->inlines, fixture_ksyms(), &f.symbolizer),
-	    0);
-	assert_int_equal(collector__new(f.profile, f.symbolizer, &f.rules, 0, &f.collector), 0);
+	start_with(&f, true, fixture_ksyms());
 	assert_int_equal(record(&f, &r, OFFCPU_WAIT_HEADER_SIZE + nr * sizeof(r.ips[0])).result, 0);
 	assert_int_equal(f.profile->nr_waits, 1);
 	stack = f.profile->waits[0].kernel_stack;
@@ -454,12 +455,7 @@ static void waker_and_its_stacks_attached_to_their_wait(void **state)
 	size_t i;
 
 	(void)state;
-	memset(&f, 0, sizeof(f));
-	assert_int_equal(profile__new(true, &f.profile), 0);
-	assert_int_equal(
-	    symbolizer__new(f.profile->strings, f.profile->inlines, fixture_ksyms(), &f.symbolizer),
-	    0);
-	assert_int_equal(collector__new(f.profile, f.symbolizer, &f.rules, 0, &f.collector), 0);
+	start_with(&f, true, fixture_ksyms());
 	memset(&k, 0, sizeof(k));
 	k.type = OFFCPU_RECORD_WAKER;
 	k.pid = 77;
