@@ -260,9 +260,20 @@ def test_hidden_switch_ins_recovered():
 def test_clock_conversion_error():
     # The kernel's times converted to offcpu's clock, measured against the
     # traced switches themselves (OFFCPU_TEST_MEASURE_CLOCK).
+    # Switches of its own, 1 ms sleeps for the whole recording: an idle
+    # machine (CI's) switches too little for the counts below (75 and 749
+    # in 2 s, seen). Each sleep ends from idle, where last_arrival is
+    # early more often (see README): 4 of 2,670 switch-ins off by more
+    # than 1 ms once, against 7 of 251,356 on a busy machine. A broken
+    # conversion is off by more for most (se.exec_start: 85%).
     env = dict(os.environ, OFFCPU_TEST_MEASURE_CLOCK="1")
     out = os.path.join(t.TMP, "clock.json")
-    r = t.run([t.OFFCPU, "-d", "2s", "-m", "0", "-f", "json", "-o", out], env=env)
+    load = subprocess.Popen([t.WORKLOAD, "sleep", "wl_clock", "20000", "1"])
+    try:
+        r = t.run([t.OFFCPU, "-d", "2s", "-m", "0", "-f", "json", "-o", out], env=env)
+    finally:
+        load.kill()
+        load.wait()
     assert r.returncode == 0, r.stderr
     found = {}
     for m in re.finditer(r"clock error, (.+?): n (\d+) mean \|e\| (\d+) ns max \|e\| (\d+) ns "
@@ -271,7 +282,7 @@ def test_clock_conversion_error():
         found[m.group(1)] = [int(x) for x in m.groups()[1:]]
         print("    %s: %s" % (m.group(1), m.groups()[1:]))
     n, mean, _, _, _, over1, _ = found["switch-in from last_arrival"]
-    assert n > 1000 and mean < 50000 and over1 * 1000 <= n, found
+    assert n > 1000 and mean < 50000 and over1 * 200 <= n, found
     n, mean, _, _, _, over1, over10 = found["switch-out from last_arrival + run"]
     assert n > 1000 and mean < 1000000 and over10 * 100 <= n, found
 

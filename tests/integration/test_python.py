@@ -202,6 +202,10 @@ def test_code_objects_freed_and_reused_are_named_for_what_they_are():
     assert len(set(addresses)) < len(addresses), "no code object address was reused"
     line_of = {name: int(line) for name, _, line in truth}
     seen, unnamed = {}, 0
+    # A wait whose switch-in this VM hid is recovered without stacks
+    # (#17.2): whose function it ran cannot be told.
+    hidden = len([w for w in long_waits(waits) if t.recovered(w)])
+    assert hidden <= 2, hidden
     for w in long_waits(waits):
         py = python_frames(w)
         names = [f.get("sym") for f in py]
@@ -216,9 +220,9 @@ def test_code_objects_freed_and_reused_are_named_for_what_they_are():
         seen[gen["sym"]] = seen.get(gen["sym"], 0) + 1
     # Each wait is a different function: named once each, none twice.
     assert seen and max(seen.values()) == 1, seen
-    assert len(seen) + unnamed == rounds, (seen, unnamed)
+    assert rounds - hidden <= len(seen) + unnamed <= rounds, (seen, unnamed, hidden)
     kept = ["gen_%d" % n for n in range(1, rounds, 2)]
-    assert len([g for g in kept if g in seen]) >= len(kept) - 1, \
+    assert len([g for g in kept if g in seen]) >= len(kept) - 1 - hidden, \
         "of the functions kept alive, only %s named" % sorted(set(kept) & set(seen))
     assert stats["python_frames_unnamed"] >= unnamed, (stats["python_frames_unnamed"], unnamed)
     print("    %d of %d freed functions named, %d unnamed (freed before read)" %
