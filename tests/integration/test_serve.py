@@ -158,10 +158,13 @@ def value(samples, name, **labels):
 
 
 def check_waits(samples, comm, n):
-    """n waits of comm's sleeps, less those this VM's kernel lost a switch-in
-    of (switch_in_unseen; -c keeps it to comm's threads)."""
+    """n waits of comm's sleeps, less those this VM's kernel hid a switch-in
+    of (-c keeps the counters to comm's threads): lost (switch_in_unseen),
+    or recovered without the stack that says "sleep" (switch_in_recovered,
+    #17.2; seen in CI: 59 of 60)."""
     got = value(samples, "offcpu_waits_total", comm=comm, wait="sleep")
-    lost = value(samples, "offcpu_switch_in_unseen_total")
+    lost = (value(samples, "offcpu_switch_in_unseen_total") +
+            value(samples, "offcpu_switch_in_recovered_total"))
     assert n - lost <= got <= n, "%d waits of %s, %d expected, %d lost" % (got, comm, n, lost)
 
 
