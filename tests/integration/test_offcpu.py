@@ -800,6 +800,23 @@ def move_to_cgroup(path, pid):
         f.write(str(pid))
 
 
+def remove_cgroup(path):
+    """Kills what a churn left in the cgroup (a shell's last child may still
+    be running or exiting) and removes it once it is empty."""
+    for _ in range(50):
+        for line in open(os.path.join(path, "cgroup.procs")):
+            try:
+                os.kill(int(line), signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.rmdir(path)
+            return
+        except OSError:
+            time.sleep(0.1)
+    os.rmdir(path)
+
+
 def make_cgroups(*names):
     """Nested cgroup v2 directories under the root, made in order; returned
     with the root's path first."""
@@ -1880,13 +1897,7 @@ def test_soak_short_lived_processes_no_leak():
                                  preexec_fn=lambda: move_to_cgroup(path, os.getpid()))
         soak(tracer, churn, out)
     finally:
-        # The shell's last child may still be exiting.
-        for _ in range(50):
-            try:
-                os.rmdir(path)
-                break
-            except OSError:
-                time.sleep(0.1)
+        remove_cgroup(path)
 
 
 def soak(tracer, churn, out):

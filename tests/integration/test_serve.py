@@ -741,14 +741,7 @@ def test_serve_churn_rss_flat():
             churn.wait()
         if serve:
             assert serve.stop() == 0, serve.stderr()
-        time.sleep(0.5)
-        for line in open(os.path.join(path, "cgroup.procs")):
-            try:
-                os.kill(int(line), 9)
-            except OSError:
-                pass
-        time.sleep(0.5)
-        os.rmdir(path)
+        t.remove_cgroup(path)
 
 
 def memstats(log):
@@ -843,14 +836,7 @@ def test_serve_distinct_binaries_rss_flat():
             churn.wait()
         if serve:
             assert serve.stop() == 0, serve.stderr()
-        time.sleep(0.5)
-        for line in open(os.path.join(path, "cgroup.procs")):
-            try:
-                os.kill(int(line), 9)
-            except OSError:
-                pass
-        time.sleep(0.5)
-        os.rmdir(path)
+        t.remove_cgroup(path)
         shutil.rmtree(copies, ignore_errors=True)
 
 
