@@ -1116,6 +1116,41 @@ static __always_inline bool short_kept(__u64 duration_ns)
 }
 
 /*
+ * The filter chain of a wait whose duration is known, a switch-in's or a
+ * recovered one (#17.2): -m, --short sample's coin, -M, --sample-rate, in
+ * that order; true if the wait goes on. Each drop adds its duration beside
+ * its count (issue #14), and to the thread's dropped_ns (issue #14's
+ * coverage).
+ */
+static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_start *slot,
+				      __u64 duration_ns, enum counting how)
+{
+	if (duration_ns < min_duration_ns) {
+		count(c, OFFCPU_CNT_BELOW_MIN, how);
+		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, how);
+		if (!short_sample || !short_kept(duration_ns)) {
+			slot->dropped_ns += duration_ns;
+			return false;
+		}
+		count(c, OFFCPU_CNT_SHORT_SAMPLED, how);
+		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, how);
+	}
+	if (duration_ns > max_duration_ns) {
+		count(c, OFFCPU_CNT_ABOVE_MAX, how);
+		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, how);
+		slot->dropped_ns += duration_ns;
+		return false;
+	}
+	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
+		count(c, OFFCPU_CNT_SAMPLED_OUT, how);
+		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, how);
+		slot->dropped_ns += duration_ns;
+		return false;
+	}
+	return true;
+}
+
+/*
  * A recovered wait (#17.2) goes with its state and duration but no stacks:
  * the thread has run since, so its kernel stack at block time is gone, and
  * so is the user one it had then.
@@ -1128,33 +1163,11 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 
 	/*
 	 * Issue #14: the same bounds, coin and counters as a switch-in's
-	 * wait (switch_in()), durations beside counts: a short recovered
-	 * wait was counted below -m without its nanoseconds, and dropped
-	 * whatever --short sample's coin said.
+	 * wait: a short recovered wait was counted below -m without its
+	 * nanoseconds, and dropped whatever --short sample's coin said.
 	 */
-	if (duration_ns < min_duration_ns) {
-		count(c, OFFCPU_CNT_BELOW_MIN, how);
-		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, how);
-		if (!short_sample || !short_kept(duration_ns)) {
-			/* Issue #14's coverage: a dropped wait, as switch_in() counts one. */
-			slot->dropped_ns += duration_ns;
-			return;
-		}
-		count(c, OFFCPU_CNT_SHORT_SAMPLED, how);
-		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, how);
-	}
-	if (duration_ns > max_duration_ns) {
-		count(c, OFFCPU_CNT_ABOVE_MAX, how);
-		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, how);
-		slot->dropped_ns += duration_ns;
+	if (!wait_kept(c, slot, duration_ns, how))
 		return;
-	}
-	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
-		count(c, OFFCPU_CNT_SAMPLED_OUT, how);
-		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, how);
-		slot->dropped_ns += duration_ns;
-		return;
-	}
 	r = bpf_ringbuf_reserve(&events, OFFCPU_WAIT_HEADER_SIZE, 0);
 	if (!r) {
 		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
@@ -1748,29 +1761,8 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 	if (measure_clock)
 		measure_switch_in(next, slot, &start, now);
 
-	/* Each drop whose duration is known adds it beside its count: issue #14. */
-	if (duration_ns < min_duration_ns) {
-		count(c, OFFCPU_CNT_BELOW_MIN, IN_SWITCH);
-		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, IN_SWITCH);
-		if (!short_sample || !short_kept(duration_ns)) {
-			slot->dropped_ns += duration_ns;
-			return;
-		}
-		count(c, OFFCPU_CNT_SHORT_SAMPLED, IN_SWITCH);
-		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, IN_SWITCH);
-	}
-	if (duration_ns > max_duration_ns) {
-		count(c, OFFCPU_CNT_ABOVE_MAX, IN_SWITCH);
-		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, IN_SWITCH);
-		slot->dropped_ns += duration_ns;
+	if (!wait_kept(c, slot, duration_ns, IN_SWITCH))
 		return;
-	}
-	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
-		count(c, OFFCPU_CNT_SAMPLED_OUT, IN_SWITCH);
-		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, IN_SWITCH);
-		slot->dropped_ns += duration_ns;
-		return;
-	}
 	emit_wait(c, next, tid, &start, now);
 }
 
