@@ -2018,11 +2018,14 @@ int offcpu_open_gauge(struct bpf_iter__task *ctx)
 	if (!task)
 		return 0;
 	slot = bpf_task_storage_get(&inflight, task, 0, 0);
-	if (!slot || !slot->start_ts_ns || BPF_CORE_READ(task, on_cpu))
+	if (!slot)
+		return 0;
+	/* Read once, as offcpu_open_waits reads it: a switch-in may clear it meanwhile. */
+	out.start_ts_ns = *(volatile __u64 *)&slot->start_ts_ns;
+	if (!out.start_ts_ns || BPF_CORE_READ(task, on_cpu))
 		return 0;
 	out.pid = task->tgid;
 	out.tid = task->pid;
-	out.start_ts_ns = slot->start_ts_ns;
 	out.state = state_of(slot->prev_state, slot->preempt);
 	out.kernel_thread = !!(task->flags & PF_KTHREAD);
 	bpf_seq_write(ctx->meta->seq, &out, sizeof(out));
@@ -2133,6 +2136,44 @@ __u64 open_stop_ts_ns;
 __u64 recording_start_ns;
 
 /*
+ * The open-wait race: an iterator reads a thread it found off CPU, and the
+ * thread may wake and run on another CPU while it does (seen once: an open
+ * nanosleep's kernel stack without do_nanosleep, its leaf scanned in stack
+ * memory the thread was reusing). Whether it ran between two looks is told
+ * exactly by its context-switch counts and on_cpu. __schedule() adds one to
+ * prev's nvcsw or nivcsw at every switch away from it (++*switch_count,
+ * before context_switch()); on_cpu is set for next in prepare_task_switch()
+ * (prepare_task(), before next runs an instruction) and cleared in
+ * finish_task() (smp_store_release(), once the switch away from it is
+ * done, after the count). So a thread that ran at any moment since the
+ * count was read is on CPU at the second look, or its count moved: on_cpu
+ * is read first (x86 keeps loads in order, the barriers keep the compiler
+ * to it), so a 0 there means the count after it is that run's. Not
+ * sched_info.last_arrival: a clock value, stamped at switch-ins only, so it
+ * says nothing of a run still going on, needs CONFIG_SCHED_INFO, and a
+ * value unchanged proves no run only if the run queue's clock always moved
+ * (its update can be skipped, RQCF_ACT_SKIP). Neither needs a lock.
+ */
+static __always_inline __u64 task_switches(struct task_struct *t)
+{
+	__u64 n = t->nvcsw + t->nivcsw;
+
+	asm volatile("" ::: "memory");
+	return n;
+}
+
+/* Whether t ran since task_switches() gave switches (and t was off CPU then). */
+static __always_inline bool ran_since(struct task_struct *t, __u64 switches)
+{
+	int on_cpu;
+
+	asm volatile("" ::: "memory");
+	on_cpu = *(volatile int *)&t->on_cpu;
+	asm volatile("" ::: "memory");
+	return on_cpu || t->nvcsw + t->nivcsw != switches;
+}
+
+/*
  * A blocked thread's state, as its switch-out would have said it: off CPU
  * and runnable (TASK_RUNNING) is preempted, waiting for a CPU.
  */
@@ -2158,11 +2199,15 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	struct offcpu_counters *c = counters_get();
 	struct task_struct *t = ctx->task;
 	struct wait_start *slot;
-	__u64 start, now;
+	__u64 start, now, switches;
 	__u32 state, tgid;
 	bool preempt;
 
-	if (!t || !t->pid || !task_selected(t, false) || !off_cpu_state(t, &state, &preempt))
+	if (!t || !t->pid || !task_selected(t, false))
+		return 0;
+	/* Before its state and times are read: see ran_since(). */
+	switches = task_switches(t);
+	if (!off_cpu_state(t, &state, &preempt))
 		return 0;
 	tgid = t->tgid;
 	slot = bpf_task_storage_get(&inflight, t, 0, 0);
@@ -2171,6 +2216,13 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	start = departure_ns(t, clock_pair_of(task_cpu_of(t)));
 	now = bpf_ktime_get_ns();
 	if (!start || (__s64)(now - start) < 0)
+		return 0;
+	/*
+	 * Ran while its times were read (they may be of two runs): it did
+	 * so with sched_switch attached, which has its switch-out, or it is
+	 * running.
+	 */
+	if (ran_since(t, switches))
 		return 0;
 	if (!slot) {
 		slot = new_slot(c, t, PREEMPTIBLE);
@@ -2333,17 +2385,25 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 	const struct clock_pair *pair;
 	struct wait_start *slot;
 	struct copy_buf *b;
-	__u64 start, end, arrival;
+	__u64 start = 0, end, arrival, switches;
 	__u32 state, flags, zero = 0, total;
 	bool preempt, stacks = true;
 
 	if (!t || !t->pid || !task_selected(t, false))
 		return 0;
+	/* Before anything of t is read: see ran_since(). */
+	switches = task_switches(t);
 	end = open_mode == OFFCPU_OPEN_AT_STOP ? open_stop_ts_ns : bpf_ktime_get_ns();
 	pair = clock_pair_of(task_cpu_of(t));
 	slot = bpf_task_storage_get(&inflight, t, 0, 0);
-	if (slot && slot->start_ts_ns) {
-		start = slot->start_ts_ns;
+	/*
+	 * Read once: a switch-in (or, at the stop, the exit program's
+	 * unseen_switch_in()) may clear it meanwhile, and a start read 0
+	 * the second time made a wait as long as the uptime.
+	 */
+	if (slot)
+		start = *(volatile __u64 *)&slot->start_ts_ns;
+	if (start) {
 		state = slot->prev_state;
 		preempt = slot->preempt;
 		flags = slot->flags | OFFCPU_WAIT_OPEN_AFTER;
@@ -2400,8 +2460,22 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 	}
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
 	total = OFFCPU_WAIT_HEADER_SIZE;
-	if (stacks && r->duration_ns >= min_duration_ns && r->duration_ns <= max_duration_ns)
+	if (stacks && r->duration_ns >= min_duration_ns && r->duration_ns <= max_duration_ns) {
 		total = open_wait_stacks(t, b);
+		/*
+		 * It ran while its stacks were read: they may be of its run,
+		 * or of memory it was rewriting. The wait goes without them,
+		 * flagged for tracer.c to count (open_wait_stacks_raced): it
+		 * was open when it was dated, so its duration and state stand.
+		 */
+		if (ran_since(t, switches)) {
+			r->kernel_frames = 0;
+			r->user_frames = 0;
+			r->user_stack = OFFCPU_USTACK_NONE;
+			r->flags |= OFFCPU_WAIT_STACKS_RACED;
+			total = OFFCPU_WAIT_HEADER_SIZE;
+		}
+	}
 	if (total > sizeof(b->bytes))
 		return 0;
 	h.size = total;
