@@ -436,25 +436,36 @@ static __always_inline bool task_selected(struct task_struct *t, bool in_switch)
  */
 __u64 young_bits[OFFCPU_ID_BITMAP_WORDS];
 
+/*
+ * Outputs size bytes at data, a wait record of pid's lasting duration_ns
+ * (with a stack copy, or not), waking the reader as WAKEUP_BYTES and
+ * young_bits say; counted emitted, or lost with its duration.
+ */
+static __always_inline void output_wait(struct offcpu_counters *c, void *data, __u64 size,
+					__u32 pid, __u64 duration_ns, enum counting how)
+{
+	__u64 bit = OFFCPU_ID_BIT(pid), flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
+	    ((young_bits[OFFCPU_ID_WORD(pid)] & bit) &&
+	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(pid)], ~bit) & bit)))
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, data, size, flags)) {
+		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
+		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, duration_ns, how);
+	} else
+		count(c, OFFCPU_CNT_EMITTED, how);
+}
+
 static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait_record *r,
 				   enum counting how)
 {
 	__u64 frames = (__u64)r->kernel_frames + r->user_frames;
-	__u64 bit = OFFCPU_ID_BIT(r->pid), flags = BPF_RB_NO_WAKEUP;
-
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
-	    ((young_bits[OFFCPU_ID_WORD(r->pid)] & bit) &&
-	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(r->pid)], ~bit) & bit)))
-		flags = BPF_RB_FORCE_WAKEUP;
 
 	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
 		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
-	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64),
-			       flags)) {
-		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
-		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, r->duration_ns, how);
-	} else
-		count(c, OFFCPU_CNT_EMITTED, how);
+	output_wait(c, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64), r->pid, r->duration_ns,
+		    how);
 }
 
 /*
@@ -559,7 +570,6 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 len = 0, chunk, sp, total;
-	__u64 flags = BPF_RB_NO_WAKEUP, bit = OFFCPU_ID_BIT(p->record.pid);
 	struct offcpu_user_copy *u;
 	struct copy_buf *b;
 	__u32 user_off;
@@ -607,15 +617,7 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 		submit(c, &p->record, PREEMPTIBLE);
 		return;
 	}
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
-	    ((young_bits[OFFCPU_ID_WORD(p->record.pid)] & bit) &&
-	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(p->record.pid)], ~bit) & bit)))
-		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&events, b, total, flags)) {
-		count(c, OFFCPU_CNT_RINGBUF_FULL, PREEMPTIBLE);
-		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, p->record.duration_ns, PREEMPTIBLE);
-	} else
-		count(c, OFFCPU_CNT_EMITTED, PREEMPTIBLE);
+	output_wait(c, b, total, p->record.pid, p->record.duration_ns, PREEMPTIBLE);
 }
 
 #include "bpf/python.bpf.h"
@@ -1151,6 +1153,38 @@ static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_sta
 }
 
 /*
+ * The header of a wait known by its times alone, a recovered (#17.2) or an
+ * open one (#16), without stacks yet. No waker, run-queue time, reads or
+ * cgroup known: every field 0 first.
+ */
+static __always_inline void fill_times_only(struct offcpu_wait_record *r, struct task_struct *t,
+					    __u32 cpu, __u64 end_ns, __u64 duration_ns, __u32 state,
+					    __u32 flags)
+{
+	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
+	r->type = OFFCPU_RECORD_WAIT;
+	r->pid = t->tgid;
+	r->tid = t->pid;
+	r->cpu = cpu;
+	r->end_ts_ns = end_ns;
+	r->duration_ns = duration_ns;
+	r->state = state;
+	r->user_stack = OFFCPU_USTACK_NONE;
+	r->kernel_frames = 0;
+	r->user_frames = 0;
+	r->stack_depth = stack_depth;
+	r->flags = flags;
+	/* Issue 15's run-queue time: a runnable thread's whole wait; a blocked one has none yet. */
+	if (state == OFFCPU_STATE_PREEMPTED || state == OFFCPU_STATE_RUNNING) {
+		r->runq_ns = duration_ns;
+		r->runq_known = 1;
+	}
+	r->reserved[0] = 0;
+	r->reserved[1] = 0;
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+}
+
+/*
  * A recovered wait (#17.2) goes with its state and duration but no stacks:
  * the thread has run since, so its kernel stack at block time is gone, and
  * so is the user one it had then.
@@ -1174,28 +1208,8 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, duration_ns, how);
 		return;
 	}
-	/* No waker, run queue time or reads known: every field of the header 0 first. */
-	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
-	r->type = OFFCPU_RECORD_WAIT;
-	r->pid = t->tgid;
-	r->tid = t->pid;
-	r->cpu = bpf_get_smp_processor_id();
-	r->end_ts_ns = end_ns;
-	r->duration_ns = duration_ns;
-	r->state = state_of(slot->prev_state, slot->preempt);
-	r->user_stack = OFFCPU_USTACK_NONE;
-	r->kernel_frames = 0;
-	r->user_frames = 0;
-	r->stack_depth = stack_depth;
-	r->flags = slot->flags | OFFCPU_WAIT_RECOVERED;
-	/* Issue 15's run-queue time: a runnable thread's whole wait. */
-	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
-		r->runq_ns = duration_ns;
-		r->runq_known = 1;
-	}
-	r->reserved[0] = 0;
-	r->reserved[1] = 0;
-	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+	fill_times_only(r, t, bpf_get_smp_processor_id(), end_ns, duration_ns,
+			state_of(slot->prev_state, slot->preempt), slot->flags | OFFCPU_WAIT_RECOVERED);
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	count(c, OFFCPU_CNT_EMITTED, how);
 }
@@ -1205,20 +1219,32 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
  * without a sched_switch event reaching us (see unseen_switch_in()). The
  * kernel stamped that switch-in: the hidden wait ended at t's last arrival.
  */
+/*
+ * The wait in t's slot, its switch-in hidden, ended at end_ns (t's last
+ * arrival) if that is after its start and not after now: recovered, and
+ * end_ns returned; else counted lost, and 0.
+ */
+static __always_inline __u64 recover(struct offcpu_counters *c, struct task_struct *t,
+				     struct wait_start *slot, __u64 end_ns, __u64 now,
+				     enum counting how)
+{
+	if (!arrival_ends(slot, end_ns, now)) {
+		count(c, OFFCPU_CNT_SWITCH_UNSEEN, how);
+		return 0;
+	}
+	count(c, OFFCPU_CNT_SWITCH_RECOVERED, how);
+	send_recovered(c, t, slot, end_ns, how);
+	return end_ns;
+}
+
 static __always_inline __u64 recover_wait(struct offcpu_counters *c, struct task_struct *t,
 					  struct wait_start *slot, __u64 *now)
 {
 	struct clock_pair *pair = refresh_clock_pair(t, now);
 	__u64 end_ns = arrival_ns(t, pair);
 
-	if (!arrival_ends(slot, end_ns, *now)) {
-		count(c, OFFCPU_CNT_SWITCH_UNSEEN, IN_SWITCH);
-		return 0;
-	}
-	count(c, OFFCPU_CNT_SWITCH_RECOVERED, IN_SWITCH);
-	send_recovered(c, t, slot, end_ns, IN_SWITCH);
 	/* The hidden switch-in's time: the end of the wait, the start of its run. */
-	return end_ns;
+	return recover(c, t, slot, end_ns, *now, IN_SWITCH);
 }
 
 /*
@@ -1863,12 +1889,8 @@ static __always_inline void unseen_switch_in(struct task_struct *p)
 	if (!slot || !slot->start_ts_ns)
 		return;
 	end_ns = arrival_ns(p, clock_pair_of(bpf_get_smp_processor_id()));
-	if (!arrival_ends(slot, end_ns, bpf_ktime_get_ns())) {
-		count(c, OFFCPU_CNT_SWITCH_UNSEEN, PREEMPTIBLE);
+	if (!recover(c, p, slot, end_ns, bpf_ktime_get_ns(), PREEMPTIBLE))
 		return;
-	}
-	count(c, OFFCPU_CNT_SWITCH_RECOVERED, PREEMPTIBLE);
-	send_recovered(c, p, slot, end_ns, PREEMPTIBLE);
 	slot->start_ts_ns = 0;
 	/* Issue #14: it has run since; thread_record() ends that run now. */
 	slot->on_cpu_since = end_ns;
@@ -1961,18 +1983,10 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
  */
 static __always_inline void track_from_fork(struct task_struct *child)
 {
-	struct wait_start *slot;
+	struct wait_start *slot = new_slot(counters_get(), child, PREEMPTIBLE);
 
-	if (slots_in_use >= max_slots) {
-		count(counters_get(), OFFCPU_CNT_TABLE_FULL, PREEMPTIBLE);
+	if (!slot)
 		return;
-	}
-	slot = bpf_task_storage_get(&inflight, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!slot) {
-		count(counters_get(), OFFCPU_CNT_TABLE_FULL, PREEMPTIBLE);
-		return;
-	}
-	__sync_fetch_and_add(&slots_in_use, 1);
 	slot->tracked_ns = bpf_ktime_get_ns();
 	slot->start_ts_ns = slot->tracked_ns;
 	slot->first_run = 1;
@@ -2437,28 +2451,8 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 	if (!b)
 		return 0;
 	r = (void *)b->bytes;
-	/* The buffer is reused: the fields an open wait does not know (waker, reads) 0. */
-	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
-	r->type = OFFCPU_RECORD_WAIT;
-	r->pid = t->tgid;
-	r->tid = t->pid;
-	r->cpu = task_cpu_of(t);
-	r->end_ts_ns = end;
-	r->duration_ns = end - start;
-	r->state = state_of(state, preempt);
-	r->user_stack = OFFCPU_USTACK_NONE;
-	r->kernel_frames = 0;
-	r->user_frames = 0;
-	r->stack_depth = stack_depth;
-	r->flags = flags;
-	r->reserved[0] = 0;
-	r->reserved[1] = 0;
-	/* Issue 15's run-queue time: a runnable thread's whole wait; a blocked one has none yet. */
-	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
-		r->runq_ns = r->duration_ns;
-		r->runq_known = 1;
-	}
-	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+	/* The buffer is reused: fill_times_only() zeroes what an open wait does not know. */
+	fill_times_only(r, t, task_cpu_of(t), end, end - start, state_of(state, preempt), flags);
 	total = OFFCPU_WAIT_HEADER_SIZE;
 	if (stacks && r->duration_ns >= min_duration_ns && r->duration_ns <= max_duration_ns) {
 		total = open_wait_stacks(t, b);
