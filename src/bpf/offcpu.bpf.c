@@ -2151,40 +2151,54 @@ __u64 recording_start_ns;
 
 /*
  * The open-wait race: an iterator reads a thread it found off CPU, and the
- * thread may wake and run on another CPU while it does (seen once: an open
+ * thread may wake and run on another CPU while it does (seen in CI: an open
  * nanosleep's kernel stack without do_nanosleep, its leaf scanned in stack
- * memory the thread was reusing). Whether it ran between two looks is told
- * exactly by its context-switch counts and on_cpu. __schedule() adds one to
- * prev's nvcsw or nivcsw at every switch away from it (++*switch_count,
- * before context_switch()); on_cpu is set for next in prepare_task_switch()
- * (prepare_task(), before next runs an instruction) and cleared in
- * finish_task() (smp_store_release(), once the switch away from it is
- * done, after the count). So a thread that ran at any moment since the
- * count was read is on CPU at the second look, or its count moved: on_cpu
- * is read first (x86 keeps loads in order, the barriers keep the compiler
- * to it), so a 0 there means the count after it is that run's. Not
- * sched_info.last_arrival: a clock value, stamped at switch-ins only, so it
- * says nothing of a run still going on, needs CONFIG_SCHED_INFO, and a
- * value unchanged proves no run only if the run queue's clock always moved
- * (its update can be skipped, RQCF_ACT_SKIP). Neither needs a lock.
+ * memory the thread was reusing). What a run changes is marked before
+ * anything else of the thread is read and compared once its stacks are in:
+ *
+ *   nvcsw + nivcsw  __schedule() adds one at every switch away from a
+ *                   thread (++*switch_count, before context_switch());
+ *   on_cpu          set in prepare_task_switch() (prepare_task()) before
+ *                   the thread runs, cleared by finish_task() once the
+ *                   switch away from it is done, after the count;
+ *   its state       a wakeup sets TASK_WAKING, then TASK_RUNNING
+ *                   (try_to_wake_up()), before the thread is even queued.
+ *
+ * A run since the mark shows as on_cpu at the second look, or as a count
+ * moved: on_cpu is read first (x86 keeps loads in order; the barriers keep
+ * the compiler to it). The count and on_cpu alone still let through about
+ * one torn leaf in a hundred snapshots of threads waking every ~150 us
+ * beside a system-wide recording (test_open_race.py); with the state, none
+ * in 150: a wakeup is seen before the thread can run. Not
+ * sched_info.last_arrival: a clock value stamped at switch-ins only, it
+ * says nothing of a run still going on, and needs CONFIG_SCHED_INFO.
+ * None of it needs a lock.
  */
-static __always_inline __u64 task_switches(struct task_struct *t)
-{
-	__u64 n = t->nvcsw + t->nivcsw;
+struct run_mark {
+	__u64 switches; /* nvcsw + nivcsw */
+	__u32 state;
+};
 
+static __always_inline void mark_runs(struct task_struct *t, struct run_mark *m)
+{
+	m->switches = t->nvcsw + t->nivcsw;
 	asm volatile("" ::: "memory");
-	return n;
+	m->state = task_state(t);
+	asm volatile("" ::: "memory");
 }
 
-/* Whether t ran since task_switches() gave switches (and t was off CPU then). */
-static __always_inline bool ran_since(struct task_struct *t, __u64 switches)
+/* Whether t ran since mark_runs() marked m (t off CPU then, or caught on it by the caller). */
+static __always_inline bool ran_since(struct task_struct *t, const struct run_mark *m)
 {
 	int on_cpu;
+	__u32 state;
 
 	asm volatile("" ::: "memory");
 	on_cpu = *(volatile int *)&t->on_cpu;
 	asm volatile("" ::: "memory");
-	return on_cpu || t->nvcsw + t->nivcsw != switches;
+	state = task_state(t);
+	asm volatile("" ::: "memory");
+	return on_cpu || state != m->state || t->nvcsw + t->nivcsw != m->switches;
 }
 
 /*
@@ -2213,14 +2227,15 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	struct offcpu_counters *c = counters_get();
 	struct task_struct *t = ctx->task;
 	struct wait_start *slot;
-	__u64 start, now, switches;
+	struct run_mark mark;
+	__u64 start, now;
 	__u32 state, tgid;
 	bool preempt;
 
 	if (!t || !t->pid || !task_selected(t, false))
 		return 0;
 	/* Before its state and times are read: see ran_since(). */
-	switches = task_switches(t);
+	mark_runs(t, &mark);
 	if (!off_cpu_state(t, &state, &preempt))
 		return 0;
 	tgid = t->tgid;
@@ -2236,7 +2251,7 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	 * so with sched_switch attached, which has its switch-out, or it is
 	 * running.
 	 */
-	if (ran_since(t, switches))
+	if (ran_since(t, &mark))
 		return 0;
 	if (!slot) {
 		slot = new_slot(c, t, PREEMPTIBLE);
@@ -2399,14 +2414,15 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 	const struct clock_pair *pair;
 	struct wait_start *slot;
 	struct copy_buf *b;
-	__u64 start = 0, end, arrival, switches;
+	__u64 start = 0, end, arrival;
+	struct run_mark mark;
 	__u32 state, flags, zero = 0, total;
 	bool preempt, stacks = true;
 
 	if (!t || !t->pid || !task_selected(t, false))
 		return 0;
 	/* Before anything of t is read: see ran_since(). */
-	switches = task_switches(t);
+	mark_runs(t, &mark);
 	end = open_mode == OFFCPU_OPEN_AT_STOP ? open_stop_ts_ns : bpf_ktime_get_ns();
 	pair = clock_pair_of(task_cpu_of(t));
 	slot = bpf_task_storage_get(&inflight, t, 0, 0);
@@ -2462,7 +2478,7 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 		 * flagged for tracer.c to count (open_wait_stacks_raced): it
 		 * was open when it was dated, so its duration and state stand.
 		 */
-		if (ran_since(t, switches)) {
+		if (ran_since(t, &mark)) {
 			r->kernel_frames = 0;
 			r->user_frames = 0;
 			r->user_stack = OFFCPU_USTACK_NONE;
