@@ -48,9 +48,14 @@
  * Issue #20 item 7: the interned strings are swept (sweep_strings) once
  * they hold twice what the last sweep kept plus SWEEP_FLOOR_BYTES, at
  * most once a SWEEP_INTERVAL_NS: memory follows the strings still held,
- * not every title, comm, path and symbol name of the run.
+ * not every title, comm, path and symbol name of the run. A sweep costs
+ * about 8 us a stack held (system wide beside other sessions' tests:
+ * 6 ms at 200 to 1,000 stacks, 27 to 56 ms at 3,000 to 5,000), so 65 ms
+ * at ROTATE_STACKS, at most once a SWEEP_INTERVAL_NS: under 1% of a core
+ * however fast titles come, and the 1.7 KB/s of new strings
+ * bench/soak-serve saw reach the floor every 150 s.
  */
-#define SWEEP_FLOOR_BYTES (1UL << 20)
+#define SWEEP_FLOOR_BYTES (256UL << 10)
 #define SWEEP_INTERVAL_NS (10 * 1000000000ULL)
 
 /* Stacks retired from the profile, freed once no window opened before it is open. */
@@ -411,10 +416,7 @@ static void mark_strings(struct serve *s)
 	symbolizer__mark_strings(s->symbolizer, strings);
 }
 
-/*
- * Between records, so that nothing but the holders mark_strings asks
- * holds a string. Measured at ROTATE_STACKS stacks: see the README (#20).
- */
+/* Between records, so that nothing but the holders mark_strings asks holds a string. */
 static void sweep_strings(struct serve *s, uint64_t now_ns)
 {
 	unsigned long strings, bytes, freed, freed_bytes, inlines_freed;
