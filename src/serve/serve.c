@@ -48,12 +48,14 @@
  * Issue #20 item 7: the interned strings are swept (sweep_strings) once
  * they hold twice what the last sweep kept plus SWEEP_FLOOR_BYTES, at
  * most once a SWEEP_INTERVAL_NS: memory follows the strings still held,
- * not every title, comm, path and symbol name of the run. A sweep costs
- * about 8 us a stack held (system wide beside other sessions' tests:
- * 6 ms at 200 to 1,000 stacks, 27 to 56 ms at 3,000 to 5,000), so 65 ms
- * at ROTATE_STACKS, at most once a SWEEP_INTERVAL_NS: under 1% of a core
- * however fast titles come, and the 1.7 KB/s of new strings
- * bench/soak-serve saw reach the floor every 150 s.
+ * not every title, comm, path and symbol name of the run. A sweep's time
+ * is the marking of the stacks held: 17 ms for ROTATE_STACKS stacks of 24
+ * frames on an idle core (profile__mark_frames); in bench/soak-serve beside
+ * other sessions' tests, 14 to 45 ms at 500 to 940 stacks and 175 ms at
+ * 14,900 (a generation retired under a window), before marking a run of
+ * frames' module once. Once a SWEEP_INTERVAL_NS at most, so 2% of the loop
+ * at the worst seen, however fast new strings come; the soak's came at
+ * 1-2 KB/s, a sweep every one to three minutes.
  */
 #define SWEEP_FLOOR_BYTES (256UL << 10)
 #define SWEEP_INTERVAL_NS (10 * 1000000000ULL)

@@ -32,6 +32,7 @@ TMP = t.TMP
 WORKLOAD = t.WORKLOAD
 ASAN = t.OFFCPU_ASAN
 CHURN_SECONDS = int(os.environ.get("SERVE_STRINGS_SECONDS", "40"))
+# SERVE_STRINGS_SWEEP=0 runs the ASan churn without sweeping, to compare.
 BOUNDED_SECONDS = int(os.environ.get("SERVE_STRINGS_BOUNDED_SECONDS", "60"))
 # Another release build to measure (a build without the sweep fails, saying what it held).
 RELEASE = os.environ.get("SERVE_STRINGS_BINARY", t.OFFCPU)
