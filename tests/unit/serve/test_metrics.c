@@ -183,7 +183,8 @@ static void strings_held_survive_a_sweep(void **state)
 
 	for (i = 0; i < 100; i++) {
 		snprintf(name, sizeof(name), "c%d", i);
-		w = a_wait(f->pool, name, "/a.slice", OFFCPU_STATE_INTERRUPTIBLE, i == 99 ? 1000 : 1);
+		w = a_wait(f->pool, name, "/a.slice", OFFCPU_STATE_INTERRUPTIBLE,
+			   i == 99 ? 1000 : 1);
 		assert_int_equal(metrics__add(f->m, &w), 0);
 	}
 	strpool__intern(f->pool, "held by no one");
