@@ -99,6 +99,7 @@ struct symbolizer_stats {
 	unsigned long processes;
 	unsigned long files; /* mapped files' symbols and DWARF (struct dso) */
 	uint64_t file_bytes; /* what reading them cost (limits.h's budget) */
+	uint64_t perfmap_bytes; /* #12 follow-up: what the perf maps of live processes hold */
 	unsigned long lines; /* code whose source line is noted or looked up */
 	unsigned long dead_lines; /* of them, those of freed files kept for open windows */
 };
