@@ -520,9 +520,9 @@ static void total_full(struct symbolizer *s, uint32_t pid, const char *path)
 		return;
 	}
 	s->total_warned = true;
-	log__warn("%s (pid %u) not read: the files of all processes already hold the %" PRIu64
-		  " bytes they may; frames in it and in the files skipped next (-v names them) "
-		  "count in symbol_misses",
+	log__warn("%s (pid %u) not read: all processes' files already hold the %" PRIu64
+		  " bytes they may together; its frames, and those of the files skipped after it "
+		  "(-v names them), count in symbol_misses",
 		  path, pid, s->limits.max_total_spend_bytes);
 }
 
@@ -996,7 +996,7 @@ const struct proc_maps *symbolizer__maps(struct symbolizer *s, uint32_t pid, uin
 	return p->gone ? NULL : &p->maps;
 }
 
-void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
+bool symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f)
 {
 	uint64_t lookup = is_leaf ? addr : addr - 1;
@@ -1011,7 +1011,7 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	f->addr = addr;
 	f->module_off = addr;
 	if (!p)
-		return;
+		return false;
 	if (!p->gone)
 		map = procmaps__find(&p->maps, lookup);
 	/*
@@ -1027,13 +1027,16 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 			count_gone(s, p); /* its stack names code it mapped after the snapshot */
 	}
 	if (!map)
-		return;
+		return false;
 	f->module = strpool__intern(s->strings, map->path[0] ? map->path : "[anon]");
 	f->module_off = addr - map->start + map->file_offset;
 	dso = p->dsos[map - p->maps.maps];
 	if (dso == &s->unpaid) {
 		retry_unpaid(s, p);
 		dso = p->dsos[map - p->maps.maps];
+		/* Files are freed only in offcpu serve: elsewhere, no room comes back. */
+		if (dso == &s->unpaid)
+			return s->free_unmapped && p->unpaid_for_total;
 	}
 	/* Anonymous executable memory (not the vdso, which has its image). */
 	if (!dso) {
@@ -1044,14 +1047,14 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 			f->off = addr - jit->start;
 			f->module = p->perfmap_module;
 			f->module_off = addr - jit->start;
-			return;
+			return false;
 		}
 	}
 	if (!dso || !dso->syms)
-		return;
+		return false;
 	f->build_id = dso->build_id;
 	if (elfsyms__offset_to_vaddr(dso->syms, lookup - map->start + map->file_offset, &vaddr))
-		return;
+		return false;
 	sym = elfsyms__find(dso->syms, vaddr);
 	if (!sym) {
 		unnamed_function(s, f, dso->syms, map->path, vaddr, addr - lookup);
@@ -1068,4 +1071,5 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	}
 	if (dso->debug)
 		note_code_line(s, f, dso, vaddr);
+	return false;
 }

@@ -36,8 +36,12 @@ void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);
 /*
  * is_leaf: addr is where the thread stopped, not a return address.
  * seen_ns: CLOCK_MONOTONIC time at which addr was on the stack.
+ * Returns true when f is in a file skipped while all files held what they
+ * may (limits.h's max_total_spend_bytes) that offcpu serve may still read
+ * once files are freed: the same address, named again later, may have a
+ * name then.
  */
-void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
+bool symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f);
 /*
  * Fills in the source file, line and inline frames of f, a frame (or a

@@ -320,6 +320,7 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 	struct hash_table *cache = kernel ? c->kernel_stacks : p ? p->stacks : NULL;
 	struct cached_stack *cached, *found;
 	const struct frame *first;
+	bool name_later = false;
 	size_t i, kept;
 
 	if (!cache)
@@ -343,7 +344,8 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 		if (kernel)
 			symbolizer__kernel(c->symbolizer, ips[i], f);
 		else
-			symbolizer__user(c->symbolizer, pid, ips[i], i == 0, seen_ns, f);
+			name_later |=
+			    symbolizer__user(c->symbolizer, pid, ips[i], i == 0, seen_ns, f);
 		if (!f->sym)
 			c->profile->counters[OFFCPU_CNT_SYMBOL_MISS]++;
 	}
@@ -359,6 +361,17 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 		c->parked = cached->parked;
 	}
 	cached->stack = profile__intern_stack(c->profile, first, kept);
+	/*
+	 * #12 follow-up: a frame in a file skipped for want of room, which
+	 * offcpu serve reads once files are freed: not cached, so the next
+	 * wait with this stack is named again (and its misses counted again).
+	 */
+	if (cached->stack && name_later) {
+		const struct stack *stack = cached->stack;
+
+		free(cached);
+		return stack;
+	}
 	if (!cached->stack || hash_table__insert(cache, cached, cached)) {
 		free(cached);
 		return NULL;
