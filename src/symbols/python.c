@@ -188,10 +188,10 @@ static int layout_from_file(struct python_process *p, const struct proc_map *map
 	return 0;
 }
 
-int python__detect(struct python *py, uint32_t pid, struct offcpu_python_layout *out)
+int python__detect(struct python *py, uint32_t pid, const struct proc_maps *maps,
+		   struct offcpu_python_layout *out)
 {
 	struct python_process *p = process_of(py, pid);
-	struct proc_maps maps = { 0 };
 	char path[64];
 	size_t i;
 	int err = -ENOENT;
@@ -209,14 +209,14 @@ int python__detect(struct python *py, uint32_t pid, struct offcpu_python_layout 
 	p->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
 	p->mem.read = mem_read;
 	p->mem.ctx = p;
-	if (p->mem_fd < 0 || procmaps__read_pid((int)pid, &maps)) {
+	if (p->mem_fd < 0 || !maps) {
 		if (p->mem_fd >= 0)
 			close(p->mem_fd);
 		p->mem_fd = -1;
 		return -ENOENT;
 	}
-	for (i = 0; i < maps.nr && err; i++) {
-		const struct proc_map *map = &maps.maps[i];
+	for (i = 0; i < maps->nr && err; i++) {
+		const struct proc_map *map = &maps->maps[i];
 		struct python_elf e;
 		int fd;
 
@@ -229,7 +229,6 @@ int python__detect(struct python *py, uint32_t pid, struct offcpu_python_layout 
 			err = layout_from_file(p, map, &e);
 		close(fd);
 	}
-	procmaps__free(&maps);
 	if (err) {
 		/* Not kept open for every process on the machine that runs no CPython. */
 		close(p->mem_fd);

@@ -996,6 +996,28 @@ const struct proc_maps *symbolizer__maps(struct symbolizer *s, uint32_t pid, uin
 	return p->gone ? NULL : &p->maps;
 }
 
+const struct proc_maps *symbolizer__maps_since(struct symbolizer *s, uint32_t pid,
+					       uint64_t since_ns, uint64_t *read_ns)
+{
+	struct process *p = find_or_add(s, pid);
+
+	*read_ns = 0;
+	if (!p)
+		return NULL;
+	if (!p->loaded) {
+		p->loaded = true;
+		p->gone = read_process(s, p) != 0;
+	} else if (!p->gone && p->read_at_ns < since_ns &&
+		   mapped_files(&p->maps) <= YOUNG_LOADER_FILES && read_process(s, p)) {
+		/* Gone since: the snapshot stays for the stacks still to come. */
+		return NULL;
+	}
+	if (p->gone)
+		return NULL;
+	*read_ns = p->read_at_ns;
+	return &p->maps;
+}
+
 bool symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f)
 {

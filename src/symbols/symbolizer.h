@@ -62,6 +62,19 @@ void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f);
  */
 const struct proc_maps *symbolizer__maps(struct symbolizer *s, uint32_t pid, uint64_t addr,
 					 uint64_t seen_ns);
+/*
+ * The executable mappings of pid itself, for CPython's detection, which
+ * takes them rather than reading them again (and a read it asks for serves
+ * the symbolizer's stacks too): read now if none were, or if those held
+ * were read before since_ns (CLOCK_MONOTONIC; 0: whenever) while ld.so may
+ * still have been mapping libraries: they name no more files than the
+ * executable and ld.so (once it has mapped them, only a dlopen changes
+ * them). *read_ns says when they were read. NULL (*read_ns 0) when pid's
+ * maps cannot be read (gone, or a zombie). Valid until the next call for
+ * pid.
+ */
+const struct proc_maps *symbolizer__maps_since(struct symbolizer *s, uint32_t pid,
+					       uint64_t since_ns, uint64_t *read_ns);
 /* The process replaced its image: snapshot the new one now, while it lives. */
 void symbolizer__exec(struct symbolizer *s, uint32_t pid);
 /*
