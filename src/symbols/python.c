@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,15 +123,6 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
-static int open_mapped_file(uint32_t pid, const struct proc_map *map)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, map->start,
-		 map->end);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
 /* "python3.9", "libpython3.10.so.1.0": the version a file name says (before 3.11). */
 static uint16_t version_of_name(const char *path)
 {
@@ -222,7 +212,7 @@ int python__detect(struct python *py, uint32_t pid, const struct proc_maps *maps
 
 		if (!worth_a_look(map, i == 0))
 			continue;
-		fd = open_mapped_file(pid, map);
+		fd = procmaps__open_file(pid, map, false);
 		if (fd < 0)
 			continue;
 		if (!python_files__read(py->files, fd, py->limits, &e))

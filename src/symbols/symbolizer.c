@@ -414,24 +414,6 @@ static struct dso *vdso_dso(struct symbolizer *s, const struct proc_map *map)
 	return &s->vdso;
 }
 
-/*
- * map_files reaches the very file the process mapped: in another mount
- * namespace, or deleted and replaced on disk since.
- */
-static int open_mapped_file(uint32_t pid, const struct proc_map *map)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, map->start,
-		 map->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 || map->path[0] != '/')
-		return fd;
-	/* By name, the file may have been swapped for a symlink or a FIFO since. */
-	return proc_root__open(pid, map->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-}
-
 /* Source lines from the file's own DWARF, else from its separate debug file. */
 static void open_debuginfo(struct symbolizer *s, struct dso *dso, int fd,
 			   struct read_budget *budget)
@@ -473,7 +455,7 @@ static int read_dso(struct symbolizer *s, struct dso *dso, uint32_t pid,
 {
 	/* Its debug link is looked up beside it, inside the process's root. */
 	struct elfsyms_opts opts = { pid, map->path, &s->limits, budget };
-	int fd = open_mapped_file(pid, map), err = fd < 0 ? fd : 0;
+	int fd = procmaps__open_file(pid, map, true), err = fd < 0 ? fd : 0;
 
 	if (fd >= 0) {
 		err = elfsyms__open_fd(fd, &opts, &dso->syms);

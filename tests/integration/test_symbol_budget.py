@@ -159,6 +159,13 @@ def test_total_cap_names_the_first_processes_files():
     # beside a build).
     assert COST, "setup() did not measure what a file costs"
     d = t.nobody_dir()
+    try:
+        check_total_cap(d)
+    finally:
+        shutil.rmtree(d)
+
+
+def check_total_cap(d):
     files = [budget_file(d, k) for k in range(12)]
     cap = COST["first"] + COST["file"] * 7 // 2
     waits, stats, err, capped_rss, pids = traced_processes(
@@ -180,7 +187,6 @@ def test_total_cap_names_the_first_processes_files():
     print("    peak RSS %d MiB capped, %d MiB uncapped" % (capped_rss // 1024,
                                                           uncapped_rss // 1024))
     assert uncapped_rss - capped_rss >= 8 * COST["file"] // 2 // 1024, (capped_rss, uncapped_rss)
-    shutil.rmtree(d)
 
 
 def test_serve_reads_a_skipped_file_once_room_is_back():
@@ -270,7 +276,7 @@ def window(serve, seconds=2):
 
 
 def main():
-    return t.run_suite(globals(), setup=setup)
+    return t.run_suite(globals(), setup=setup, cleanup=lambda: shutil.rmtree(TMP, True))
 
 
 if __name__ == "__main__":
