@@ -111,7 +111,7 @@ int procmaps__open_file(uint32_t pid, const struct proc_map *map, bool by_name)
 
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, map->start,
 		 map->end);
-	/* O_NONBLOCK: what is opened by name may have been swapped for a FIFO. */
+	/* O_NONBLOCK, as by name: that file may have been swapped for a FIFO since. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd >= 0)
 		return fd;

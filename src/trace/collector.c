@@ -54,7 +54,7 @@ struct process_info {
 	uint8_t python_tries;
 	/* Issue #21 item 1: when the first look was (a wait's end), for the late one. */
 	uint64_t python_looked_ns;
-	/* When the symbolizer read the maps last looked at (symbolizer__maps_since). */
+	/* Issue #21 follow-up: when the maps last looked at were read (symbolizer__maps_since). */
 	uint64_t python_maps_ns;
 };
 
@@ -788,8 +788,11 @@ static void look_for_python(struct collector *c, struct process_info *p, uint64_
 		return;
 	maps = symbolizer__maps_since(c->symbolizer, p->pid, late ? now_ns : 0, &read_ns);
 	/* Nothing read since the last look: nothing new to look at. */
-	if (!late && p->python_tries && read_ns == p->python_maps_ns)
+	if (p->python_tries && read_ns == p->python_maps_ns) {
+		if (late)
+			p->python_tries = PYTHON_LOOKS;
 		return;
+	}
 	if (!p->python_tries)
 		p->python_looked_ns = now_ns ? now_ns : clock__monotonic_ns();
 	p->python_tries = late ? PYTHON_LOOKS : p->python_tries + 1;
