@@ -48,6 +48,8 @@ WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/t
 	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS) $(OUTPUT)/tests/short_waits
 # Issue 15: workloads with known wakers (tests/integration/test_wakers.py).
 WORKLOADS += $(OUTPUT)/tests/wake_workload
+# The open-wait race's stress (tests/integration/test_open_race.py).
+WORKLOADS += $(OUTPUT)/tests/open_race
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
 # links, and libc's debug symbols, which name glibc's lock functions for the
@@ -161,6 +163,11 @@ $(OUTPUT)/tests/short_waits: tests/integration/accounting/short_waits.c | $(OUTP
 $(OUTPUT)/tests/open_waits: tests/integration/open_waits.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O2 -g -pthread $< -o $@
+
+# The open-wait race: threads blocking ~100 us at a time; frame pointers for fp mode's walk.
+$(OUTPUT)/tests/open_race: tests/integration/open_race.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
 
 # C++ with templates, for demangling.
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests

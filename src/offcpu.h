@@ -103,6 +103,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_UNACCOUNTED_NS,
 	/* Issue #21: Python frames whose code object could not be read or named. */
 	OFFCPU_CNT_PY_UNNAMED,
+	/* Open-wait race: open waits whose thread ran while their stacks were read. */
+	OFFCPU_CNT_OPEN_STACKS_RACED,
 	OFFCPU_CNT_MAX,
 };
 
@@ -243,6 +245,8 @@ enum offcpu_wait_flags {
 	OFFCPU_WAIT_OPEN_AFTER = 2,
 	/* Its switch-in was never traced: its end is sched_info.last_arrival. */
 	OFFCPU_WAIT_RECOVERED = 4,
+	/* Open-wait race: it ran while the iterator read its stacks, sent without them. */
+	OFFCPU_WAIT_STACKS_RACED = 8,
 };
 
 /*

@@ -436,25 +436,36 @@ static __always_inline bool task_selected(struct task_struct *t, bool in_switch)
  */
 __u64 young_bits[OFFCPU_ID_BITMAP_WORDS];
 
+/*
+ * Outputs size bytes at data, a wait record of pid's lasting duration_ns
+ * (with a stack copy, or not), waking the reader as WAKEUP_BYTES and
+ * young_bits say; counted emitted, or lost with its duration.
+ */
+static __always_inline void output_wait(struct offcpu_counters *c, void *data, __u64 size,
+					__u32 pid, __u64 duration_ns, enum counting how)
+{
+	__u64 bit = OFFCPU_ID_BIT(pid), flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
+	    ((young_bits[OFFCPU_ID_WORD(pid)] & bit) &&
+	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(pid)], ~bit) & bit)))
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, data, size, flags)) {
+		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
+		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, duration_ns, how);
+	} else
+		count(c, OFFCPU_CNT_EMITTED, how);
+}
+
 static __always_inline void submit(struct offcpu_counters *c, struct offcpu_wait_record *r,
 				   enum counting how)
 {
 	__u64 frames = (__u64)r->kernel_frames + r->user_frames;
-	__u64 bit = OFFCPU_ID_BIT(r->pid), flags = BPF_RB_NO_WAKEUP;
-
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
-	    ((young_bits[OFFCPU_ID_WORD(r->pid)] & bit) &&
-	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(r->pid)], ~bit) & bit)))
-		flags = BPF_RB_FORCE_WAKEUP;
 
 	if (frames > 2 * OFFCPU_MAX_STACK_DEPTH)
 		frames = 2 * OFFCPU_MAX_STACK_DEPTH;
-	if (bpf_ringbuf_output(&events, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64),
-			       flags)) {
-		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
-		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, r->duration_ns, how);
-	} else
-		count(c, OFFCPU_CNT_EMITTED, how);
+	output_wait(c, r, OFFCPU_WAIT_HEADER_SIZE + frames * sizeof(__u64), r->pid, r->duration_ns,
+		    how);
 }
 
 /*
@@ -559,7 +570,6 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 len = 0, chunk, sp, total;
-	__u64 flags = BPF_RB_NO_WAKEUP, bit = OFFCPU_ID_BIT(p->record.pid);
 	struct offcpu_user_copy *u;
 	struct copy_buf *b;
 	__u32 user_off;
@@ -607,15 +617,7 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 		submit(c, &p->record, PREEMPTIBLE);
 		return;
 	}
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ||
-	    ((young_bits[OFFCPU_ID_WORD(p->record.pid)] & bit) &&
-	     (__sync_fetch_and_and(&young_bits[OFFCPU_ID_WORD(p->record.pid)], ~bit) & bit)))
-		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&events, b, total, flags)) {
-		count(c, OFFCPU_CNT_RINGBUF_FULL, PREEMPTIBLE);
-		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, p->record.duration_ns, PREEMPTIBLE);
-	} else
-		count(c, OFFCPU_CNT_EMITTED, PREEMPTIBLE);
+	output_wait(c, b, total, p->record.pid, p->record.duration_ns, PREEMPTIBLE);
 }
 
 #include "bpf/python.bpf.h"
@@ -1116,6 +1118,73 @@ static __always_inline bool short_kept(__u64 duration_ns)
 }
 
 /*
+ * The filter chain of a wait whose duration is known, a switch-in's or a
+ * recovered one (#17.2): -m, --short sample's coin, -M, --sample-rate, in
+ * that order; true if the wait goes on. Each drop adds its duration beside
+ * its count (issue #14), and to the thread's dropped_ns (issue #14's
+ * coverage).
+ */
+static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_start *slot,
+				      __u64 duration_ns, enum counting how)
+{
+	if (duration_ns < min_duration_ns) {
+		count(c, OFFCPU_CNT_BELOW_MIN, how);
+		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, how);
+		if (!short_sample || !short_kept(duration_ns)) {
+			slot->dropped_ns += duration_ns;
+			return false;
+		}
+		count(c, OFFCPU_CNT_SHORT_SAMPLED, how);
+		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, how);
+	}
+	if (duration_ns > max_duration_ns) {
+		count(c, OFFCPU_CNT_ABOVE_MAX, how);
+		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, how);
+		slot->dropped_ns += duration_ns;
+		return false;
+	}
+	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
+		count(c, OFFCPU_CNT_SAMPLED_OUT, how);
+		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, how);
+		slot->dropped_ns += duration_ns;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The header of a wait known by its times alone, a recovered (#17.2) or an
+ * open one (#16), without stacks yet. No waker, run-queue time, reads or
+ * cgroup known: every field 0 first.
+ */
+static __always_inline void fill_times_only(struct offcpu_wait_record *r, struct task_struct *t,
+					    __u32 cpu, __u64 end_ns, __u64 duration_ns, __u32 state,
+					    __u32 flags)
+{
+	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
+	r->type = OFFCPU_RECORD_WAIT;
+	r->pid = t->tgid;
+	r->tid = t->pid;
+	r->cpu = cpu;
+	r->end_ts_ns = end_ns;
+	r->duration_ns = duration_ns;
+	r->state = state;
+	r->user_stack = OFFCPU_USTACK_NONE;
+	r->kernel_frames = 0;
+	r->user_frames = 0;
+	r->stack_depth = stack_depth;
+	r->flags = flags;
+	/* Issue 15's run-queue time: a runnable thread's whole wait; a blocked one has none yet. */
+	if (state == OFFCPU_STATE_PREEMPTED || state == OFFCPU_STATE_RUNNING) {
+		r->runq_ns = duration_ns;
+		r->runq_known = 1;
+	}
+	r->reserved[0] = 0;
+	r->reserved[1] = 0;
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+}
+
+/*
  * A recovered wait (#17.2) goes with its state and duration but no stacks:
  * the thread has run since, so its kernel stack at block time is gone, and
  * so is the user one it had then.
@@ -1128,61 +1197,19 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 
 	/*
 	 * Issue #14: the same bounds, coin and counters as a switch-in's
-	 * wait (switch_in()), durations beside counts: a short recovered
-	 * wait was counted below -m without its nanoseconds, and dropped
-	 * whatever --short sample's coin said.
+	 * wait: a short recovered wait was counted below -m without its
+	 * nanoseconds, and dropped whatever --short sample's coin said.
 	 */
-	if (duration_ns < min_duration_ns) {
-		count(c, OFFCPU_CNT_BELOW_MIN, how);
-		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, how);
-		if (!short_sample || !short_kept(duration_ns)) {
-			/* Issue #14's coverage: a dropped wait, as switch_in() counts one. */
-			slot->dropped_ns += duration_ns;
-			return;
-		}
-		count(c, OFFCPU_CNT_SHORT_SAMPLED, how);
-		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, how);
-	}
-	if (duration_ns > max_duration_ns) {
-		count(c, OFFCPU_CNT_ABOVE_MAX, how);
-		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, how);
-		slot->dropped_ns += duration_ns;
+	if (!wait_kept(c, slot, duration_ns, how))
 		return;
-	}
-	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
-		count(c, OFFCPU_CNT_SAMPLED_OUT, how);
-		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, how);
-		slot->dropped_ns += duration_ns;
-		return;
-	}
 	r = bpf_ringbuf_reserve(&events, OFFCPU_WAIT_HEADER_SIZE, 0);
 	if (!r) {
 		count(c, OFFCPU_CNT_RINGBUF_FULL, how);
 		add(c, OFFCPU_CNT_RINGBUF_FULL_NS, duration_ns, how);
 		return;
 	}
-	/* No waker, run queue time or reads known: every field of the header 0 first. */
-	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
-	r->type = OFFCPU_RECORD_WAIT;
-	r->pid = t->tgid;
-	r->tid = t->pid;
-	r->cpu = bpf_get_smp_processor_id();
-	r->end_ts_ns = end_ns;
-	r->duration_ns = duration_ns;
-	r->state = state_of(slot->prev_state, slot->preempt);
-	r->user_stack = OFFCPU_USTACK_NONE;
-	r->kernel_frames = 0;
-	r->user_frames = 0;
-	r->stack_depth = stack_depth;
-	r->flags = slot->flags | OFFCPU_WAIT_RECOVERED;
-	/* Issue 15's run-queue time: a runnable thread's whole wait. */
-	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
-		r->runq_ns = duration_ns;
-		r->runq_known = 1;
-	}
-	r->reserved[0] = 0;
-	r->reserved[1] = 0;
-	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+	fill_times_only(r, t, bpf_get_smp_processor_id(), end_ns, duration_ns,
+			state_of(slot->prev_state, slot->preempt), slot->flags | OFFCPU_WAIT_RECOVERED);
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	count(c, OFFCPU_CNT_EMITTED, how);
 }
@@ -1192,20 +1219,32 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
  * without a sched_switch event reaching us (see unseen_switch_in()). The
  * kernel stamped that switch-in: the hidden wait ended at t's last arrival.
  */
+/*
+ * The wait in t's slot, its switch-in hidden, ended at end_ns (t's last
+ * arrival) if that is after its start and not after now: recovered, and
+ * end_ns returned; else counted lost, and 0.
+ */
+static __always_inline __u64 recover(struct offcpu_counters *c, struct task_struct *t,
+				     struct wait_start *slot, __u64 end_ns, __u64 now,
+				     enum counting how)
+{
+	if (!arrival_ends(slot, end_ns, now)) {
+		count(c, OFFCPU_CNT_SWITCH_UNSEEN, how);
+		return 0;
+	}
+	count(c, OFFCPU_CNT_SWITCH_RECOVERED, how);
+	send_recovered(c, t, slot, end_ns, how);
+	return end_ns;
+}
+
 static __always_inline __u64 recover_wait(struct offcpu_counters *c, struct task_struct *t,
 					  struct wait_start *slot, __u64 *now)
 {
 	struct clock_pair *pair = refresh_clock_pair(t, now);
 	__u64 end_ns = arrival_ns(t, pair);
 
-	if (!arrival_ends(slot, end_ns, *now)) {
-		count(c, OFFCPU_CNT_SWITCH_UNSEEN, IN_SWITCH);
-		return 0;
-	}
-	count(c, OFFCPU_CNT_SWITCH_RECOVERED, IN_SWITCH);
-	send_recovered(c, t, slot, end_ns, IN_SWITCH);
 	/* The hidden switch-in's time: the end of the wait, the start of its run. */
-	return end_ns;
+	return recover(c, t, slot, end_ns, *now, IN_SWITCH);
 }
 
 /*
@@ -1748,29 +1787,8 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 	if (measure_clock)
 		measure_switch_in(next, slot, &start, now);
 
-	/* Each drop whose duration is known adds it beside its count: issue #14. */
-	if (duration_ns < min_duration_ns) {
-		count(c, OFFCPU_CNT_BELOW_MIN, IN_SWITCH);
-		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, IN_SWITCH);
-		if (!short_sample || !short_kept(duration_ns)) {
-			slot->dropped_ns += duration_ns;
-			return;
-		}
-		count(c, OFFCPU_CNT_SHORT_SAMPLED, IN_SWITCH);
-		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, IN_SWITCH);
-	}
-	if (duration_ns > max_duration_ns) {
-		count(c, OFFCPU_CNT_ABOVE_MAX, IN_SWITCH);
-		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, IN_SWITCH);
-		slot->dropped_ns += duration_ns;
+	if (!wait_kept(c, slot, duration_ns, IN_SWITCH))
 		return;
-	}
-	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
-		count(c, OFFCPU_CNT_SAMPLED_OUT, IN_SWITCH);
-		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, IN_SWITCH);
-		slot->dropped_ns += duration_ns;
-		return;
-	}
 	emit_wait(c, next, tid, &start, now);
 }
 
@@ -1871,12 +1889,8 @@ static __always_inline void unseen_switch_in(struct task_struct *p)
 	if (!slot || !slot->start_ts_ns)
 		return;
 	end_ns = arrival_ns(p, clock_pair_of(bpf_get_smp_processor_id()));
-	if (!arrival_ends(slot, end_ns, bpf_ktime_get_ns())) {
-		count(c, OFFCPU_CNT_SWITCH_UNSEEN, PREEMPTIBLE);
+	if (!recover(c, p, slot, end_ns, bpf_ktime_get_ns(), PREEMPTIBLE))
 		return;
-	}
-	count(c, OFFCPU_CNT_SWITCH_RECOVERED, PREEMPTIBLE);
-	send_recovered(c, p, slot, end_ns, PREEMPTIBLE);
 	slot->start_ts_ns = 0;
 	/* Issue #14: it has run since; thread_record() ends that run now. */
 	slot->on_cpu_since = end_ns;
@@ -1969,18 +1983,10 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
  */
 static __always_inline void track_from_fork(struct task_struct *child)
 {
-	struct wait_start *slot;
+	struct wait_start *slot = new_slot(counters_get(), child, PREEMPTIBLE);
 
-	if (slots_in_use >= max_slots) {
-		count(counters_get(), OFFCPU_CNT_TABLE_FULL, PREEMPTIBLE);
+	if (!slot)
 		return;
-	}
-	slot = bpf_task_storage_get(&inflight, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!slot) {
-		count(counters_get(), OFFCPU_CNT_TABLE_FULL, PREEMPTIBLE);
-		return;
-	}
-	__sync_fetch_and_add(&slots_in_use, 1);
 	slot->tracked_ns = bpf_ktime_get_ns();
 	slot->start_ts_ns = slot->tracked_ns;
 	slot->first_run = 1;
@@ -2026,11 +2032,14 @@ int offcpu_open_gauge(struct bpf_iter__task *ctx)
 	if (!task)
 		return 0;
 	slot = bpf_task_storage_get(&inflight, task, 0, 0);
-	if (!slot || !slot->start_ts_ns || BPF_CORE_READ(task, on_cpu))
+	if (!slot)
+		return 0;
+	/* Read once, as offcpu_open_waits reads it: a switch-in may clear it meanwhile. */
+	out.start_ts_ns = *(volatile __u64 *)&slot->start_ts_ns;
+	if (!out.start_ts_ns || BPF_CORE_READ(task, on_cpu))
 		return 0;
 	out.pid = task->tgid;
 	out.tid = task->pid;
-	out.start_ts_ns = slot->start_ts_ns;
 	out.state = state_of(slot->prev_state, slot->preempt);
 	out.kernel_thread = !!(task->flags & PF_KTHREAD);
 	bpf_seq_write(ctx->meta->seq, &out, sizeof(out));
@@ -2141,6 +2150,58 @@ __u64 open_stop_ts_ns;
 __u64 recording_start_ns;
 
 /*
+ * The open-wait race: an iterator reads a thread it found off CPU, and the
+ * thread may wake and run on another CPU while it does (seen in CI: an open
+ * nanosleep's kernel stack without do_nanosleep, its leaf scanned in stack
+ * memory the thread was reusing). What a run changes is marked before
+ * anything else of the thread is read and compared once its stacks are in:
+ *
+ *   nvcsw + nivcsw  __schedule() adds one at every switch away from a
+ *                   thread (++*switch_count, before context_switch());
+ *   on_cpu          set in prepare_task_switch() (prepare_task()) before
+ *                   the thread runs, cleared by finish_task() once the
+ *                   switch away from it is done, after the count;
+ *   its state       a wakeup sets TASK_WAKING, then TASK_RUNNING
+ *                   (try_to_wake_up()), before the thread is even queued.
+ *
+ * A run since the mark shows as on_cpu at the second look, or as a count
+ * moved: on_cpu is read first (x86 keeps loads in order; the barriers keep
+ * the compiler to it). The count and on_cpu alone still let through about
+ * one torn leaf in a hundred snapshots of threads waking every ~150 us
+ * beside a system-wide recording (test_open_race.py); with the state, none
+ * in 150: a wakeup is seen before the thread can run. Not
+ * sched_info.last_arrival: a clock value stamped at switch-ins only, it
+ * says nothing of a run still going on, and needs CONFIG_SCHED_INFO.
+ * None of it needs a lock.
+ */
+struct run_mark {
+	__u64 switches; /* nvcsw + nivcsw */
+	__u32 state;
+};
+
+static __always_inline void mark_runs(struct task_struct *t, struct run_mark *m)
+{
+	m->switches = t->nvcsw + t->nivcsw;
+	asm volatile("" ::: "memory");
+	m->state = task_state(t);
+	asm volatile("" ::: "memory");
+}
+
+/* Whether t ran since mark_runs() marked m (t off CPU then, or caught on it by the caller). */
+static __always_inline bool ran_since(struct task_struct *t, const struct run_mark *m)
+{
+	int on_cpu;
+	__u32 state;
+
+	asm volatile("" ::: "memory");
+	on_cpu = *(volatile int *)&t->on_cpu;
+	asm volatile("" ::: "memory");
+	state = task_state(t);
+	asm volatile("" ::: "memory");
+	return on_cpu || state != m->state || t->nvcsw + t->nivcsw != m->switches;
+}
+
+/*
  * A blocked thread's state, as its switch-out would have said it: off CPU
  * and runnable (TASK_RUNNING) is preempted, waiting for a CPU.
  */
@@ -2166,11 +2227,16 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	struct offcpu_counters *c = counters_get();
 	struct task_struct *t = ctx->task;
 	struct wait_start *slot;
+	struct run_mark mark;
 	__u64 start, now;
 	__u32 state, tgid;
 	bool preempt;
 
-	if (!t || !t->pid || !task_selected(t, false) || !off_cpu_state(t, &state, &preempt))
+	if (!t || !t->pid || !task_selected(t, false))
+		return 0;
+	/* Before its state and times are read: see ran_since(). */
+	mark_runs(t, &mark);
+	if (!off_cpu_state(t, &state, &preempt))
 		return 0;
 	tgid = t->tgid;
 	slot = bpf_task_storage_get(&inflight, t, 0, 0);
@@ -2179,6 +2245,13 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	start = departure_ns(t, clock_pair_of(task_cpu_of(t)));
 	now = bpf_ktime_get_ns();
 	if (!start || (__s64)(now - start) < 0)
+		return 0;
+	/*
+	 * Ran while its times were read (they may be of two runs): it did
+	 * so with sched_switch attached, which has its switch-out, or it is
+	 * running.
+	 */
+	if (ran_since(t, &mark))
 		return 0;
 	if (!slot) {
 		slot = new_slot(c, t, PREEMPTIBLE);
@@ -2341,17 +2414,26 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 	const struct clock_pair *pair;
 	struct wait_start *slot;
 	struct copy_buf *b;
-	__u64 start, end, arrival;
+	__u64 start = 0, end, arrival;
+	struct run_mark mark;
 	__u32 state, flags, zero = 0, total;
 	bool preempt, stacks = true;
 
 	if (!t || !t->pid || !task_selected(t, false))
 		return 0;
+	/* Before anything of t is read: see ran_since(). */
+	mark_runs(t, &mark);
 	end = open_mode == OFFCPU_OPEN_AT_STOP ? open_stop_ts_ns : bpf_ktime_get_ns();
 	pair = clock_pair_of(task_cpu_of(t));
 	slot = bpf_task_storage_get(&inflight, t, 0, 0);
-	if (slot && slot->start_ts_ns) {
-		start = slot->start_ts_ns;
+	/*
+	 * Read once: a switch-in (or, at the stop, the exit program's
+	 * unseen_switch_in()) may clear it meanwhile, and a start read 0
+	 * the second time made a wait as long as the uptime.
+	 */
+	if (slot)
+		start = *(volatile __u64 *)&slot->start_ts_ns;
+	if (start) {
 		state = slot->prev_state;
 		preempt = slot->preempt;
 		flags = slot->flags | OFFCPU_WAIT_OPEN_AFTER;
@@ -2385,31 +2467,25 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 	if (!b)
 		return 0;
 	r = (void *)b->bytes;
-	/* The buffer is reused: the fields an open wait does not know (waker, reads) 0. */
-	__builtin_memset(r, 0, OFFCPU_WAIT_HEADER_SIZE);
-	r->type = OFFCPU_RECORD_WAIT;
-	r->pid = t->tgid;
-	r->tid = t->pid;
-	r->cpu = task_cpu_of(t);
-	r->end_ts_ns = end;
-	r->duration_ns = end - start;
-	r->state = state_of(state, preempt);
-	r->user_stack = OFFCPU_USTACK_NONE;
-	r->kernel_frames = 0;
-	r->user_frames = 0;
-	r->stack_depth = stack_depth;
-	r->flags = flags;
-	r->reserved[0] = 0;
-	r->reserved[1] = 0;
-	/* Issue 15's run-queue time: a runnable thread's whole wait; a blocked one has none yet. */
-	if (r->state == OFFCPU_STATE_PREEMPTED || r->state == OFFCPU_STATE_RUNNING) {
-		r->runq_ns = r->duration_ns;
-		r->runq_known = 1;
-	}
-	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+	/* The buffer is reused: fill_times_only() zeroes what an open wait does not know. */
+	fill_times_only(r, t, task_cpu_of(t), end, end - start, state_of(state, preempt), flags);
 	total = OFFCPU_WAIT_HEADER_SIZE;
-	if (stacks && r->duration_ns >= min_duration_ns && r->duration_ns <= max_duration_ns)
+	if (stacks && r->duration_ns >= min_duration_ns && r->duration_ns <= max_duration_ns) {
 		total = open_wait_stacks(t, b);
+		/*
+		 * It ran while its stacks were read: they may be of its run,
+		 * or of memory it was rewriting. The wait goes without them,
+		 * flagged for tracer.c to count (open_wait_stacks_raced): it
+		 * was open when it was dated, so its duration and state stand.
+		 */
+		if (ran_since(t, &mark)) {
+			r->kernel_frames = 0;
+			r->user_frames = 0;
+			r->user_stack = OFFCPU_USTACK_NONE;
+			r->flags |= OFFCPU_WAIT_STACKS_RACED;
+			total = OFFCPU_WAIT_HEADER_SIZE;
+		}
+	}
 	if (total > sizeof(b->bytes))
 		return 0;
 	h.size = total;

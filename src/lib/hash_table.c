@@ -151,6 +151,28 @@ void *hash_table__remove(struct hash_table *map, const void *key)
 	return value;
 }
 
+size_t hash_table__remove_if(struct hash_table *map,
+			     bool (*drop)(void *ctx, const void *key, void *value), void *ctx)
+{
+	size_t removed = 0, i;
+
+	for (i = 0; i < map->nr_buckets; i++) {
+		struct hash_table_entry **slot = &map->buckets[i], *e;
+
+		while ((e = *slot)) {
+			if (!drop(ctx, e->key, e->value)) {
+				slot = &e->next;
+				continue;
+			}
+			*slot = e->next;
+			free(e);
+			removed++;
+		}
+	}
+	map->size -= removed;
+	return removed;
+}
+
 size_t hash_table__size(const struct hash_table *map)
 {
 	return map->size;

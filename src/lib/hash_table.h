@@ -29,6 +29,12 @@ int hash_table__insert(struct hash_table *map, const void *key, void *value);
 /* Returns the value it unlinked, or NULL. */
 void *hash_table__remove(struct hash_table *map, const void *key);
 size_t hash_table__size(const struct hash_table *map);
+/*
+ * Unlinks every entry for which drop(ctx, key, value) is true, which may
+ * free the value (the key too, when it is part of it); returns how many.
+ */
+size_t hash_table__remove_if(struct hash_table *map,
+			     bool (*drop)(void *ctx, const void *key, void *value), void *ctx);
 /* Start with a zeroed iter; false at the end. */
 bool hash_table__next(const struct hash_table *map, struct hash_table_iter *iter, const void **key,
 		      void **value);

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "lib/strpool.h"
+
 /*
  * A function inlined at a frame's address, from DWARF: the innermost first,
  * each called from the next, the last called from the frame's own function.
@@ -28,5 +30,14 @@ const struct frame_inline *inline_pool__intern(struct inline_pool *pool, const c
 					       const char *file, uint32_t line,
 					       const struct frame_inline *caller);
 void inline_pool__free(struct inline_pool *pool);
+/*
+ * Issue #20 item 7, offcpu serve's sweep (strpool.h): marks f and its
+ * callers as held, and their strings in strings; NULL, and a chain not
+ * the pool's, are left alone.
+ */
+void inline_pool__mark(struct inline_pool *pool, const struct frame_inline *f,
+		       struct strpool *strings);
+/* Frees every inline frame not marked since the last sweep, clears the marks; how many. */
+unsigned long inline_pool__sweep(struct inline_pool *pool);
 
 #endif

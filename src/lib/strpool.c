@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/hash_table.h"
 #include "lib/strpool.h"
+
+/* A string with its mark (issue #20 item 7): the table's key is str, its value the whole. */
+struct pooled {
+	bool marked;
+	char str[];
+};
 
 struct strpool {
 	struct hash_table *strings;
@@ -26,19 +33,23 @@ struct strpool *strpool__new(void)
 
 const char *strpool__intern(struct strpool *pool, const char *str)
 {
-	char *copy = hash_table__find(pool->strings, str);
+	struct pooled *p = hash_table__find(pool->strings, str);
+	size_t len;
 
-	if (copy)
-		return copy;
-	copy = strdup(str);
-	if (!copy)
+	if (p)
+		return p->str;
+	len = strlen(str);
+	p = malloc(sizeof(*p) + len + 1);
+	if (!p)
 		return NULL;
-	if (hash_table__insert(pool->strings, copy, copy)) {
-		free(copy);
+	p->marked = false;
+	memcpy(p->str, str, len + 1);
+	if (hash_table__insert(pool->strings, p->str, p)) {
+		free(p);
 		return NULL;
 	}
-	pool->bytes += strlen(copy) + 1;
-	return copy;
+	pool->bytes += len + 1;
+	return p->str;
 }
 
 void strpool__free(struct strpool *pool)
@@ -53,4 +64,51 @@ void strpool__stats(const struct strpool *pool, unsigned long *strings, unsigned
 {
 	*strings = hash_table__size(pool->strings);
 	*bytes = pool->bytes;
+}
+
+/*
+ * Found by its text, then its address compared: a string that only reads
+ * the same (a static "other", a copy) is not the pool's, and nothing is
+ * ever computed from a pointer the pool did not hand out.
+ */
+void strpool__mark(struct strpool *pool, const char *str)
+{
+	struct pooled *p;
+
+	if (!str)
+		return;
+	p = hash_table__find(pool->strings, str);
+	if (p && p->str == str)
+		p->marked = true;
+}
+
+struct sweep {
+	unsigned long freed;
+	unsigned long freed_bytes;
+};
+
+static bool sweep_one(void *ctx, const void *key, void *value)
+{
+	struct pooled *p = value;
+	struct sweep *sw = ctx;
+
+	(void)key;
+	if (p->marked) {
+		p->marked = false;
+		return false;
+	}
+	sw->freed++;
+	sw->freed_bytes += strlen(p->str) + 1;
+	free(p);
+	return true;
+}
+
+void strpool__sweep(struct strpool *pool, unsigned long *freed, unsigned long *freed_bytes)
+{
+	struct sweep sw = { 0 };
+
+	hash_table__remove_if(pool->strings, sweep_one, &sw);
+	pool->bytes -= sw.freed_bytes;
+	*freed = sw.freed;
+	*freed_bytes = sw.freed_bytes;
 }

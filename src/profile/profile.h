@@ -210,6 +210,22 @@ const struct labels *profile__intern_labels(struct profile *p, struct label *ite
 					    int *err);
 /* The value of the label name (compared as a string); NULL if it has none. */
 const char *profile__label(const struct labels *labels, const char *name);
+/*
+ * Issue #20 item 7, offcpu serve's sweep (lib/strpool.h): marks in strings
+ * (and inlines) what the profile holds: its stacks' frames, label sets,
+ * entries, waits and thread accounts. A window's profile holds the base
+ * profile's strings and stacks: its entries are marked into the base's
+ * pools, its stacks through the tables that own them.
+ */
+void profile__mark_strings(const struct profile *p, struct strpool *strings,
+			   struct inline_pool *inlines);
+/* A table of stacks taken by profile__take_stacks, marked alike. */
+void profile__mark_stacks(const struct hash_table *stacks, struct strpool *strings,
+			  struct inline_pool *inlines);
+/* What frames and one wait hold (not its stacks, which their table marks). */
+void profile__mark_frames(const struct frame *frames, size_t nr, struct strpool *strings,
+			  struct inline_pool *inlines);
+void profile__mark_wait(const struct wait *w, struct strpool *strings);
 /* Entries sorted by total time, largest first; free the array, not the entries. */
 int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr);
 

@@ -206,6 +206,34 @@ int metrics__add(struct metrics *m, const struct wait *w)
 	return 0;
 }
 
+static void mark_values(const struct hash_table *values, struct strpool *strings)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+
+	while (hash_table__next(values, &it, NULL, &value))
+		strpool__mark(strings, ((const struct label_value *)value)->value);
+}
+
+/* "other" and "" are not the pool's: strpool__mark leaves them alone. */
+void metrics__mark_strings(const struct metrics *m, struct strpool *strings)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+
+	mark_values(m->comms.shown, strings);
+	mark_values(m->comms.candidates, strings);
+	mark_values(m->cgroups.shown, strings);
+	mark_values(m->cgroups.candidates, strings);
+	while (hash_table__next(m->series, &it, NULL, &value)) {
+		const struct series *s = value;
+
+		strpool__mark(strings, s->wait_class);
+		strpool__mark(strings, s->comm);
+		strpool__mark(strings, s->cgroup);
+	}
+}
+
 /* A label value as the exposition format quotes it: printable UTF-8, \ " and newline escaped. */
 static void write_label(FILE *out, const char *name, const char *value, bool first)
 {

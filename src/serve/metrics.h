@@ -49,6 +49,11 @@ void metrics__free(struct metrics *m);
 int metrics__add(struct metrics *m, const struct wait *w);
 /* Gives a free label slot to the largest value not shown yet. */
 void metrics__tick(struct metrics *m);
+/*
+ * Issue #20 item 7 (lib/strpool.h): marks the interned strings the metrics
+ * hold, the label values shown and the candidates, and each series' labels.
+ */
+void metrics__mark_strings(const struct metrics *m, struct strpool *strings);
 /* The exposition text; stream errors are the caller's to check. */
 void metrics__write(FILE *out, const struct metrics *m, const struct metrics_now *now);
 

@@ -195,6 +195,15 @@ static int walk_all(struct cgroups *c)
 	return walk(c, fd, st.st_dev, path, 0, sizeof(path), 0);
 }
 
+void cgroups__mark_strings(const struct cgroups *c, struct strpool *strings)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+
+	while (c && hash_table__next(c->names, &it, NULL, &value))
+		strpool__mark(strings, ((const struct cgroup_name *)value)->path);
+}
+
 const char *cgroups__name(struct cgroups *c, uint64_t id, uint64_t now_ns)
 {
 	struct cgroup_name *n = hash_table__find(c->names, &id);

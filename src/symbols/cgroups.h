@@ -27,5 +27,10 @@ void cgroups__free(struct cgroups *c);
  * found (gone before it was named) is "[cgroup ID]". NULL: out of memory.
  */
 const char *cgroups__name(struct cgroups *c, uint64_t id, uint64_t now_ns);
+/*
+ * Issue #20 item 7 (lib/strpool.h): marks the paths of the cgroups known
+ * (an unknown one's name is the caller's to hold); NULL is fine.
+ */
+void cgroups__mark_strings(const struct cgroups *c, struct strpool *strings);
 
 #endif

@@ -91,6 +91,11 @@ void python__free(struct python *py)
 	free(py);
 }
 
+void python__mark_strings(const struct python *py, struct strpool *strings)
+{
+	strpool__mark(strings, py->kind);
+}
+
 static struct python_process *process_of(struct python *py, uint32_t pid)
 {
 	bool added;

@@ -54,6 +54,12 @@ void python__forget(struct python *py, uint32_t pid);
 size_t python__name(struct python *py, const struct offcpu_python_record *r, struct frame *out,
 		    size_t max, uint64_t *unnamed);
 
+/*
+ * Issue #20 item 7 (lib/strpool.h): marks the interned strings it keeps,
+ * its frames' kind (the names it gives are the frames' to hold).
+ */
+void python__mark_strings(const struct python *py, struct strpool *strings);
+
 /* For tests: a process whose memory is m, with this layout, as if detected. */
 int python__add_process(struct python *py, uint32_t pid, const struct python_layout *layout,
 			uint64_t code_type, const struct python_memory *m);

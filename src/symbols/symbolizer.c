@@ -856,6 +856,37 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 		out->dead_lines++;
 }
 
+/*
+ * A line's key must stay marked while the line lives: s->lines compares
+ * keys by address, and a key string freed and its address reused would
+ * give this line to other code.
+ */
+void symbolizer__mark_strings(const struct symbolizer *s, struct strpool *strings)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+
+	strpool__mark(strings, s->kernel_module);
+	strpool__mark(strings, s->vdso.build_id);
+	strpool__mark(strings, s->unpaid.build_id);
+	while (hash_table__next(s->dsos, &it, NULL, &value))
+		strpool__mark(strings, ((const struct dso *)value)->build_id);
+	memset(&it, 0, sizeof(it));
+	while (hash_table__next(s->processes, &it, NULL, &value))
+		strpool__mark(strings, ((const struct process *)value)->perfmap_module);
+	/* The dead lines too: they are in s->lines until freed. */
+	memset(&it, 0, sizeof(it));
+	while (hash_table__next(s->lines, &it, NULL, &value)) {
+		const struct code_line *line = value;
+
+		strpool__mark(strings, line->key.module);
+		strpool__mark(strings, line->key.build_id);
+		strpool__mark(strings, line->key.sym);
+		strpool__mark(strings, line->where.file);
+		inline_pool__mark(s->inlines, line->where.inlined, strings);
+	}
+}
+
 bool symbolizer__maps_known(struct symbolizer *s, uint32_t pid)
 {
 	struct process *p = get_process(s, pid);

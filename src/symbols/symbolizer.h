@@ -111,6 +111,14 @@ void symbolizer__free_unmapped(struct symbolizer *s);
  */
 void symbolizer__lines_needed_since(struct symbolizer *s, uint64_t since_ns);
 
+/*
+ * Issue #20 item 7 (lib/strpool.h): marks the interned strings the
+ * symbolizer holds (the kernel's module name, each file's build ID, each
+ * process's perf map name, the code lines' keys and their sources) and
+ * the lines' inline frames in the inline pool it was given.
+ */
+void symbolizer__mark_strings(const struct symbolizer *s, struct strpool *strings);
+
 /* Issue #20 item 7: what the symbolizer holds, for measuring memory over time. */
 struct symbolizer_stats {
 	unsigned long processes;

@@ -1105,6 +1105,34 @@ int collector__forget_stacks(struct collector *c)
 	return err;
 }
 
+void collector__mark_strings(const struct collector *c, struct strpool *strings)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+	size_t i;
+
+	while (hash_table__next(c->processes, &it, NULL, &value))
+		strpool__mark(strings, ((const struct process_info *)value)->title);
+	memset(&it, 0, sizeof(it));
+	while (hash_table__next(c->chains, &it, NULL, &value)) {
+		const struct chain *chain = value;
+
+		for (i = 0; i < chain->nr; i++)
+			profile__mark_wait(&chain->waits[i], strings);
+	}
+	memset(&it, 0, sizeof(it));
+	while (hash_table__next(c->classes, &it, NULL, &value))
+		strpool__mark(strings, ((const struct cached_class *)value)->wait_class);
+	memset(&it, 0, sizeof(it));
+	while (hash_table__next(c->python_pending, &it, NULL, &value)) {
+		const struct python_pending *p = value;
+
+		profile__mark_frames(p->frames, p->nr, strings, c->profile->inlines);
+	}
+	python__mark_strings(c->python, strings);
+	cgroups__mark_strings(c->cgroups, strings);
+}
+
 static void resolve_lines(void *ctx, struct frame *f)
 {
 	/* An interpreted frame has its source from its code object already. */

@@ -58,6 +58,15 @@ void collector__set_label_reader(struct collector *c, struct label_reader *lr);
  */
 int collector__forget_stacks(struct collector *c);
 /*
+ * Issue #20 item 7 (lib/strpool.h): marks the interned strings the
+ * collector holds between records: process titles, the open chains'
+ * waits, the wait class cache, the Python frames waiting for their wait,
+ * and those of its python and cgroups. The stacks it caches are marked
+ * through the profile's tables that own them, label sets through the
+ * profile's.
+ */
+void collector__mark_strings(const struct collector *c, struct strpool *strings);
+/*
  * Ends the open chains (their waits go in without a user stack), then looks
  * up the source lines of every frame recorded.
  */

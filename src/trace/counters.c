@@ -48,6 +48,7 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_WAKER_STACK_UNMATCHED] = "waker_stacks_unmatched",
 	[OFFCPU_CNT_UNACCOUNTED_NS] = "unaccounted_ns",
 	[OFFCPU_CNT_PY_UNNAMED] = "python_frames_unnamed",
+	[OFFCPU_CNT_OPEN_STACKS_RACED] = "open_wait_stacks_raced",
 };
 
 const char *counters__name(unsigned int index)

@@ -605,6 +605,9 @@ static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool a
 		if (at_stop)
 			counters[r->flags & OFFCPU_WAIT_RECOVERED ? OFFCPU_CNT_SWITCH_RECOVERED
 								  : OFFCPU_CNT_OPEN_AT_STOP]++;
+		/* Counted here, not in BPF: a record the seq file had no room for is read twice. */
+		if (r->flags & OFFCPU_WAIT_STACKS_RACED)
+			counters[OFFCPU_CNT_OPEN_STACKS_RACED]++;
 		/*
 		 * Issue #14: durations beside counts, as the BPF side adds
 		 * them; a wait recovered here ended, and takes --short

@@ -120,9 +120,44 @@ def start_tracer(args, binary=OFFCPU, **popen_args):
     too short on a loaded machine."""
     p = subprocess.Popen([binary, "-v"] + args, stderr=subprocess.PIPE, text=True,
                          **popen_args)
-    line = p.stderr.readline()
-    assert line.startswith("offcpu: tracing;"), line + p.stderr.read()
-    return p
+    # -v's routine lines (a CPython found in a process running at the
+    # start) may come first. Reading to EOF after a first line that was not
+    # "tracing;" hung a full run: offcpu was tracing, for 13 minutes.
+    said = []
+    for line in p.stderr:
+        if line.startswith("offcpu: tracing;"):
+            return p
+        said.append(line)
+    p.kill()
+    p.communicate()
+    raise AssertionError("offcpu did not start tracing: " + "".join(said))
+
+
+def finish_tracer(p, timeout):
+    """p.communicate(timeout), but a tracer that does not exit in time is
+    looked at (its threads' stacks by gdb, its state and RSS) and killed, so
+    that the failure says where it was and no orphan traces on under the
+    later tests (one ran 13 minutes into a full run, growing to 3.5 GiB)."""
+    try:
+        return p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        where = where_is(p.pid)
+        p.kill()
+        p.communicate()
+        raise AssertionError("offcpu did not exit in %d s: %s" % (timeout, where))
+
+
+def where_is(pid):
+    """A process's state, RSS and its threads' stacks, as gdb prints them."""
+    status = ""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            status = " ".join(l.strip() for l in f if l.startswith(("State", "VmRSS")))
+    except OSError:
+        pass
+    bt = run(["gdb", "-q", "-batch", "-p", str(pid), "-ex", "thread apply all bt 12"])
+    frames = [l for l in bt.stdout.splitlines() if l.startswith(("#", "Thread"))]
+    return "(%s) %s" % (status, " | ".join(frames[:40]))
 
 
 def run_command_traced(args, command):
@@ -192,7 +227,7 @@ def record_truth(tracer_args, name, command):
     else:
         tracer = start_tracer(tracer_args + ["-o", out])
         r = run([WORKLOAD, "truth", truth_file])
-        _, err = tracer.communicate(timeout=60)
+        _, err = finish_tracer(tracer, 60)
         assert tracer.returncode == 0, err
     assert r.returncode == 0, "workload exited %d: %s" % (r.returncode, err)
     truth, calls = {}, {}
@@ -1005,7 +1040,7 @@ def check_unread_counted(out):
         (stats["emitted"], len(waits), stats["ringbuf_unread"])
 
 
-def test_flood_sigint_stops_within_a_second():
+def test_flood_sigint_stops_in_bounded_time():
     # Before: the reader never left ring_buffer__consume, so it never looked
     # at the signal: still running when killed.
     out = os.path.join(TMP, "flood-sigint.json")
@@ -1027,7 +1062,10 @@ def test_flood_sigint_stops_within_a_second():
         load.kill()
         load.wait()
     assert status == 0, tracer.stderr.read()
-    assert stopped < 1.0, "%.2f s from SIGINT to exit" % stopped
+    # The bound tells bounded from endless (before: still running at 10 s);
+    # how fast is bench/stop's (0.37-0.62 s quiet). Under a load average of
+    # 20 on 2 CPUs it took 1.3-2.2 s.
+    assert stopped < 5.0, "%.2f s from SIGINT to exit" % stopped
     check_unread_counted(out)
 
 
@@ -1048,8 +1086,9 @@ def test_flood_duration_is_kept():
         load.kill()
         load.wait()
     assert r.returncode == 0, r.stderr
-    # Attaching takes a while on a loaded machine; stopping at most a second.
-    assert took < 3.0, "%.2f s for -d 1s" % took
+    # Bounded, not endless (before: running at 60 s for -d 5s); attaching
+    # and stopping take a while on a loaded machine.
+    assert took < 8.0, "%.2f s for -d 1s" % took
     check_unread_counted(out)
 
 
@@ -1287,13 +1326,42 @@ def test_postgres_pgbench_waits():
         assert "libc.so" in (w["user_stack"][0].get("module") or ""), w["user_stack"][0]
 
 
+def bpf_links(pid):
+    """How many BPF links the process holds open."""
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "anon_inode:bpf_link"
+        except OSError:
+            pass
+    return n
+
+
+def second_sigint_during_stop(p):
+    """A SIGINT, then another once the stop has begun: sched_switch's link
+    closed (the stop's first step), and 15 ms on, past the 10 ms in which
+    two signals are one stop. The settling after that detach lasts 50 ms,
+    then the symbolizing. A fixed 20 ms after the first was one stop when
+    the first was handled late on a loaded machine."""
+    links = bpf_links(p.pid)
+    p.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + 10
+    while bpf_links(p.pid) >= links and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert bpf_links(p.pid) < links, "the stop did not begin in 10 s: " + where_is(p.pid)
+    time.sleep(0.015)
+    # From another process, as a terminal's Ctrl-C is (the kernel sends
+    # it): a second signal from the first one's sender within a second is
+    # the same stop.
+    r = run(["kill", "-INT", str(p.pid)])
+    assert r.returncode == 0, r.stderr
+
+
 def test_second_sigint_exits_at_once_without_output():
     out = os.path.join(TMP, "second-sigint.json")
     p = start_tracer(["-m", "0", "-f", "json", "-o", out])
     time.sleep(0.5)
-    p.send_signal(signal.SIGINT)
-    time.sleep(0.02)  # stopping takes 50 ms to let the last waits in, then symbolizes
-    p.send_signal(signal.SIGINT)
+    second_sigint_during_stop(p)
     assert p.wait(timeout=10) == 128 + signal.SIGINT, p.returncode
     assert not os.path.exists(out), "output written after a second SIGINT"
     assert not [f for f in os.listdir(TMP) if f.startswith(".second-sigint")], "temporary left"
@@ -1303,10 +1371,8 @@ def test_second_sigint_says_what_was_lost():
     out = os.path.join(TMP, "second-sigint-said.json")
     p = start_tracer(["-m", "0", "-f", "json", "-o", out])
     time.sleep(0.5)
-    p.send_signal(signal.SIGINT)
-    time.sleep(0.025)  # past signals that come together, before stopping is done
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=10)
+    second_sigint_during_stop(p)
+    _, err = finish_tracer(p, 10)
     assert p.returncode == 128 + signal.SIGINT, p.returncode
     # start_tracer's -v says routine things of the processes it met (a
     # CPython found, a gone process's libraries unread): not about stopping.
@@ -1320,15 +1386,20 @@ def test_signals_arriving_together_are_one_stop():
     # timeout -s INT signals the process and then its group: two SIGINTs
     # microseconds apart. The second came after the first was handled, and
     # was taken as a second Ctrl-C (no output, no message) in 2 of 4 runs.
-    # Here 2 ms apart, so that the first has been handled when the second comes.
-    for i in range(5):
+    # Here back to back, as timeout sends them: offcpu, on the other CPU,
+    # mostly handles the first before the second comes. (A 2 ms sleep
+    # between them lasted over 10 ms on a loaded machine: two Ctrl-Cs.)
+    # The last pair 50 ms apart: from one sender, still one stop (a sender
+    # on a loaded machine was over 10 ms late with its second).
+    for i in range(6):
         out = os.path.join(TMP, "together-%d.json" % i)
         p = start_tracer(["-m", "0", "-f", "json", "-o", out])
         time.sleep(0.3)
-        p.send_signal(signal.SIGINT)
-        time.sleep(0.002)
-        p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=30)
+        os.kill(p.pid, signal.SIGINT)
+        if i == 5:
+            time.sleep(0.05)
+        os.kill(p.pid, signal.SIGINT)
+        _, err = finish_tracer(p, 30)
         assert p.returncode == 0, (i, p.returncode, err)
         read_json_lines(out)
     r = run(["timeout", "-s", "INT", "1", OFFCPU, "-m", "0", "-f", "json", "-o", out])
@@ -3397,6 +3468,10 @@ def run_suite(namespace, setup=None, cleanup=None):
     finally:
         if cleanup:
             cleanup()
+        # A suite's recordings (-m 0, system wide) take up to 3 GiB: 53 GiB
+        # of them filled this machine's disk. OFFCPU_KEEP_TMP=1 keeps them.
+        if not os.environ.get("OFFCPU_KEEP_TMP"):
+            shutil.rmtree(TMP, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -148,6 +148,75 @@ static struct profile *read_back(const char *text, const struct recording_filter
 	return back;
 }
 
+/*
+ * Issue #20 item 7: offcpu serve's sweep keeps what a profile holds (its
+ * stacks' frames with their inline frames, labels, entries, waits, thread
+ * accounts) and frees the rest: the json written after it is the json
+ * written before, and under ASan nothing it writes was freed.
+ */
+static void strings_held_survive_a_sweep(void **state)
+{
+	struct profile *p = fixture_profile(true);
+	unsigned long strings, bytes, freed, freed_bytes, kept;
+	struct thread_account a = { .pid = 100, .tid = 103 };
+	struct label items[1];
+	struct frame f[2];
+	struct wait w = { 0 };
+	char *before, *after;
+	int err;
+
+	(void)state;
+	f[0] = uframe(p, 0x1400, "inlined_caller");
+	f[0].system_name = strpool__intern(p->strings, "_Z14inlined_callerv");
+	f[0].build_id = strpool__intern(p->strings, "0123abcd");
+	f[0].file = strpool__intern(p->strings, "app.c");
+	f[0].line = 12;
+	f[0].inlined = inline_pool__intern(p->inlines, strpool__intern(p->strings, "helper"),
+					   strpool__intern(p->strings, "helper.h"), 3, NULL);
+	memset(&f[1], 0, sizeof(f[1]));
+	f[1].addr = 0x7f0000001000;
+	f[1].kind = strpool__intern(p->strings, "python");
+	f[1].sym = strpool__intern(p->strings, "inner");
+	f[1].file = strpool__intern(p->strings, "app.py");
+	f[1].line = 27;
+	items[0].name = "query";
+	items[0].value = "SELECT 1";
+	w.pid = 200;
+	w.tid = 200;
+	w.comm = strpool__intern(p->strings, "py");
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.cgroup = strpool__intern(p->strings, "/system.slice/py.service");
+	w.waker.context = OFFCPU_WAKER_TASK;
+	w.waker.comm = strpool__intern(p->strings, "waker");
+	w.user_stack = profile__intern_stack(p, f, 2);
+	w.labels = profile__intern_labels(p, items, 1, &err);
+	assert_int_equal(err, 0);
+	w.duration_ns = 1000;
+	w.end_ts_ns = 4000;
+	assert_int_equal(profile__add(p, &w), 0);
+	a.comm = strpool__intern(p->strings, "exited");
+	assert_int_equal(profile__add_thread(p, &a), 0);
+	strpool__stats(p->strings, &kept, &bytes);
+	strpool__intern(p->strings, "sh -c a title no one holds");
+	strpool__intern(p->strings, "/tmp/perf-1.map");
+	assert_non_null(inline_pool__intern(p->inlines, strpool__intern(p->strings, "gone"),
+					    w.cgroup, 1, NULL));
+	before = render(output_json__write, p);
+	profile__mark_strings(p, p->strings, p->inlines);
+	assert_int_equal(inline_pool__sweep(p->inlines), 1);
+	strpool__sweep(p->strings, &freed, &freed_bytes);
+	assert_int_equal(freed, 3);
+	strpool__stats(p->strings, &strings, &bytes);
+	assert_int_equal(strings, kept);
+	after = render(output_json__write, p);
+	assert_string_equal(before, after);
+	assert_non_null(strstr(after, "helper.h"));
+	assert_non_null(strstr(after, "SELECT 1"));
+	free(before);
+	free(after);
+	profile__free(p);
+}
+
 static bool even_pids_alive(void *ctx, uint32_t pid)
 {
 	(void)ctx;
@@ -1425,6 +1494,7 @@ int main(void)
 		cmocka_unit_test(hostile_names_in_pprof),
 		cmocka_unit_test(hostile_names_read_back_the_same),
 		cmocka_unit_test(deep_stack_in_every_format),
+		cmocka_unit_test(strings_held_survive_a_sweep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
