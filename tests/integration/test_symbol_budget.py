@@ -276,7 +276,7 @@ def window(serve, seconds=2):
 
 
 def main():
-    return t.run_suite(globals(), setup=setup, cleanup=lambda: shutil.rmtree(TMP, True))
+    return t.run_suite(globals(), setup=setup)
 
 
 if __name__ == "__main__":
