@@ -1327,28 +1327,38 @@ def test_postgres_pgbench_waits():
 
 
 def bpf_links(pid):
-    """How many BPF links the process holds open."""
-    n = 0
-    for fd in os.listdir("/proc/%d/fd" % pid):
+    """The ids of the BPF links the process holds open (/proc/PID/fdinfo)."""
+    ids = set()
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except OSError:  # exited
+        return ids
+    for fd in fds:
         try:
-            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "anon_inode:bpf_link"
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) != "anon_inode:bpf_link":
+                continue
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                ids |= {l.split()[1] for l in f if l.startswith("link_id:")}
         except OSError:
             pass
-    return n
+    return ids
 
 
 def second_sigint_during_stop(p):
     """A SIGINT, then another once the stop has begun: sched_switch's link
-    closed (the stop's first step), and 15 ms on, past the 10 ms in which
+    closed (the stop's first step; by id, for links are added while tracing:
+    a new process's uprobes), and 15 ms on, past the 10 ms in which
     two signals are one stop. The settling after that detach lasts 50 ms,
     then the symbolizing. A fixed 20 ms after the first was one stop when
     the first was handled late on a loaded machine."""
     links = bpf_links(p.pid)
     p.send_signal(signal.SIGINT)
-    deadline = time.monotonic() + 10
-    while bpf_links(p.pid) >= links and time.monotonic() < deadline:
+    # A record that reads a large file's symbols holds the loop that long:
+    # once in a full run over 10 s (a follow-up for the product).
+    deadline = time.monotonic() + 60
+    while links <= bpf_links(p.pid) and time.monotonic() < deadline:
         time.sleep(0.001)
-    assert bpf_links(p.pid) < links, "the stop did not begin in 10 s: " + where_is(p.pid)
+    assert not links <= bpf_links(p.pid), "the stop did not begin in 60 s: " + where_is(p.pid)
     time.sleep(0.015)
     # From another process, as a terminal's Ctrl-C is (the kernel sends
     # it): a second signal from the first one's sender within a second is
