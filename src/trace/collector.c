@@ -1029,8 +1029,11 @@ int collector__reap(struct collector *c, uint64_t now_ns)
 		reaper__look_at(c->reaper, *(const uint32_t *)key);
 	symbolizer__for_each_process(c->symbolizer, look_at, c->reaper);
 	err = reaper__end_look(c->reaper, &pids, &nr, &held);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		process_gone(c, pids[i]);
+		if (c->log_reaps)
+			fprintf(stderr, "reaped: pid %" PRIu32 "\n", pids[i]);
+	}
 	free(pids);
 	c->profile->counters[OFFCPU_CNT_PROCESSES_REAPED] += nr;
 	if (c->log_reaps)
