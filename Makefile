@@ -61,7 +61,7 @@ DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev libdw-dev zlib1g-de
 # compare with, PostgreSQL, go tool pprof, Chromium and node for the SVG,
 # clang's fuzzer runtime, unshare, gdb, and Prometheus to scrape offcpu serve.
 TEST_DEB_PACKAGES := g++ libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 golang-go \
-	chromium nodejs libclang-rt-14-dev util-linux gdb graphviz prometheus
+	chromium nodejs libclang-rt-14-dev util-linux gdb graphviz prometheus strace
 
 ifeq ($(V),1)
 Q :=

@@ -242,6 +242,21 @@ struct {
 	__type(value, struct leaf_scan);
 } leaf_scans SEC(".maps");
 
+/*
+ * The open-wait iterator's own: it is sleepable, so preemptible, and the
+ * sched_switch program that runs on its CPU meanwhile took the same
+ * per-CPU leaf_scans for the thread it switched in, rewriting the words
+ * the iterator was scanning. The leaf went missing for about one
+ * nanosleep wait in twelve of test_open_race's snapshots, stacks intact
+ * otherwise (hrtimer_nanosleep first, do_nanosleep not put back).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct leaf_scan);
+} open_leaf_scans SEC(".maps");
+
 /* Too large for the 512-byte BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -1630,8 +1645,9 @@ static long move_down(__u32 i, void *ctx)
  * frames kernel_leaf() finds (l->frames[room - nr..room), leaf first) go
  * right before it at the same indexes; then all moves down to ips[0].
  */
-static __always_inline void
-take_kernel_stack(struct offcpu_counters *c, struct offcpu_wait_record *r, struct task_struct *next)
+static __always_inline void take_kernel_stack(struct offcpu_counters *c,
+					      struct offcpu_wait_record *r,
+					      struct task_struct *next, void *scans)
 {
 	const __u32 room = LEAF_MAX_FRAMES - 1;
 	struct leaf_move m = { .r = r };
@@ -1653,7 +1669,7 @@ take_kernel_stack(struct offcpu_counters *c, struct offcpu_wait_record *r, struc
 	if (n <= 0)
 		return;
 	frames = n / sizeof(__u64);
-	l = bpf_map_lookup_elem(&leaf_scans, &zero);
+	l = bpf_map_lookup_elem(scans, &zero);
 	if (l)
 		nr = kernel_leaf(next, r->ips[room], l);
 	if (nr > room || nr >= stack_depth)
@@ -1698,7 +1714,7 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	 */
 	r->cgroup_id = BPF_CORE_READ(next, cgroups, dfl_cgrp, kn, id);
 	if (want_kernel_stack)
-		take_kernel_stack(c, r, next);
+		take_kernel_stack(c, r, next, &leaf_scans);
 }
 
 /*
@@ -2389,7 +2405,7 @@ static __always_inline __u32 open_wait_stacks(struct task_struct *t, struct copy
 
 	/* As at a switch-in, with the __sched frames put back (#17.4); not counted: preemptible. */
 	if (want_kernel_stack)
-		take_kernel_stack(NULL, r, t);
+		take_kernel_stack(NULL, r, t, &open_leaf_scans);
 	kernel_frames = r->kernel_frames & OFFCPU_MAX_STACK_DEPTH;
 	r->kernel_frames = kernel_frames;
 	if (!want_user_stack || (t->flags & PF_KTHREAD) || !t->mm)

@@ -3,9 +3,27 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/array.h"
 #include "symbols/limits.h"
+
+/*
+ * #12 follow-up: 1 GiB for every file of every process at once, twice one
+ * process's share (so the largest process alone never leaves the others
+ * unnamed) and twenty times what every file on a busy host held (offcpu
+ * serve system wide beside three sessions' builds and tests: 45 files,
+ * 51-54 MB); but at most a quarter of RAM, so that a user's processes
+ * cannot make root's offcpu what a small host runs out of memory for.
+ */
+static uint64_t total_spend_default(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+	uint64_t quarter =
+	    pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size / 4 : UINT64_MAX;
+
+	return quarter < (1ULL << 30) ? quarter : 1ULL << 30;
+}
 
 /*
  * Far above what real files need: libc's debug file has 73 sections and
@@ -22,6 +40,7 @@ void limits__defaults(struct symbol_limits *limits)
 		.max_name_len = 4096,
 		.max_file_spend_bytes = 256 << 20,
 		.max_process_spend_bytes = 512 << 20,
+		.max_total_spend_bytes = total_spend_default(),
 		.reread_interval_ns = 100 * 1000 * 1000,
 	};
 }
@@ -35,9 +54,9 @@ static const struct {
 	{                                                                                          \
 #f, offsetof(struct symbol_limits, f), sizeof(((struct symbol_limits *)0)->f)      \
 	}
-	FIELD(max_file_bytes),	   FIELD(max_sections),		FIELD(max_symbols),
-	FIELD(max_name_len),	   FIELD(max_file_spend_bytes), FIELD(max_process_spend_bytes),
-	FIELD(reread_interval_ns),
+	FIELD(max_file_bytes),	   FIELD(max_sections),		 FIELD(max_symbols),
+	FIELD(max_name_len),	   FIELD(max_file_spend_bytes),	 FIELD(max_process_spend_bytes),
+	FIELD(reread_interval_ns), FIELD(max_total_spend_bytes),
 #undef FIELD
 };
 

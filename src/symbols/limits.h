@@ -21,6 +21,12 @@ struct symbol_limits {
 	uint32_t max_name_len;		  /* longer symbol names are skipped */
 	uint64_t max_file_spend_bytes;	  /* read and kept for one file and its debug file */
 	uint64_t max_process_spend_bytes; /* the same, for every file one process brought */
+	/*
+	 * #12 follow-up: the same, held at once by every file (and perf map)
+	 * of every process: a fork bomb gets this, not one process's share
+	 * per process.
+	 */
+	uint64_t max_total_spend_bytes;
 	uint64_t reread_interval_ns; /* a process's maps or perf map, again at most this often */
 };
 

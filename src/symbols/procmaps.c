@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/proc_root.h"
 #include "symbols/procmaps.h"
 
 /* "start-end perms offset major:minor inode   path" */
@@ -99,6 +102,22 @@ const struct proc_map *procmaps__find(const struct proc_maps *maps, uint64_t add
 			return m;
 	}
 	return NULL;
+}
+
+int procmaps__open_file(uint32_t pid, const struct proc_map *map, bool by_name)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, map->start,
+		 map->end);
+	/* O_NONBLOCK, as by name: that file may have been swapped for a FIFO since. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0)
+		return fd;
+	if (!by_name || map->path[0] != '/')
+		return -errno;
+	return proc_root__open(pid, map->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
 }
 
 void procmaps__free(struct proc_maps *maps)

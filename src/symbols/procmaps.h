@@ -30,6 +30,14 @@ int procmaps__parse_line(const char *line, struct proc_map *map);
 int procmaps__read(FILE *file, struct proc_maps *out);
 int procmaps__read_pid(int pid, struct proc_maps *out);
 const struct proc_map *procmaps__find(const struct proc_maps *maps, uint64_t addr);
+/*
+ * The very file process pid mapped at map, read-only: through
+ * /proc/PID/map_files (in another mount namespace, or deleted and replaced
+ * on disk since); failing that, if by_name, by its path inside the
+ * process's root without following a last symlink (proc_root.h), which may
+ * be another file by now. -errno on failure.
+ */
+int procmaps__open_file(uint32_t pid, const struct proc_map *map, bool by_name);
 void procmaps__free(struct proc_maps *maps);
 
 #endif

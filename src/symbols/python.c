@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,15 +128,6 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
-static int open_mapped_file(uint32_t pid, const struct proc_map *map)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, map->start,
-		 map->end);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
 /* "python3.9", "libpython3.10.so.1.0": the version a file name says (before 3.11). */
 static uint16_t version_of_name(const char *path)
 {
@@ -193,10 +183,10 @@ static int layout_from_file(struct python_process *p, const struct proc_map *map
 	return 0;
 }
 
-int python__detect(struct python *py, uint32_t pid, struct offcpu_python_layout *out)
+int python__detect(struct python *py, uint32_t pid, const struct proc_maps *maps,
+		   struct offcpu_python_layout *out)
 {
 	struct python_process *p = process_of(py, pid);
-	struct proc_maps maps = { 0 };
 	char path[64];
 	size_t i;
 	int err = -ENOENT;
@@ -214,27 +204,26 @@ int python__detect(struct python *py, uint32_t pid, struct offcpu_python_layout 
 	p->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
 	p->mem.read = mem_read;
 	p->mem.ctx = p;
-	if (p->mem_fd < 0 || procmaps__read_pid((int)pid, &maps)) {
+	if (p->mem_fd < 0 || !maps) {
 		if (p->mem_fd >= 0)
 			close(p->mem_fd);
 		p->mem_fd = -1;
 		return -ENOENT;
 	}
-	for (i = 0; i < maps.nr && err; i++) {
-		const struct proc_map *map = &maps.maps[i];
+	for (i = 0; i < maps->nr && err; i++) {
+		const struct proc_map *map = &maps->maps[i];
 		struct python_elf e;
 		int fd;
 
 		if (!worth_a_look(map, i == 0))
 			continue;
-		fd = open_mapped_file(pid, map);
+		fd = procmaps__open_file(pid, map, false);
 		if (fd < 0)
 			continue;
 		if (!python_files__read(py->files, fd, py->limits, &e))
 			err = layout_from_file(p, map, &e);
 		close(fd);
 	}
-	procmaps__free(&maps);
 	if (err) {
 		/* Not kept open for every process on the machine that runs no CPython. */
 		close(p->mem_fd);

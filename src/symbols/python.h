@@ -19,6 +19,7 @@
 #include "offcpu.h"
 #include "profile/frame.h"
 #include "symbols/limits.h"
+#include "symbols/procmaps.h"
 #include "symbols/python_code.h"
 #include "symbols/python_layout.h"
 
@@ -31,11 +32,14 @@ int python__new(struct strpool *strings, const struct symbol_limits *limits, str
 void python__free(struct python *py);
 
 /*
- * Looks for CPython in process pid (once per image: again only after
- * python__forget). 0 and its walk's layout in *out; -ENOENT when it runs
- * no CPython this knows (or not yet: its libraries are not mapped).
+ * Looks for CPython in process pid, whose executable mappings are maps
+ * (the symbolizer's read: NULL when none could be read), once per image:
+ * again only after python__forget. 0 and its walk's layout in *out;
+ * -ENOENT when it runs no CPython this knows (or not yet: its libraries
+ * are not mapped).
  */
-int python__detect(struct python *py, uint32_t pid, struct offcpu_python_layout *out);
+int python__detect(struct python *py, uint32_t pid, const struct proc_maps *maps,
+		   struct offcpu_python_layout *out);
 /* A forked child runs its parent's interpreter at the same addresses. */
 void python__fork(struct python *py, uint32_t parent_pid, uint32_t child_pid);
 /* A new image, or the process is gone: its layout and code objects too. */

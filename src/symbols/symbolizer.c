@@ -95,6 +95,11 @@ struct process {
 	struct rereads maps_rereads;
 	struct rereads perfmap_rereads;
 	uint64_t spent_bytes; /* reading the files it brought (limits.h) */
+	/* #12 follow-up: see max_total_spend_bytes and retry_unpaid(). */
+	uint64_t perfmap_bytes; /* what its perf map holds */
+	bool unpaid_for_total;	/* a file of it was skipped for want of the total's room */
+	uint64_t unpaid_room;	/* the room left then */
+	struct rereads unpaid_rereads;
 };
 
 /*
@@ -145,6 +150,10 @@ struct symbolizer {
 	bool free_unmapped;
 	uint64_t lines_needed_since_ns; /* UINT64_MAX: no frame named so far needs its line */
 	struct line_list dead_lines;	/* of freed files, by dead_ns */
+	/* #12 follow-up: what every file and perf map holds, for max_total_spend_bytes. */
+	uint64_t file_bytes;
+	uint64_t perfmap_bytes;
+	bool total_warned; /* the one warning that it is full */
 };
 
 static uint64_t hash_dso_key(const void *key)
@@ -276,6 +285,7 @@ static void dso_unmapped(struct symbolizer *s, struct dso *dso)
 	struct code_line *line;
 
 	hash_table__remove(s->dsos, &dso->dev);
+	s->file_bytes -= dso->bytes;
 	while ((line = dso->lines.first)) {
 		lines__unlink(&dso->lines, line);
 		if (!needed) {
@@ -325,6 +335,7 @@ static void release_dsos(struct symbolizer *s, struct dso **dsos, size_t nr)
 /* The process leaves the symbolizer: its files may go with it. */
 static void process_release(struct symbolizer *s, struct process *p)
 {
+	s->perfmap_bytes -= p->perfmap_bytes;
 	release_dsos(s, p->dsos, p->maps.nr);
 	process_free(p);
 }
@@ -403,24 +414,6 @@ static struct dso *vdso_dso(struct symbolizer *s, const struct proc_map *map)
 	return &s->vdso;
 }
 
-/*
- * map_files reaches the very file the process mapped: in another mount
- * namespace, or deleted and replaced on disk since.
- */
-static int open_mapped_file(uint32_t pid, const struct proc_map *map)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, map->start,
-		 map->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 || map->path[0] != '/')
-		return fd;
-	/* By name, the file may have been swapped for a symlink or a FIFO since. */
-	return proc_root__open(pid, map->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-}
-
 /* Source lines from the file's own DWARF, else from its separate debug file. */
 static void open_debuginfo(struct symbolizer *s, struct dso *dso, int fd,
 			   struct read_budget *budget)
@@ -462,7 +455,7 @@ static int read_dso(struct symbolizer *s, struct dso *dso, uint32_t pid,
 {
 	/* Its debug link is looked up beside it, inside the process's root. */
 	struct elfsyms_opts opts = { pid, map->path, &s->limits, budget };
-	int fd = open_mapped_file(pid, map), err = fd < 0 ? fd : 0;
+	int fd = procmaps__open_file(pid, map, true), err = fd < 0 ? fd : 0;
 
 	if (fd >= 0) {
 		err = elfsyms__open_fd(fd, &opts, &dso->syms);
@@ -480,28 +473,77 @@ static int read_dso(struct symbolizer *s, struct dso *dso, uint32_t pid,
 	return fd < 0 ? err : 0;
 }
 
+/* What the process may still spend on its files and perf map (max_process_spend_bytes). */
+static uint64_t process_left(const struct symbolizer *s, const struct process *p)
+{
+	return s->limits.max_process_spend_bytes -
+	       min_u64(p->spent_bytes, s->limits.max_process_spend_bytes);
+}
+
+/* What every process's files and perf maps may still take at once (max_total_spend_bytes). */
+static uint64_t total_left(const struct symbolizer *s)
+{
+	uint64_t held = s->file_bytes + s->perfmap_bytes;
+
+	return s->limits.max_total_spend_bytes - min_u64(held, s->limits.max_total_spend_bytes);
+}
+
+/*
+ * #12 follow-up: a file (or perf map) not read because what every file
+ * holds leaves too little room. Said once in a warning, not once per file
+ * (a fork bomb of distinct files would bring thousands); -v names the
+ * others.
+ */
+static void total_full(struct symbolizer *s, uint32_t pid, const char *path)
+{
+	if (s->total_warned) {
+		log__info("%s (pid %u): not read, past the %" PRIu64 " bytes all files may cost",
+			  path, pid, s->limits.max_total_spend_bytes);
+		return;
+	}
+	s->total_warned = true;
+	log__warn("%s (pid %u) not read: all processes' files already hold the %" PRIu64
+		  " bytes they may together; its frames, and those of the files skipped after it "
+		  "(-v names them), count in symbol_misses",
+		  path, pid, s->limits.max_total_spend_bytes);
+}
+
+/* The process could not have a file read for want of the total's room: see retry_unpaid(). */
+static struct dso *unpaid_for_total(struct symbolizer *s, struct process *p,
+				    const struct proc_map *map, uint64_t room)
+{
+	p->unpaid_for_total = true;
+	p->unpaid_room = room;
+	total_full(s, p->pid, map->path);
+	return &s->unpaid;
+}
+
 /*
  * A mapped file's symbols and DWARF, read once for every process that
- * maps it, and paid for by the first: within the per-file limit and what
- * is left of that process's. A file cut short by its own limit is kept as
- * read; one the process could not pay for is not cached, so that a
- * process which spent its share does not leave a library unnamed for the
- * others.
+ * maps it, and paid for by the first: within the per-file limit, what is
+ * left of that process's, and what all files together may still hold. A
+ * file cut short by its own limit is kept as read; one the process could
+ * not pay for is not cached, so that a process which spent its share does
+ * not leave a library unnamed for the others, and one the total had no
+ * room for is not either, nor charged to the process: it is tried again
+ * once there is room.
  */
 static struct dso *file_dso(struct symbolizer *s, struct process *p, const struct proc_map *map)
 {
 	uint64_t key[2] = { ((uint64_t)map->dev_major << 32) | map->dev_minor, map->inode };
 	struct dso *dso = hash_table__find(s->dsos, key);
-	uint64_t process_left = s->limits.max_process_spend_bytes -
-				min_u64(p->spent_bytes, s->limits.max_process_spend_bytes);
-	struct read_budget budget = { min_u64(s->limits.max_file_spend_bytes, process_left),
-				      false };
-	bool process_bound = process_left < s->limits.max_file_spend_bytes;
-	uint64_t granted = budget.left;
+	uint64_t own_left = process_left(s, p), all_left = total_left(s);
+	uint64_t granted = min_u64(s->limits.max_file_spend_bytes, min_u64(own_left, all_left));
+	struct read_budget budget = { granted, false };
+	/* What bounds the read, where not the file's own limit: the smaller share. */
+	bool process_bound = own_left < s->limits.max_file_spend_bytes && own_left <= all_left;
+	bool total_bound = all_left < s->limits.max_file_spend_bytes && all_left < own_left;
 
 	if (dso)
 		return dso;
-	if (process_bound && !process_left)
+	if (total_bound && !all_left)
+		return unpaid_for_total(s, p, map, all_left);
+	if (process_bound && !own_left)
 		return &s->unpaid;
 	dso = calloc(1, sizeof(*dso));
 	if (!dso)
@@ -517,6 +559,10 @@ static struct dso *file_dso(struct symbolizer *s, struct process *p, const struc
 	if (read_dso(s, dso, p->pid, map, &budget) && proc_root__gone(p->pid)) {
 		dso_free(dso);
 		return &s->unpaid;
+	}
+	if (budget.exhausted && total_bound) {
+		dso_free(dso);
+		return unpaid_for_total(s, p, map, all_left);
 	}
 	p->spent_bytes += granted - budget.left;
 	dso->bytes = granted - budget.left;
@@ -534,6 +580,7 @@ static struct dso *file_dso(struct symbolizer *s, struct process *p, const struc
 		dso_free(dso);
 		return NULL;
 	}
+	s->file_bytes += dso->bytes;
 	return dso;
 }
 
@@ -808,12 +855,10 @@ void symbolizer__for_each_process(const struct symbolizer *s, void (*fn)(void *c
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
 	const struct code_line *line;
-	struct hash_table_iter it = { 0 };
-	void *value;
 
 	memset(out, 0, sizeof(*out));
-	while (hash_table__next(s->dsos, &it, NULL, &value))
-		out->file_bytes += ((const struct dso *)value)->bytes;
+	out->file_bytes = s->file_bytes;
+	out->perfmap_bytes = s->perfmap_bytes;
 	out->processes = hash_table__size(s->processes);
 	out->files = hash_table__size(s->dsos);
 	out->lines = hash_table__size(s->lines);
@@ -891,6 +936,34 @@ static bool may_reread(const struct symbolizer *s, struct rereads *r, uint64_t n
 }
 
 /*
+ * #12 follow-up: the files of a process skipped while all files held what
+ * they may are read once there is more room (in offcpu serve, a file no
+ * process maps any more gives its bytes back): tried again when a frame
+ * falls in one of them, if more room is left than at the last try, as
+ * often as may_reread allows, since each try reads as far as the room.
+ */
+static void retry_unpaid(struct symbolizer *s, struct process *p)
+{
+	size_t i;
+
+	if (!p->unpaid_for_total || total_left(s) <= p->unpaid_room ||
+	    !may_reread(s, &p->unpaid_rereads, clock__monotonic_ns()))
+		return;
+	p->unpaid_for_total = false;
+	for (i = 0; i < p->maps.nr; i++) {
+		struct dso *dso;
+
+		if (p->dsos[i] != &s->unpaid)
+			continue;
+		dso = file_dso(s, p, &p->maps.maps[i]);
+		if (!dso)
+			continue;
+		p->dsos[i] = dso;
+		hold_dsos(s, &p->dsos[i], 1);
+	}
+}
+
+/*
  * JIT code lives in anonymous memory, named in the process's perf map.
  * Read when first needed, and on (from where the last read stopped: a JIT
  * only appends) when a stack newer than the last read misses it, as often
@@ -900,26 +973,36 @@ static const struct elf_symbol *jit_symbol(struct symbolizer *s, struct process 
 					   uint64_t seen_ns)
 {
 	const struct elf_symbol *sym = perfmap__find(&p->perfmap, addr);
-	uint64_t now = clock__monotonic_ns(), granted;
+	uint64_t now = clock__monotonic_ns(), own_left, all_left, spent;
 	struct read_budget budget;
 	char module[64];
+	int err;
 
 	if (sym || p->perfmap_read_at_ns > seen_ns)
 		return sym;
 	if (p->perfmap_read_at_ns && !may_reread(s, &p->perfmap_rereads, now))
 		return NULL;
 	p->perfmap_read_at_ns = now;
-	granted = s->limits.max_process_spend_bytes -
-		  min_u64(p->spent_bytes, s->limits.max_process_spend_bytes);
-	budget = (struct read_budget){ granted, false };
-	if (perfmap__update((int)p->pid, &p->perfmap, &budget) == -ENOMEM)
-		perfmap__free(&p->perfmap);
-	p->spent_bytes += granted - budget.left;
-	p->perfmap_rereads.cost_ns = clock__monotonic_ns() - now;
 	if (!p->perfmap_module) {
 		snprintf(module, sizeof(module), "/tmp/perf-%u.map", p->pid);
 		p->perfmap_module = strpool__intern(s->strings, module);
 	}
+	own_left = process_left(s, p);
+	all_left = total_left(s);
+	budget = (struct read_budget){ min_u64(own_left, all_left), false };
+	err = perfmap__update((int)p->pid, &p->perfmap, &budget);
+	spent = min_u64(own_left, all_left) - budget.left;
+	p->spent_bytes += spent;
+	p->perfmap_bytes += spent;
+	s->perfmap_bytes += spent;
+	if (err == -ENOMEM) {
+		perfmap__free(&p->perfmap);
+		s->perfmap_bytes -= p->perfmap_bytes;
+		p->perfmap_bytes = 0;
+	}
+	if (budget.exhausted && all_left < own_left)
+		total_full(s, p->pid, p->perfmap_module);
+	p->perfmap_rereads.cost_ns = clock__monotonic_ns() - now;
 	return perfmap__find(&p->perfmap, addr);
 }
 
@@ -936,7 +1019,29 @@ const struct proc_maps *symbolizer__maps(struct symbolizer *s, uint32_t pid, uin
 	return p->gone ? NULL : &p->maps;
 }
 
-void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
+const struct proc_maps *symbolizer__maps_since(struct symbolizer *s, uint32_t pid,
+					       uint64_t since_ns, uint64_t *read_ns)
+{
+	struct process *p = find_or_add(s, pid);
+
+	*read_ns = 0;
+	if (!p)
+		return NULL;
+	if (!p->loaded) {
+		p->loaded = true;
+		p->gone = read_process(s, p) != 0;
+	} else if (!p->gone && p->read_at_ns < since_ns &&
+		   mapped_files(&p->maps) <= YOUNG_LOADER_FILES && read_process(s, p)) {
+		/* Gone since: the snapshot stays for the stacks still to come. */
+		return NULL;
+	}
+	if (p->gone)
+		return NULL;
+	*read_ns = p->read_at_ns;
+	return &p->maps;
+}
+
+bool symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f)
 {
 	uint64_t lookup = is_leaf ? addr : addr - 1;
@@ -951,7 +1056,7 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	f->addr = addr;
 	f->module_off = addr;
 	if (!p)
-		return;
+		return false;
 	if (!p->gone)
 		map = procmaps__find(&p->maps, lookup);
 	/*
@@ -967,10 +1072,17 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 			count_gone(s, p); /* its stack names code it mapped after the snapshot */
 	}
 	if (!map)
-		return;
+		return false;
 	f->module = strpool__intern(s->strings, map->path[0] ? map->path : "[anon]");
 	f->module_off = addr - map->start + map->file_offset;
 	dso = p->dsos[map - p->maps.maps];
+	if (dso == &s->unpaid) {
+		retry_unpaid(s, p);
+		dso = p->dsos[map - p->maps.maps];
+		/* Files are freed only in offcpu serve: elsewhere, no room comes back. */
+		if (dso == &s->unpaid)
+			return s->free_unmapped && p->unpaid_for_total;
+	}
 	/* Anonymous executable memory (not the vdso, which has its image). */
 	if (!dso) {
 		const struct elf_symbol *jit = jit_symbol(s, p, lookup, seen_ns);
@@ -980,14 +1092,14 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 			f->off = addr - jit->start;
 			f->module = p->perfmap_module;
 			f->module_off = addr - jit->start;
-			return;
+			return false;
 		}
 	}
 	if (!dso || !dso->syms)
-		return;
+		return false;
 	f->build_id = dso->build_id;
 	if (elfsyms__offset_to_vaddr(dso->syms, lookup - map->start + map->file_offset, &vaddr))
-		return;
+		return false;
 	sym = elfsyms__find(dso->syms, vaddr);
 	if (!sym) {
 		unnamed_function(s, f, dso->syms, map->path, vaddr, addr - lookup);
@@ -1004,4 +1116,5 @@ void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is
 	}
 	if (dso->debug)
 		note_code_line(s, f, dso, vaddr);
+	return false;
 }

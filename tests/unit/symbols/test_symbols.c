@@ -397,6 +397,56 @@ static void symbolizer_frees_unmapped_files(void **state)
 	strpool__free(strings);
 }
 
+/*
+ * #12 follow-up: no file is read while all files together hold what they
+ * may (max_total_spend_bytes), and its frames stay unnamed; once there is
+ * more room, the next frame in it has the file read.
+ */
+static void symbolizer_total_spend_cap(void **state)
+{
+	struct strpool *strings = strpool__new();
+	struct inline_pool *inlines = inline_pool__new();
+	uint64_t addr = (uint64_t)(uintptr_t)&known_function;
+	struct symbol_limits limits;
+	struct symbolizer_stats st;
+	struct symbolizer *s;
+	struct frame f;
+
+	(void)state;
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
+	limits__defaults(&limits);
+	limits.max_total_spend_bytes = 0;
+	symbolizer__set_limits(s, &limits);
+	/* offcpu record frees no file: no room comes back, the stack may be kept as it is. */
+	assert_false(symbolizer__user(s, getpid(), addr + 4, false, clock__monotonic_ns(), &f));
+	assert_null(f.sym);
+	assert_non_null(f.module);
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.files, 0);
+	assert_int_equal(st.file_bytes, 0);
+	/* Room again (offcpu serve frees the files no process maps). */
+	limits__defaults(&limits);
+	symbolizer__set_limits(s, &limits);
+	symbolizer__user(s, getpid(), addr + 4, false, clock__monotonic_ns(), &f);
+	assert_non_null(f.sym);
+	assert_string_equal(f.sym, "known_function");
+	symbolizer__stats(s, &st);
+	assert_true(st.files > 0);
+	assert_true(st.file_bytes > 0);
+	assert_true(st.file_bytes <= limits.max_total_spend_bytes);
+	symbolizer__free(s);
+	/* offcpu serve frees files: the frame may be named later. */
+	assert_int_equal(symbolizer__new(strings, inlines, NULL, &s), 0);
+	symbolizer__free_unmapped(s);
+	limits.max_total_spend_bytes = 0;
+	symbolizer__set_limits(s, &limits);
+	assert_true(symbolizer__user(s, getpid(), addr + 4, false, clock__monotonic_ns(), &f));
+	assert_null(f.sym);
+	symbolizer__free(s);
+	inline_pool__free(inlines);
+	strpool__free(strings);
+}
+
 static void symbolizer_inline_frames(void **state)
 {
 	struct strpool *strings = strpool__new();
@@ -473,6 +523,7 @@ int main(void)
 		cmocka_unit_test(symbolizer_inline_frames),
 		cmocka_unit_test(symbolizer_user_frames),
 		cmocka_unit_test(symbolizer_frees_unmapped_files),
+		cmocka_unit_test(symbolizer_total_spend_cap),
 		cmocka_unit_test(symbolizer_vdso),
 	};
 
