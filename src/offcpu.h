@@ -105,6 +105,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_PY_UNNAMED,
 	/* Open-wait race: open waits whose thread ran while their stacks were read. */
 	OFFCPU_CNT_OPEN_STACKS_RACED,
+	/* Issue #20 item 7: processes freed by a look, their exit record lost. */
+	OFFCPU_CNT_PROCESSES_REAPED,
 	OFFCPU_CNT_MAX,
 };
 

@@ -269,6 +269,9 @@ static int record(struct session *s)
 		if (err)
 			break;
 		symbolizer__tick(s->symbolizer);
+		/* Issue #20 item 7: a long recording's processes whose exit record was lost. */
+		if (collector__reap(s->collector, clock__monotonic_ns()))
+			log__warn("cannot free the processes gone: out of memory");
 		if (s->has_command && command__poll_exit(&s->command))
 			break;
 		if (deadline && clock__monotonic_ns() >= deadline)

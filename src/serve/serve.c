@@ -469,6 +469,9 @@ static void tick(struct serve *s, uint64_t now_ns)
 	release_lines(s);
 	rotate_stacks(s);
 	free_generations(s, false);
+	/* Issue #20 item 7: before the sweep, which then frees their titles. */
+	if (collector__reap(s->collector, now_ns))
+		log__warn("cannot free the processes gone: out of memory");
 	sweep_strings(s, now_ns);
 	if (now_ns - s->last_promote_ns >= PROMOTE_NS) {
 		s->last_promote_ns = now_ns;

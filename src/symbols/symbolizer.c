@@ -842,6 +842,16 @@ uint64_t symbolizer__processes_gone(const struct symbolizer *s)
 	return s->processes_gone;
 }
 
+void symbolizer__for_each_process(const struct symbolizer *s, void (*fn)(void *ctx, uint32_t pid),
+				  void *ctx)
+{
+	struct hash_table_iter it = { 0 };
+	const void *key;
+
+	while (hash_table__next(s->processes, &it, &key, NULL))
+		fn(ctx, *(const uint32_t *)key);
+}
+
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
 	const struct code_line *line;

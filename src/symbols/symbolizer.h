@@ -90,6 +90,9 @@ void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_
 /* The process is gone: its mappings are no longer needed. */
 void symbolizer__exit(struct symbolizer *s, uint32_t pid);
 uint64_t symbolizer__processes_gone(const struct symbolizer *s);
+/* Issue #20 item 7: fn(ctx, pid) for each process held, to find those gone unseen. */
+void symbolizer__for_each_process(const struct symbolizer *s, void (*fn)(void *ctx, uint32_t pid),
+				  void *ctx);
 /*
  * Issue #17 item 6: whether pid's executable mappings are known (read, and
  * the process was not gone), so a user address in none of them is in no

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,7 @@
 #include "symbols/unwind.h"
 #include "trace/collector.h"
 #include "trace/label_reader.h"
+#include "trace/reaper.h"
 #include "trace/thread_accounts.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
@@ -128,6 +131,10 @@ struct collector {
 	collector_python_fn python_sink;
 	void *python_sink_ctx;
 	struct frame merged[OFFCPU_MAX_STACK_DEPTH + OFFCPU_PY_MAX_FRAMES];
+	/* Issue #20 item 7: processes whose exit record was lost, freed (collector__reap). */
+	struct reaper *reaper;
+	bool drop_exits; /* OFFCPU_TEST_DROP_EXIT=1: exit records are ignored */
+	bool log_reaps;	 /* OFFCPU_TEST_MEMSTATS: each look is logged */
 };
 
 /*
@@ -192,6 +199,7 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   const struct rule_set *rules, uint32_t state_mask, struct collector **out)
 {
 	struct collector *c = calloc(1, sizeof(*c));
+	const char *drop_exits = getenv("OFFCPU_TEST_DROP_EXIT");
 
 	if (!c)
 		return -ENOMEM;
@@ -208,8 +216,11 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
 	limits__defaults(&c->python_limits);
 	c->python_pending = hash_table__new(u32_key__hash, u32_key__equal);
+	/* Test-only: the exit records a full ring buffer would lose, all of them. */
+	c->drop_exits = drop_exits && !strcmp(drop_exits, "1");
+	c->log_reaps = getenv("OFFCPU_TEST_MEMSTATS") != NULL;
 	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->waker_stacks ||
-	    !c->key || !c->python_pending ||
+	    !c->key || !c->python_pending || reaper__new(&c->reaper) ||
 	    python__new(profile->strings, &c->python_limits, &c->python) ||
 	    unwinder__new(&unwinder_opts, &c->unwinder)) {
 		collector__free(c);
@@ -250,6 +261,7 @@ void collector__free(struct collector *c)
 	unwinder__free(c->unwinder);
 	cgroups__free(c->cgroups);
 	thread_accounts__free(c->threads);
+	reaper__free(c->reaper);
 	free(c);
 }
 
@@ -280,6 +292,8 @@ static struct process_info *process_of(struct collector *c, uint32_t pid)
 		process_info_free(p);
 		return NULL;
 	}
+	/* Issue #20 item 7: who it is, so that a reused PID tells (reaper.h). */
+	reaper__hold(c->reaper, pid);
 	return p;
 }
 
@@ -982,6 +996,26 @@ static void forget_process(struct collector *c, uint32_t pid)
 		process_info_free(p);
 }
 
+/*
+ * A process is gone: its exit record came, or the reaper found it gone
+ * (collector__reap). Its waits still in the ring buffer were reserved
+ * before its exit record, so they were read before it.
+ */
+static void process_gone(struct collector *c, uint32_t pid)
+{
+	symbolizer__exit(c->symbolizer, pid);
+	forget_process(c, pid);
+	python__forget(c->python, pid);
+	if (c->label_reader)
+		label_reader__exit(c->label_reader, pid);
+	reaper__forget(c->reaper, pid);
+}
+
+static void look_at(void *ctx, uint32_t pid)
+{
+	reaper__look_at(ctx, pid);
+}
+
 static int task_record(struct collector *c, const struct offcpu_task_record *r)
 {
 	switch (r->type) {
@@ -1008,13 +1042,38 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 		symbolizer__exec(c->symbolizer, r->pid);
 		return 0;
 	default:
-		symbolizer__exit(c->symbolizer, r->pid);
-		forget_process(c, r->pid);
-		python__forget(c->python, r->pid);
-		if (c->label_reader)
-			label_reader__exit(c->label_reader, r->pid);
+		if (!c->drop_exits)
+			process_gone(c, r->pid);
 		return 0;
 	}
+}
+
+int collector__reap(struct collector *c, uint64_t now_ns)
+{
+	struct hash_table_iter it = { 0 };
+	uint64_t started = clock__monotonic_ns();
+	size_t nr, held, i;
+	uint32_t *pids;
+	const void *key;
+	int err;
+
+	if (!reaper__look_due(c->reaper, now_ns))
+		return 0;
+	while (hash_table__next(c->processes, &it, &key, NULL))
+		reaper__look_at(c->reaper, *(const uint32_t *)key);
+	symbolizer__for_each_process(c->symbolizer, look_at, c->reaper);
+	err = reaper__end_look(c->reaper, &pids, &nr, &held);
+	for (i = 0; i < nr; i++) {
+		process_gone(c, pids[i]);
+		if (c->log_reaps)
+			fprintf(stderr, "reaped: pid %" PRIu32 "\n", pids[i]);
+	}
+	free(pids);
+	c->profile->counters[OFFCPU_CNT_PROCESSES_REAPED] += nr;
+	if (c->log_reaps)
+		fprintf(stderr, "reap: held %zu reaped %zu took %" PRIu64 " us\n", held, nr,
+			(clock__monotonic_ns() - started) / 1000);
+	return err;
 }
 
 int collector__record(struct collector *c, const void *data, size_t size)

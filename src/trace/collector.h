@@ -67,6 +67,14 @@ int collector__forget_stacks(struct collector *c);
  */
 void collector__mark_strings(const struct collector *c, struct strpool *strings);
 /*
+ * Issue #20 item 7: every REAPER_INTERVAL_NS (trace/reaper.h), frees what
+ * is held of the processes gone whose exit record never came (the ring
+ * buffer was full), as that record would have: counted in
+ * processes_reaped. To be called between records; now_ns: CLOCK_MONOTONIC.
+ * -ENOMEM: some are left for the next look.
+ */
+int collector__reap(struct collector *c, uint64_t now_ns);
+/*
  * Ends the open chains (their waits go in without a user stack), then looks
  * up the source lines of every frame recorded.
  */

@@ -49,6 +49,7 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_UNACCOUNTED_NS] = "unaccounted_ns",
 	[OFFCPU_CNT_PY_UNNAMED] = "python_frames_unnamed",
 	[OFFCPU_CNT_OPEN_STACKS_RACED] = "open_wait_stacks_raced",
+	[OFFCPU_CNT_PROCESSES_REAPED] = "processes_reaped",
 };
 
 const char *counters__name(unsigned int index)
