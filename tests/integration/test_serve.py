@@ -55,13 +55,15 @@ def free_port():
 class Serve:
     """offcpu serve in the background, returned once it serves."""
 
-    def __init__(self, args, port=None):
+    def __init__(self, args, port=None, binary=None, env=None):
+        """binary: another offcpu (an ASan build); env: variables added to ours."""
         self.port = port or free_port()
         self.addr = "127.0.0.1:%d" % self.port
         self.log = os.path.join(TMP, "serve-%d.log" % time.monotonic_ns())
         self.err = open(self.log, "w")
-        self.p = subprocess.Popen([OFFCPU, "serve", "-v", "--listen", self.addr] + args,
-                                  stderr=self.err, stdout=subprocess.DEVNULL)
+        self.p = subprocess.Popen([binary or OFFCPU, "serve", "-v", "--listen", self.addr] + args,
+                                  stderr=self.err, stdout=subprocess.DEVNULL,
+                                  env=dict(os.environ, **(env or {})))
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             assert self.p.poll() is None, "offcpu serve exited: " + open(self.log).read()

@@ -57,27 +57,10 @@ while True:
 """
 
 
-class Serving:
-    """ts.Serve of BINARY with an environment of its own."""
-
-    def __init__(self, args, env):
-        saved_binary, saved_env = ts.OFFCPU, dict(os.environ)
-        ts.OFFCPU = BINARY
-        os.environ.update(env)
-        try:
-            self.serve = ts.Serve(args)
-        finally:
-            ts.OFFCPU = saved_binary
-            os.environ.clear()
-            os.environ.update(saved_env)
-
-    def __getattr__(self, name):
-        return getattr(self.serve, name)
-
-    def processes(self):
-        """What the last memstats line says the symbolizer holds."""
-        stats = ts.memstats(self.log)
-        return stats[-1]["processes"] if stats else None
+def processes(serve):
+    """What the last memstats line says the symbolizer holds."""
+    stats = ts.memstats(serve.log)
+    return stats[-1]["processes"] if stats else None
 
 
 def start_in(cgroup, argv):
@@ -143,11 +126,11 @@ def test_serve_reap_processes_whose_exit_was_lost():
     pids_path = os.path.join(TMP, "reap-churn-pids")
     serve = sleeper = churner = None
     try:
-        serve = Serving(["--cgroup", top, "-m", "0"],
-                        {"OFFCPU_TEST_DROP_EXIT": "1", "OFFCPU_TEST_MEMSTATS": "1"})
+        serve = ts.Serve(["--cgroup", top, "-m", "0"], binary=BINARY,
+                         env={"OFFCPU_TEST_DROP_EXIT": "1", "OFFCPU_TEST_MEMSTATS": "1"})
         sleeper = start_in(top, [WORKLOAD, "sleep", "wlr_long", "100000", "200"])
         time.sleep(3)
-        baseline = serve.processes()
+        baseline = processes(serve)
         assert baseline is not None, serve.stderr()[-2000:]
         churner = start_in(top, [sys.executable, "-c", CHURNER, WORKLOAD, pids_path])
         began = time.monotonic()
@@ -159,7 +142,7 @@ def test_serve_reap_processes_whose_exit_was_lost():
             time.sleep(1)
             now = time.monotonic()
             recent = sum(1 for _, at in started(pids_path) if at >= now - HELD_S)
-            held.append((now - began, serve.processes(), recent))
+            held.append((now - began, processes(serve), recent))
             note_reaped(serve, reaped_at)
             if not opened and now - began >= 10:
                 opened = True
@@ -176,7 +159,7 @@ def test_serve_reap_processes_whose_exit_was_lost():
             time.sleep(1)
             now = time.monotonic()
             recent = sum(1 for _, at in churned if at >= now - HELD_S)
-            held.append((now - began, serve.processes(), recent))
+            held.append((now - began, processes(serve), recent))
             note_reaped(serve, reaped_at)
         w.join()
         late = serve.get("/debug/pprof/offcpu?seconds=3")
@@ -241,7 +224,8 @@ def test_serve_reap_look_cost_with_many_processes():
     os.mkdir(top)
     serve = spawner = None
     try:
-        serve = Serving(["--cgroup", top, "-m", "0"], {"OFFCPU_TEST_MEMSTATS": "5"})
+        serve = ts.Serve(["--cgroup", top, "-m", "0"], binary=BINARY,
+                         env={"OFFCPU_TEST_MEMSTATS": "5"})
         # One shell starts them all, so that the test's own process is not slowed by it.
         spawner = subprocess.Popen(
             ["sh", "-c", "echo $$ > %s/cgroup.procs; i=0; while [ $i -lt %d ]; do "

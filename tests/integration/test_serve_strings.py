@@ -41,24 +41,6 @@ SWEEP = re.compile(r"^sweep: strings (\d+) \((\d+) bytes\) freed (\d+) \((\d+) b
                    r"inlines freed (\d+) stacks (\d+) retired (\d+) took (\d+) us$", re.M)
 
 
-class Serving:
-    """ts.Serve with a binary and environment of its own."""
-
-    def __init__(self, binary, args, env):
-        saved_binary, saved_env = ts.OFFCPU, dict(os.environ)
-        ts.OFFCPU = binary
-        os.environ.update(env)
-        try:
-            self.serve = ts.Serve(args)
-        finally:
-            ts.OFFCPU = saved_binary
-            os.environ.clear()
-            os.environ.update(saved_env)
-
-    def __getattr__(self, name):
-        return getattr(self.serve, name)
-
-
 def sweeps(log):
     return [tuple(int(x) for x in m.groups()) for m in SWEEP.finditer(open(log).read())]
 
@@ -220,7 +202,7 @@ def test_serve_strings_swept_every_tick_under_asan():
     churn = serve = None
     windows, texts = [], []
     try:
-        serve = Serving(ASAN, ["--cgroup", top, "-m", "0"], {
+        serve = ts.Serve(["--cgroup", top, "-m", "0"], binary=ASAN, env={
             "OFFCPU_TEST_SWEEP_STRINGS": os.environ.get("SERVE_STRINGS_SWEEP", "1"),
             "OFFCPU_TEST_ROTATE_STACKS": "64",
             "OFFCPU_TEST_MEMSTATS": "5",
@@ -312,7 +294,8 @@ def test_serve_strings_bounded_by_what_is_held():
     pad = "x" * 200
     loop = "while :; do i=$((i+1)); sh -c \"sleep 0.001; : %s $$-$i\"; done" % pad
     try:
-        serve = Serving(RELEASE, ["--cgroup", path, "-m", "0"], {"OFFCPU_TEST_MEMSTATS": "1"})
+        serve = ts.Serve(["--cgroup", path, "-m", "0"], binary=RELEASE,
+                         env={"OFFCPU_TEST_MEMSTATS": "1"})
         churn = subprocess.Popen(
             ["sh", "-c", "echo $$ > %s/cgroup.procs; i=0; (%s) & (%s) & %s" %
              (path, loop, loop, loop)])
