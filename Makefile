@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make          build ./offcpu
-# make test     unit tests (also under ASan/UBSan) and integration tests,
-#               after make test-deps
+# make check    the layout check and the unit tests (also under ASan/UBSan):
+#               no root, no network, about a minute after make
+# make test     every test: layout, unit, fuzz and integration, after
+#               make test-deps (tests/README.md: tiers, one suite, one test)
+# make test-kernels  the integration checks on Debian 12's 6.1 kernels under qemu
 # make bench    cost per context switch beside BCC offcputime (bench/run)
 # make deps     install the Debian packages that building and running offcpu need
 # make test-deps  install what only the tests need (packages, tests/browser's npm modules)
 # make static   build/offcpu-static, every library linked in, to copy to another host
-# make install  offcpu, its man page and rule packs under DESTDIR/PREFIX (/usr/local)
+# make install  offcpu, its man pages and rule packs under DESTDIR/PREFIX (/usr/local)
 # make V=1      show the commands
 
 OUTPUT := build
@@ -24,7 +27,7 @@ ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU
 LDLIBS := -lbpf -ldw -lelf -lz -liberty -lm -lmicrohttpd -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
 
-# src/ is one folder per stage of the pipeline (README, "Source layout");
+# src/ is one folder per stage of the pipeline (docs/design.md, "Source layout");
 # everything but main.c also goes into the unit tests. Objects mirror it
 # under $(OUTPUT)/obj.
 STAGES := lib profile symbols classify trace output serve cli
@@ -47,21 +50,25 @@ WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/t
 	$(OUTPUT)/tests/open_waits \
 	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS) $(OUTPUT)/tests/short_waits
 # Issue 15: workloads with known wakers (tests/integration/test_wakers.py).
-WORKLOADS += $(OUTPUT)/tests/wake_workload
+WORKLOADS += $(OUTPUT)/tests/wake_workload $(OUTPUT)/tests/waker_nofp
 # The open-wait race's stress (tests/integration/test_open_race.py).
 WORKLOADS += $(OUTPUT)/tests/open_race
+# PostgreSQL's own names of its wait events (tests/integration/test_postgres_events.py).
+WORKLOADS += $(OUTPUT)/tests/pg_names.so
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
 # links, and libc's debug symbols, which name glibc's lock functions for the
-# wait classes (README, Wait classes); liblzma and libbz2 for make static
+# wait classes (docs/wait-classes.md); liblzma and libbz2 for make static
 # (libdw's own, not pulled in by libdw-dev alone).
 DEB_PACKAGES := clang make gcc libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev \
 	libc6-dbg liblzma-dev libbz2-dev libmicrohttpd-dev
 # Only the tests: cmocka, the C++ workload, BCC's offcputime and perf to
 # compare with, PostgreSQL, go tool pprof, Chromium and node for the SVG,
-# clang's fuzzer runtime, unshare, gdb, and Prometheus to scrape offcpu serve.
+# clang's fuzzer runtime, unshare, gdb, and Prometheus to scrape offcpu serve;
+# qemu and busybox-static to boot the kernel matrix (tests/kernels/).
 TEST_DEB_PACKAGES := g++ libcmocka-dev python3 libbpf-tools linux-perf postgresql-15 golang-go \
-	chromium nodejs libclang-rt-14-dev util-linux gdb graphviz prometheus strace
+	chromium nodejs libclang-rt-14-dev util-linux gdb graphviz prometheus strace \
+	qemu-system-x86 busybox-static
 
 ifeq ($(V),1)
 Q :=
@@ -71,7 +78,7 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all test test-build test-deps bench bench-unwind deps clean install static
+.PHONY: all check test test-build test-kernels test-deps bench bench-unwind deps clean install static
 .DELETE_ON_ERROR:
 
 all: offcpu
@@ -97,15 +104,35 @@ $(OUTPUT)/flamegraph_js.inc: src/output/flamegraph.js | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)sed -e '/^[[:space:]]*\/\//d' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(OUTPUT)/obj/output/output_svg.o: $(OUTPUT)/flamegraph_js.inc
-
-# tracer.c includes the skeleton.
-$(OUTPUT)/obj/trace/tracer.o: $(OUTPUT)/offcpu.skel.h
+# The same library is built three ways: plain (obj/), under ASan/UBSan
+# (asan/obj/) and instrumented for libFuzzer (fuzz/obj/), each object once,
+# then linked into every binary of its kind. output_svg.c includes the flame
+# graph's script, tracer.c the skeleton.
+OBJ_DIRS := $(OUTPUT)/obj $(OUTPUT)/asan/obj $(OUTPUT)/fuzz/obj
+$(addsuffix /output/output_svg.o,$(OBJ_DIRS)): $(OUTPUT)/flamegraph_js.inc
+$(addsuffix /trace/tracer.o,$(OBJ_DIRS)): $(OUTPUT)/offcpu.skel.h
 
 $(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+ASAN_CFLAGS := $(ALL_CFLAGS) -O1 $(SANITIZE)
+ASAN_OBJS := $(patsubst src/%.c,$(OUTPUT)/asan/obj/%.o,$(LIB_SRCS))
+$(ASAN_OBJS) $(OUTPUT)/asan/obj/cli/main.o: $(OUTPUT)/asan/obj/%.o: src/%.c | $(OUTPUT)
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ASAN_CFLAGS) -c $< -o $@
+
+# libFuzzer's coverage and the sanitizers in the library; the fuzzer's
+# runtime (its main) only in the targets' link. Static pattern rules: make
+# deletes the objects of a plain one after linking (intermediate files).
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-sanitize-recover=all -MMD -MP -I$(OUTPUT) -Isrc -D_GNU_SOURCE
+FUZZ_OBJS := $(patsubst src/%.c,$(OUTPUT)/fuzz/obj/%.o,$(LIB_SRCS))
+$(FUZZ_OBJS): $(OUTPUT)/fuzz/obj/%.o: src/%.c | $(OUTPUT)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 
 offcpu: $(OUTPUT)/obj/cli/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
@@ -129,25 +156,35 @@ $(OUTPUT)/offcpu-static: $(OUTPUT)/obj/cli/main-static.o $(STATIC_LIB_OBJS)
 
 static: $(OUTPUT)/offcpu-static
 
+# The headers a test's dependency file adds to $^ stay off the command line.
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -lcmocka -o $@
 
-# The unit tests again, with every library file rebuilt under the sanitizers.
-$(OUTPUT)/tests/asan/%: tests/unit/%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc
+# The unit tests again, with the library under the sanitizers.
+$(OUTPUT)/tests/asan/%: tests/unit/%.c $(ASAN_OBJS)
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANITIZE) $(filter %.c,$^) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(ASAN_CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -lcmocka -o $@
 
 # Built with frame pointers so its user stacks unwind through its own code.
 $(OUTPUT)/tests/workload: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread $< -o $@
 
+$(OUTPUT)/tests/pg_names.so: tests/integration/pg_names.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -fPIC -shared $< -o $@
+
 $(OUTPUT)/tests/wake_workload: tests/integration/wake_workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
+# A waker without frame pointers, as distributions build: its stack at a wakeup needs CFI.
+$(OUTPUT)/tests/waker_nofp: tests/integration/waker_nofp.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O2 -g -fomit-frame-pointer -pthread $< -o $@
 
 # Static, to run alone in a chroot for the container-symlink test.
 $(OUTPUT)/tests/workload-static: tests/integration/workload.c | $(OUTPUT)/tests
@@ -209,7 +246,7 @@ $(SYMBOLS_DIR)/symprog-stripped: $(SYMBOLS_DIR)/symprog-pie
 # file found by .gnu_debuglink; the probe that copies and unwinds stacks.
 UNWIND_DIR := $(OUTPUT)/tests/unwind
 UNWIND_CFLAGS := -O2 -g -pthread $(WARNINGS)
-UNWIND_PROGRAMS := $(addprefix $(UNWIND_DIR)/,waiters waiters_fp cv_waiter unwind_probe)
+UNWIND_PROGRAMS := $(addprefix $(UNWIND_DIR)/,waiters waiters_fp cv_waiter spinner unwind_probe)
 $(UNWIND_DIR):
 	$(Q)mkdir -p $@
 
@@ -233,6 +270,10 @@ $(UNWIND_DIR)/waiters: tests/integration/unwind/waiters.c $(UNWIND_DIR)/libnocfi
 $(UNWIND_DIR)/waiters_fp: tests/integration/unwind/waiters.c $(UNWIND_DIR)/libnocfi.so $(UNWIND_DIR)/libdebugframe.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(UNWIND_CFLAGS) -fno-omit-frame-pointer $< -L$(UNWIND_DIR) -lnocfi -ldebugframe '-Wl,-rpath,$$ORIGIN' -o $@
+
+$(UNWIND_DIR)/spinner: tests/integration/unwind/spinner.c | $(UNWIND_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(UNWIND_CFLAGS) $< -o $@
 
 $(UNWIND_DIR)/cv_waiter: tests/integration/unwind/cv_waiter.cpp | $(UNWIND_DIR)
 	$(call msg,CXX,$@)
@@ -259,31 +300,73 @@ $(HOSTILE_DIR)/libhostile.so: tests/integration/hostile/hostile_lib.c | $(HOSTIL
 	$(Q)rm -f $@.full
 
 # offcpu itself under ASan/UBSan and LeakSanitizer, for the soak test.
-$(OUTPUT)/offcpu-asan: src/cli/main.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc
-	$(call msg,CC-ASAN,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANITIZE) src/cli/main.c $(LIB_SRCS) $(LDLIBS) -o $@
+$(OUTPUT)/offcpu-asan: $(OUTPUT)/asan/obj/cli/main.o $(ASAN_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ASAN_CFLAGS) $^ $(LDLIBS) -o $@
 
-# libFuzzer targets, one per parser of untrusted input (clang's runtime).
+# libFuzzer targets, one per parser of untrusted input (clang's runtime);
+# their dependency files beside the objects, where bench/fuzz's
+# build/fuzz/fuzz_* finds none.
 $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(OUTPUT)/offcpu.skel.h $(OUTPUT)/flamegraph_js.inc | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -I$(OUTPUT) -Isrc \
-		-D_GNU_SOURCE $(filter %.c,$^) $(LDLIBS) -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -MF $(OUTPUT)/fuzz/obj/$(@F).d -fsanitize=fuzzer,address,undefined \
+		$(filter %.c %.o,$^) $(LDLIBS) -o $@
+
+# The quick tier: nothing that needs root, the network or a package besides
+# the build's and cmocka.
+check: $(UNIT_BINS) $(UNIT_ASAN_BINS)
+	$(Q)tests/run check
 
 # What the tests need is installed first: the unit tests need cmocka to build.
 test: test-deps
 	$(Q)$(MAKE) --no-print-directory test-build
 	$(Q)tests/run
 
-test-build: offcpu $(OUTPUT)/offcpu-asan $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS) $(FUZZ_TARGETS)
+# The kernel matrix (tests/kernels/): Debian 12's own 6.1 kernels, booted
+# under qemu with TCG, an initramfs of busybox, the static offcpu and static
+# workloads, the checks run inside (tests/kernels/test_kernels.py, which
+# downloads the kernels into $(KERNELS_DIR)). Part of make test, last.
+KERNELS_DIR := $(OUTPUT)/kernels
+KERNELS_INITRAMFS := $(KERNELS_DIR)/initramfs.gz
+KERNELS_WORKLOAD := $(OUTPUT)/tests/kernel_waits
+
+$(KERNELS_WORKLOAD): tests/kernels/kernel_waits.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread -static $< -o $@
+
+# The floor the guest measures offcpu's cost against, as make bench does.
+KERNELS_EMPTY := $(OUTPUT)/bench/empty_switch-static
+
+$(KERNELS_EMPTY): bench/empty_switch.c | $(OUTPUT)/bench
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $< $(STATIC_LDLIBS) -o $@
+
+$(KERNELS_INITRAMFS): tests/kernels/initramfs tests/kernels/init tests/kernels/checks.sh \
+		$(OUTPUT)/offcpu-static $(OUTPUT)/tests/workload-static $(KERNELS_WORKLOAD) \
+		$(KERNELS_EMPTY) $(OUTPUT)/bench/empty_switch.bpf.o
+	$(call msg,CPIO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)tests/kernels/initramfs $@ $(OUTPUT)/offcpu-static $(OUTPUT)/tests/workload-static \
+		$(KERNELS_WORKLOAD) $(KERNELS_EMPTY) $(OUTPUT)/bench/empty_switch.bpf.o
+
+
+test-kernels: test-deps $(KERNELS_INITRAMFS)
+	$(Q)tests/run kernels
+
+test-build: offcpu $(OUTPUT)/offcpu-asan $(UNIT_BINS) $(UNIT_ASAN_BINS) $(WORKLOADS) $(FUZZ_TARGETS) \
+	$(KERNELS_INITRAMFS)
 
 $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/bench/empty_switch.bpf.o: bench/empty_switch.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/empty_all.bpf.o: bench/empty_all.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bench
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -295,7 +378,8 @@ $(OUTPUT)/bench/symbolize: bench/symbolize.c $(LIB_OBJS) | $(OUTPUT)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
 
-bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o $(OUTPUT)/bench/symbolize
+bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o \
+		$(OUTPUT)/bench/empty_all.bpf.o $(OUTPUT)/bench/symbolize
 	$(Q)bench/run
 	$(Q)bench/kernel_leaf
 	$(Q)$(OUTPUT)/bench/symbolize
@@ -353,10 +437,12 @@ install: offcpu
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(RULESDIR)
 	$(Q)install -m 0755 offcpu $(DESTDIR)$(BINDIR)/offcpu
-	$(Q)install -m 0644 offcpu.1 $(DESTDIR)$(MAN1DIR)/offcpu.1
+	$(Q)install -m 0644 offcpu.1 offcpu-report.1 offcpu-serve.1 offcpu-snapshot.1 \
+		$(DESTDIR)$(MAN1DIR)/
 	$(Q)install -m 0644 rules/*.rules $(DESTDIR)$(RULESDIR)/
 
 clean:
 	$(Q)rm -rf $(OUTPUT) offcpu
 
--include $(wildcard $(OUTPUT)/obj/*/*.d $(OUTPUT)/tests/unit/*/*.d $(OUTPUT)/tests/asan/*/*.d $(OUTPUT)/bench/*.d)
+-include $(wildcard $(addsuffix /*/*.d,$(OBJ_DIRS)) $(OUTPUT)/tests/unit/*/*.d \
+	$(OUTPUT)/tests/asan/*/*.d $(OUTPUT)/fuzz/obj/*.d $(OUTPUT)/bench/*.d)

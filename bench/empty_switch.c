@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Loads and attaches bench/empty_switch.bpf.o until SIGINT or SIGTERM. */
+/* Loads and attaches every program of a BPF object (bench/empty_*.bpf.o) until SIGINT or SIGTERM. */
 #include <bpf/libbpf.h>
 #include <signal.h>
 #include <stdio.h>

@@ -30,7 +30,7 @@
 #define OFFCPU_ID_WORD(id) (((__u32)(id) >> 6) & (OFFCPU_ID_BITMAP_WORDS - 1))
 #define OFFCPU_ID_BIT(id) (1ULL << ((__u32)(id)&63))
 
-/* A wait's thread state, as SPEC.md names them (classify/states.c). */
+/* A wait's thread state, as offcpu.1 names them (classify/states.c). */
 enum offcpu_state {
 	OFFCPU_STATE_INTERRUPTIBLE,
 	OFFCPU_STATE_UNINTERRUPTIBLE,
@@ -65,15 +65,15 @@ enum offcpu_counter {
 	OFFCPU_CNT_USTACK_LOST,	    /* ran user code or exited before we read it */
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
 	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
-	/* Issue #16, #17.2: waits dated from the kernel's own bookkeeping. */
+	/* Waits dated from the kernel's own bookkeeping. */
 	OFFCPU_CNT_SWITCH_RECOVERED, /* switch-in unseen, its time from sched_info.last_arrival */
 	OFFCPU_CNT_OPEN_AT_START,    /* off CPU when tracing began, dated (also in waits_started) */
 	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
-	/* Issue 15. */
 	OFFCPU_CNT_WAKER_STACKS,     /* --wakers: waker stacks taken at a wakeup */
 	OFFCPU_CNT_WAKER_STACK_FAIL, /* --wakers: waker stack could not be taken or sent */
+	OFFCPU_CNT_WAKER_UNSEEN,     /* a blocked wait sent without the wakeup that ended it */
 	/*
-	 * Issue #14: the summed nanoseconds of the waits each drop counter
+	 * The summed nanoseconds of the waits each drop counter
 	 * above counts where the duration is known, and --short sample's
 	 * short waits kept by the coin (their estimate: one -m each).
 	 */
@@ -83,10 +83,10 @@ enum offcpu_counter {
 	OFFCPU_CNT_RINGBUF_FULL_NS,  /* the durations of the wait records dropped */
 	OFFCPU_CNT_SHORT_SAMPLED,    /* --short sample: below -m, kept with p = duration/min */
 	OFFCPU_CNT_SHORT_SAMPLED_NS, /* their estimated total: -m each */
-	/* Issue #21: Python frames. */
+	/* Python frames. */
 	OFFCPU_CNT_PY_CUT_SHORT, /* Python frame chain longer than OFFCPU_PY_MAX_FRAMES: cut */
 	OFFCPU_CNT_PY_FAIL,	 /* Python frames not sent: ring buffer full, a read failed at switch-out */
-	/* Issue #21 item 1: threads without rseq, their frames walked at switch-out. */
+	/* Threads without rseq, their frames walked at switch-out. */
 	OFFCPU_CNT_PY_WALKS_AT_OUT, /* switch-outs whose Python frames were walked */
 	OFFCPU_CNT_PY_AT_OUT,	    /* waits sent with the Python frames of their switch-out */
 	OFFCPU_CNT_BPF_MAX,
@@ -97,16 +97,22 @@ enum offcpu_counter {
 	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
 	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
 	OFFCPU_CNT_USTACK_LOOP,		  /* of those, a cycle repeated to the end: cut */
-	OFFCPU_CNT_WAKER_STACK_UNMATCHED, /* issue 15: waker stacks whose wait never came */
-	OFFCPU_CNT_OPEN_AT_STOP, /* issue #16: still off CPU at the stop, emitted as open */
-	/* Issue #14: -- COMMAND threads' life that nothing accounts for. */
+	OFFCPU_CNT_WAKER_STACK_UNMATCHED, /* Waker stacks whose wait never came */
+	OFFCPU_CNT_OPEN_AT_STOP, /* Still off CPU at the stop, emitted as open */
+	/* -- COMMAND threads' life that nothing accounts for. */
 	OFFCPU_CNT_UNACCOUNTED_NS,
-	/* Issue #21: Python frames whose code object could not be read or named. */
+	/* Python frames whose code object could not be read or named. */
 	OFFCPU_CNT_PY_UNNAMED,
 	/* Open-wait race: open waits whose thread ran while their stacks were read. */
 	OFFCPU_CNT_OPEN_STACKS_RACED,
-	/* Issue #20 item 7: processes freed by a look, their exit record lost. */
+	/* Processes freed by a look, their exit record lost. */
 	OFFCPU_CNT_PROCESSES_REAPED,
+	/* Wait records whose kernel stack lacks its __sched frames (OFFCPU_WAIT_LEAF_MISSED). */
+	OFFCPU_CNT_KERNEL_LEAF_MISSED,
+	/* What exited threads left for a next record that never came, freed by a look. */
+	OFFCPU_CNT_THREAD_LEFTOVERS_REAPED,
+	OFFCPU_CNT_CFI_REJECTED, /* user stacks cut at CFI outside the checked bounds */
+	OFFCPU_CNT_FEATURES_MISSING, /* optional kernel features this run went without, each said */
 	OFFCPU_CNT_MAX,
 };
 
@@ -154,7 +160,7 @@ struct offcpu_user_copy {
 };
 
 /*
- * Issue #19: what a rule pack's `read` lines take from a matched process's
+ * What a rule pack's `read` lines take from a matched process's
  * memory when one of its waits reaches rseq_update (src/classify/reads.h).
  * Value i is the width-byte integer at addr[i] or, with deref, at the
  * pointer stored there; addresses are the process's own (load base
@@ -178,18 +184,18 @@ enum offcpu_record_type {
 	OFFCPU_RECORD_FORK = 3,	 /* a new process: it maps what its parent maps */
 	OFFCPU_RECORD_EXIT = 4,	 /* a process is gone: forget its maps */
 	OFFCPU_RECORD_WAKER = 5, /* --wakers: the waker's stacks of the wait that follows */
-	/* Issue #14: a thread of -- COMMAND exited. */
+	/* A thread of -- COMMAND exited. */
 	OFFCPU_RECORD_THREAD = 6,
-	OFFCPU_RECORD_PYTHON = 7, /* issue #21: a wait's Python frames, sent right before it */
+	OFFCPU_RECORD_PYTHON = 7, /* A wait's Python frames, sent right before it */
 	/*
-	 * Issue #16, from tracer.c, not BPF: a process running before tracing
+	 * From tracer.c, not BPF: a process running before tracing
 	 * began, with a wait dated at the start: read its maps now, while it
 	 * lives (its wait's record may come after it exited).
 	 */
 	OFFCPU_RECORD_RUNNING = 8,
 };
 
-/* Who ended a wait (issue 15). */
+/* Who ended a wait. */
 enum offcpu_waker {
 	OFFCPU_WAKER_NONE,    /* no wakeup seen: preempted, running, or woken before tracing */
 	OFFCPU_WAKER_TASK,    /* a task woke it: waker_pid/tid/comm */
@@ -214,30 +220,31 @@ struct offcpu_wait_record {
 	__u8 user_frames;
 	char comm[OFFCPU_COMM_LEN];
 	__u8 stack_depth; /* --stack-depth: a stack this deep may have gone on */
-	__u8 flags;	  /* issue #16, #17.2: enum offcpu_wait_flags */
+	__u8 flags;	  /* Enum offcpu_wait_flags */
 	__u8 reserved[2]; /* 0; ips[] 8-byte aligned without hidden padding */
-	/* Issue #20: the thread's cgroup v2 (its kernfs node id, the directory's inode). */
+	/* The thread's cgroup v2 (its kernfs node id, the directory's inode). */
 	__u64 cgroup_id;
-	/* Issue #19: values a rule pack's `read` lines took from the process at block time. */
+	/* Values a rule pack's `read` lines took from the process at block time. */
 	__u32 read_mask; /* bit i: read_values[i] was read */
 	__u32 read_reserved;
 	__u64 read_values[OFFCPU_MAX_READS];
 	char read_str[OFFCPU_READ_STR_LEN]; /* a text read; read_mask says whether */
-	/* End of issue #19. */
-	/* Issue 15: who ended the wait, and how long it then waited for a CPU. */
+	/* End of the rule packs' reads. */
+	/* Who ended the wait, and how long it then waited for a CPU. */
 	__u64 runq_ns;	 /* wakeup to switch-in; the whole wait for preempted and running */
 	__u32 waker_pid; /* the waking task, or the task an interrupt interrupted */
 	__u32 waker_tid;
 	char waker_comm[OFFCPU_COMM_LEN];
 	__u8 waker;	  /* enum offcpu_waker */
 	__u8 runq_known;  /* 0: this kernel keeps no sched_info; runq_ns is 0 */
-	__u8 waker_stack; /* an OFFCPU_RECORD_WAKER with the waker's stacks came just before */
-	__u8 reserved15[5];
+	__u8 waker_stack; /* an OFFCPU_RECORD_WAKER with the waker's stacks came before it */
+	__u8 reserved15;
+	__u32 waker_cpu; /* the CPU sched_waking ran on */
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 
 /*
- * Issue #16, #17.2: what a wait's record says beyond its two traced
+ * What a wait's record says beyond its two traced
  * switches (struct offcpu_wait_record::flags).
  */
 enum offcpu_wait_flags {
@@ -249,11 +256,24 @@ enum offcpu_wait_flags {
 	OFFCPU_WAIT_RECOVERED = 4,
 	/* Open-wait race: it ran while the iterator read its stacks, sent without them. */
 	OFFCPU_WAIT_STACKS_RACED = 8,
+	/*
+	 * Its kernel stack came without the __sched frames that
+	 * bpf_get_task_stack() drops (do_nanosleep, mutex_lock...): they were
+	 * looked for in the task's stack memory and not found.
+	 */
+	OFFCPU_WAIT_LEAF_MISSED = 16,
+	/*
+	 * An open wait of a process whose Python frames are walked: a read
+	 * of them failed, and the wait went without them.
+	 */
+	OFFCPU_WAIT_PYTHON_FAILED = 32,
 };
 
 /*
- * Issue #16: the open-wait iterator (offcpu_open_waits) writes each wait
- * record into its seq file after this header: size bytes of record.
+ * The open-wait iterator (offcpu_open_waits) writes each wait
+ * record into its seq file after this header: size bytes of record. A
+ * wait's Python frames, when its process's are walked, come right before
+ * it the same way: an offcpu_python_record of size bytes.
  */
 struct offcpu_open_header {
 	__u32 size;
@@ -300,7 +320,7 @@ struct offcpu_task_record {
 };
 
 /*
- * Issue #20: what the open_waits task iterator writes for each selected
+ * What the open_waits task iterator writes for each selected
  * thread off CPU now (its slot holds a start), for offcpu serve's gauge.
  */
 struct offcpu_open_wait {
@@ -312,10 +332,14 @@ struct offcpu_open_wait {
 };
 
 /*
- * --wakers: the waker's kernel and user stacks at the wakeup (leaf first,
- * kernel_frames then user_frames; the user ones by frame pointers), sent
- * just before the wait of tid that ended at end_ts_ns. pid is the waker's
- * process, which its user addresses belong to.
+ * --wakers: the waker's kernel and user stacks at the wakeup of the wait of
+ * tid that began at start_ts_ns (its record's end_ts_ns - duration_ns),
+ * leaf first: kernel_frames addresses, then as user_stack says either
+ * user_frames addresses by frame pointers (OFFCPU_USTACK_TAKEN, sent at the
+ * wakee's switch-in, just before its wait) or a struct offcpu_user_copy
+ * after the kernel frames, user_frames 0 (OFFCPU_USTACK_COPIED, --call-graph
+ * dwarf, sent at the wakeup itself). pid is the waker's process, which its
+ * user addresses belong to; ts_ns the wakeup.
  */
 struct offcpu_waker_record {
 	__u32 type;
@@ -323,15 +347,17 @@ struct offcpu_waker_record {
 	__u32 tid; /* the wakee */
 	__u8 kernel_frames;
 	__u8 user_frames;
-	__u8 reserved[2];
-	__u64 end_ts_ns;
+	__u8 user_stack;  /* enum offcpu_user_stack: NONE, TAKEN or COPIED */
+	__u8 stack_depth; /* --stack-depth: the unwind of a copy stops there */
+	__u64 start_ts_ns;
+	__u64 ts_ns;
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 
 #define OFFCPU_WAKER_HEADER_SIZE __builtin_offsetof(struct offcpu_waker_record, ips)
 
 /*
- * Issue #14, coverage: a thread of -- COMMAND at its exit, its life as
+ * Coverage: a thread of -- COMMAND at its exit, its life as
  * offcpu's own switches timed it (CLOCK_MONOTONIC ns): on CPU from each
  * switch-in to the next switch-out, off CPU the other way round.
  */
@@ -356,7 +382,7 @@ struct offcpu_thread_record {
 };
 
 /*
- * Issue #21: CPython frames. User space finds CPython in a process (the
+ * CPython frames. User space finds CPython in a process (the
  * executable or libpython exporting _PyRuntime) and puts the layout of its
  * version here, in a map keyed by PID; rseq_update then walks the waiting
  * thread's frame chain (thread state -> current frame -> previous) and

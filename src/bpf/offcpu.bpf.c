@@ -46,7 +46,7 @@ const volatile __u64 min_duration_ns;
 const volatile __u64 max_duration_ns = ~0ULL;
 const volatile __u32 sample_rate = 1;
 /*
- * Issue #14, --short sample: a wait below -m is kept with probability
+ * --short sample: a wait below -m is kept with probability
  * duration/min, as Go's block profile keeps an event shorter than its
  * rate, and user space weighs it min: totals stay unbiased. The coin
  * compares without a division: keep when r * (min >> shift) < (d >> shift)
@@ -56,7 +56,7 @@ const volatile __u32 sample_rate = 1;
 const volatile bool short_sample;
 const volatile __u32 short_shift;
 /*
- * Issue #14, coverage: -- COMMAND without other filters (with one, a
+ * Coverage: -- COMMAND without other filters (with one, a
  * thread's switches are not all timed): its threads are timed from their
  * fork and sent at their exit.
  */
@@ -89,17 +89,17 @@ const volatile bool any_filter;
 
 /* --max-entries: threads that can hold an in-flight slot at once. */
 const volatile __u64 max_slots;
-/* Issue 15, --wakers: the waker's stacks at wakeups of waits already past -m. */
+/* --wakers: the waker's stacks at wakeups of waits already past -m. */
 const volatile bool want_waker_stacks;
 
-/* Issue #16: --cgroup's ID (its inode), for the iterators, which do not run as the task. */
+/* --cgroup's ID (its inode), for the iterators, which do not run as the task. */
 const volatile __u64 cgroup_id;
-/* Issue #16, #17.2: OFFCPU_TEST_MEASURE_CLOCK: measure the clock conversion (clock_errors). */
+/* OFFCPU_TEST_MEASURE_CLOCK: measure the clock conversion (clock_errors). */
 const volatile bool measure_clock;
 
 /* task_struct::flags bit of kernel threads. */
 #define PF_KTHREAD 0x00200000
-/* Issue #14: set by exit_signals(), early in do_exit(), before sched_process_exit. */
+/* Set by exit_signals(), early in do_exit(), before sched_process_exit. */
 #define PF_EXITING 0x00000004
 
 /* A thread's in-flight slot, in its task local storage; start_ts_ns 0: none. */
@@ -107,19 +107,20 @@ struct wait_start {
 	__u64 start_ts_ns;
 	__u32 prev_state;
 	__u32 preempt;
-	/* Issue #16, #17.2. */
 	__u32 flags; /* enum offcpu_wait_flags: OPEN_BEFORE when dated at start */
 	__u32 reserved;
 	__u64 switch_in_ts_ns; /* measure_clock only: its last traced switch-in */
-	/* Issue 15: the first wakeup of the wait in flight (wakeup_start()). */
+	/* The first wakeup of the wait in flight (wakeup_start()). */
 	__u64 run_delay_ns; /* the thread's sched_info.run_delay when it left */
 	__u32 waker_pid;
 	__u32 waker_tid;
 	char waker_comm[OFFCPU_COMM_LEN];
 	__u8 waker;	  /* enum offcpu_waker: NONE until the first wakeup */
 	__u8 waker_stack; /* waker_stacks holds the stacks of that wakeup */
+	__u8 waker_early; /* enum offcpu_waker of one before the switch-out (woken_early()) */
+	__u32 waker_cpu;  /* where that wakeup ran: an interrupt's CPU */
 	/*
-	 * Issue #14, coverage: the thread's life as these switches time it,
+	 * Coverage: the thread's life as these switches time it,
 	 * sent at its exit under -- COMMAND (struct offcpu_thread_record).
 	 * Adds on a slot already loaded, next to the clock already read.
 	 */
@@ -205,7 +206,7 @@ struct {
 } switch_out_stacks SEC(".maps");
 
 /*
- * Issue #17 item 4: the kernel leaf. bpf_get_task_stack() of a task that is
+ * The kernel leaf. bpf_get_task_stack() of a task that is
  * not running walks it with stack_trace_save_tsk(), which drops every return
  * address in .sched.text (kernel/stacktrace.c,
  * stack_trace_consume_entry_nosched): do_nanosleep,
@@ -299,6 +300,22 @@ struct {
 	__type(value, struct copy_buf);
 } copy_bufs SEC(".maps");
 
+/*
+ * --wakers with --call-graph dwarf: a waker's record with the copy of its
+ * user stack, built in sched_waking and sent from there; one per CPU
+ * (tracer__new sizes it), for sched_waking alone, which runs with
+ * interrupts off and never twice at once on one CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct copy_buf);
+} waker_copy_bufs SEC(".maps");
+
+_Static_assert(OFFCPU_WAKER_HEADER_SIZE <= OFFCPU_WAIT_HEADER_SIZE,
+	       "a waker record's copy must fit where a wait record's does");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);
@@ -387,7 +404,7 @@ static __always_inline __u32 task_state(struct task_struct *t)
  * program) and the cgroup's level, which a path in a namespace hides.
  */
 /*
- * Issue #16: whether t is in --cgroup, for the iterators, which run as
+ * Whether t is in --cgroup, for the iterators, which run as
  * offcpu, not as t: its default-hierarchy cgroup or one of its parents
  * (the css parent chain; at most 32 levels deep here) has cgroup_id.
  */
@@ -574,21 +591,50 @@ static __always_inline void user_regs(__u64 *out)
 }
 
 /*
+ * The current thread's user registers and up to size bytes of its user
+ * stack from the SP, as a struct offcpu_user_copy at b->bytes[user_off],
+ * page by page: the first page that cannot be read (the top of the stack's
+ * mapping, a page never touched) ends the copy, which is never failed
+ * whole. Returns the bytes of stack copied.
+ */
+static __always_inline __u64 copy_user_stack(struct copy_buf *b, __u32 user_off, __u64 size)
+{
+	struct offcpu_user_copy *u = (void *)&b->bytes[user_off];
+	__u64 len = 0, chunk, sp;
+	int i;
+
+	user_regs(u->regs);
+	sp = u->regs[7];
+	chunk = COPY_PAGE - (sp & (COPY_PAGE - 1));
+	for (i = 0; i < OFFCPU_MAX_STACK_COPY / COPY_PAGE + 1; i++) {
+		if (len + chunk > size)
+			chunk = size - len;
+		if (chunk == 0 || chunk > COPY_PAGE)
+			break;
+		if (bpf_probe_read_user(
+			&b->bytes[user_off + COPY_DATA_OFF + (len & (OFFCPU_MAX_STACK_COPY - 1))],
+			chunk, (void *)(sp + len)))
+			break;
+		len += chunk;
+		chunk = COPY_PAGE;
+	}
+	u->size = len;
+	return len;
+}
+
+/*
  * Sends the parked wait with the user registers and up to stack_copy_bytes
- * of user stack from the SP, page by page: the first page that cannot be
- * read (the top of the stack's mapping, a page never touched) ends the
- * copy, which is never failed whole. Only as long as what was copied.
+ * of user stack from the SP (copy_user_stack()). Only as long as what was
+ * copied.
  */
 static __always_inline void send_with_stack_copy(struct offcpu_counters *c, struct pending_wait *p,
 						 __u32 frames, __u64 size,
 						 enum offcpu_user_stack kind)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 len = 0, chunk, sp, total;
-	struct offcpu_user_copy *u;
 	struct copy_buf *b;
+	__u64 len, total;
 	__u32 user_off;
-	int i;
 
 	b = bpf_map_lookup_elem(&copy_bufs, &cpu);
 	/* At most 2 * OFFCPU_MAX_STACK_DEPTH: a kernel and a user stack. */
@@ -606,23 +652,7 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 		return;
 	}
 	((struct offcpu_wait_record *)b->bytes)->user_stack = kind;
-	u = (void *)&b->bytes[user_off];
-	user_regs(u->regs);
-	sp = u->regs[7];
-	chunk = COPY_PAGE - (sp & (COPY_PAGE - 1));
-	for (i = 0; i < OFFCPU_MAX_STACK_COPY / COPY_PAGE + 1; i++) {
-		if (len + chunk > size)
-			chunk = size - len;
-		if (chunk == 0 || chunk > COPY_PAGE)
-			break;
-		if (bpf_probe_read_user(
-			&b->bytes[user_off + COPY_DATA_OFF + (len & (OFFCPU_MAX_STACK_COPY - 1))],
-			chunk, (void *)(sp + len)))
-			break;
-		len += chunk;
-		chunk = COPY_PAGE;
-	}
-	u->size = len;
+	len = copy_user_stack(b, user_off, size);
 	if (!len && kind == OFFCPU_USTACK_COPIED)
 		count(c, OFFCPU_CNT_USTACK_FAIL, PREEMPTIBLE);
 	total = user_off + COPY_DATA_OFF + len;
@@ -635,9 +665,31 @@ static __always_inline void send_with_stack_copy(struct offcpu_counters *c, stru
 	output_wait(c, b, total, p->record.pid, p->record.duration_ns, PREEMPTIBLE);
 }
 
+/*
+ * A global function's argument the verifier takes as a trusted pointer
+ * (kernel 6.8); libbpf 1.3's bpf_helpers.h names it so, Debian 12's 1.1
+ * does not.
+ */
+#ifndef __arg_trusted
+#define __arg_trusted __attribute__((btf_decl_tag("arg:trusted")))
+#endif
+
+/*
+ * len bytes at addr in the memory of task, or of the current thread when
+ * task is NULL (a constant there: the sleepable helper is compiled out of
+ * the tracepoints, which may not call it). The open-wait iterator reads a
+ * blocked thread that is not current, and may fault its pages in.
+ */
+static __always_inline long read_user(void *dst, __u32 len, __u64 addr, struct task_struct *task)
+{
+	if (task)
+		return bpf_copy_from_user_task(dst, len, (void *)addr, task, 0);
+	return bpf_probe_read_user(dst, len, (void *)addr);
+}
+
 #include "bpf/python.bpf.h"
 /*
- * Issue #19: the processes a rule pack's `read` lines matched, each with
+ * The processes a rule pack's `read` lines matched, each with
  * what to read (user space resolved the symbols in the process's own ELF
  * file and load base). Looked up only for a wait about to be sent from
  * rseq_update, in the blocked thread's own context: PostgreSQL clears its
@@ -651,36 +703,64 @@ struct {
 	__type(value, struct offcpu_reads);
 } reads_by_pid SEC(".maps");
 
+/*
+ * A C string at addr in task's memory, as bpf_probe_read_user_str() reads
+ * the current thread's (there is no such helper for another task): its
+ * OFFCPU_READ_STR_LEN bytes, or, when they run into a page that cannot be
+ * read, those up to the end of addr's page. Whether it holds a character.
+ */
+static __always_inline bool read_task_str(char *dst, __u64 addr, struct task_struct *task)
+{
+	__u32 first;
+
+	if (bpf_copy_from_user_task(dst, OFFCPU_READ_STR_LEN, (void *)addr, task, 0)) {
+		first = COPY_PAGE - (addr & (COPY_PAGE - 1));
+		if (first >= OFFCPU_READ_STR_LEN ||
+		    bpf_copy_from_user_task(dst, first, (void *)addr, task, 0))
+			return false;
+		dst[first] = '\0';
+	}
+	dst[OFFCPU_READ_STR_LEN - 1] = '\0';
+	return dst[0] != '\0';
+}
+
+/* In task's memory (read_user()); NULL: the current thread's. */
 static __always_inline void read_one(struct offcpu_wait_record *r, const struct offcpu_reads *spec,
-				     int i)
+				     int i, struct task_struct *task)
 {
 	__u64 addr = spec->addr[i], value = 0;
 	__u32 width = spec->width[i];
+	bool read;
 	long err;
 
 	if (!width || width > 8)
 		return;
-	if (spec->deref[i] && (bpf_probe_read_user(&addr, sizeof(addr), (void *)addr) || !addr))
+	if (spec->deref[i] && (read_user(&addr, sizeof(addr), addr, task) || !addr))
 		return;
 	if (spec->string[i]) {
 		/* Only with --read-data: the first bytes of a C string (a statement). */
-		if (bpf_probe_read_user_str(r->read_str, sizeof(r->read_str), (void *)addr) > 1)
+		if (task)
+			read = read_task_str(r->read_str, addr, task);
+		else
+			read = bpf_probe_read_user_str(r->read_str, sizeof(r->read_str),
+						       (void *)addr) > 1;
+		if (read)
 			r->read_mask |= 1u << i;
 		return;
 	}
 	/* Little-endian: the low bytes of value are the width-byte integer. */
 	switch (width) {
 	case 1:
-		err = bpf_probe_read_user(&value, 1, (void *)addr);
+		err = read_user(&value, 1, addr, task);
 		break;
 	case 2:
-		err = bpf_probe_read_user(&value, 2, (void *)addr);
+		err = read_user(&value, 2, addr, task);
 		break;
 	case 4:
-		err = bpf_probe_read_user(&value, 4, (void *)addr);
+		err = read_user(&value, 4, addr, task);
 		break;
 	default:
-		err = bpf_probe_read_user(&value, 8, (void *)addr);
+		err = read_user(&value, 8, addr, task);
 		break;
 	}
 	if (err)
@@ -689,17 +769,37 @@ static __always_inline void read_one(struct offcpu_wait_record *r, const struct 
 	r->read_mask |= 1u << i;
 }
 
-/* The current process's declared values, into the wait's record. */
-static __always_inline void take_reads(struct offcpu_wait_record *r)
+/*
+ * Process tgid's declared values, into the wait's record, read in task's
+ * memory (NULL: the current thread's, which is tgid's).
+ */
+static __always_inline void take_reads_of(struct offcpu_wait_record *r, __u32 tgid,
+					  struct task_struct *task)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	const struct offcpu_reads *spec = bpf_map_lookup_elem(&reads_by_pid, &tgid);
 	int i;
 
 	if (!spec)
 		return;
 	for (i = 0; i < OFFCPU_MAX_READS; i++)
-		read_one(r, spec, i);
+		read_one(r, spec, i, task);
+}
+
+static __always_inline void take_reads(struct offcpu_wait_record *r)
+{
+	take_reads_of(r, bpf_get_current_pid_tgid() >> 32, NULL);
+}
+
+/*
+ * The open-wait iterator's: t's process's values, read in t's memory. A
+ * global function, verified apart: the iterator's own stack, with the
+ * Python walk's beside it, would pass the verifier's 512 bytes.
+ */
+__noinline int take_open_reads(struct task_struct *t __arg_trusted, struct offcpu_wait_record *r)
+{
+	if (r)
+		take_reads_of(r, t->tgid, t);
+	return 0;
 }
 
 /* A fork without exec (a PostgreSQL backend) runs the same image: same addresses. */
@@ -711,7 +811,7 @@ static __always_inline void inherit_reads(__u32 parent_tgid, __u32 child_tgid)
 		bpf_map_update_elem(&reads_by_pid, &child_tgid, spec, BPF_ANY);
 }
 
-/* End of issue #19's reads. */
+/* End of the rule packs' reads. */
 
 /* The current thread is about to run user code: its stack is as it blocked. */
 static __always_inline void send_with_user_stack(void *ctx, struct offcpu_counters *c,
@@ -818,7 +918,7 @@ static __always_inline __u64 now_ns(__u64 *now)
 }
 
 /*
- * Issue 15: who woke a wait, and how long it then sat runnable.
+ * Who woke a wait, and how long it then sat runnable.
  *
  * The run-queue part needs no clock read of ours: with CONFIG_SCHED_INFO
  * the scheduler stamps a task's sched_info.last_queued (rq clock) when it
@@ -851,7 +951,20 @@ struct cfs_rq___group {
 struct irq_depth {
 	__u32 hardirq;
 	__u32 softirq;
+	/*
+	 * Local network delivery (loopback, a veth pair) is the sender's own
+	 * work: it raises NET_RX in task context, and the softirq runs on
+	 * its stack when it enables bottom halves again, waking the reader
+	 * from "[softirq]". net_rx_raised: the thread that raised NET_RX so;
+	 * net_rx_for: that thread while the softirq runs on it, the waker
+	 * its wakeups are credited to.
+	 */
+	__u32 net_rx_raised;
+	__u32 net_rx_for;
 };
+
+/* include/linux/interrupt.h: the softirq vector network receive runs in. */
+#define NET_RX_SOFTIRQ 3
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -860,19 +973,21 @@ struct {
 	__type(value, struct irq_depth);
 } irq_depths SEC(".maps");
 
-static __always_inline void irq_depth_add(bool hard, int delta)
+/* This CPU's depths, one of them moved by delta; NULL if the map has none. */
+static __always_inline struct irq_depth *irq_depth_add(bool hard, int delta)
 {
 	__u32 zero = 0;
 	struct irq_depth *d = bpf_map_lookup_elem(&irq_depths, &zero);
 	__u32 *depth;
 
 	if (!d)
-		return;
+		return NULL;
 	depth = hard ? &d->hardirq : &d->softirq;
 	if (delta > 0)
 		(*depth)++;
 	else if (*depth)
 		(*depth)--;
+	return d;
 }
 
 /* --wakers: the waker's stacks, on the wakee, until its switch-in sends them. */
@@ -890,26 +1005,69 @@ static __always_inline bool has_sched_info(struct task_struct *t)
 	return bpf_core_field_exists(t->sched_info) && bpf_core_field_exists(g->rq);
 }
 
-/* At the switch-out: a new wait, not woken yet. A load and three stores. */
-static __always_inline void wakeup_start(struct wait_start *slot, struct task_struct *prev)
+/*
+ * A remote try_to_wake_up() can see the sleeping state a thread set and
+ * fire sched_waking before this CPU's switch-out has traced the wait
+ * (seen: 6 of 39,000 semaphore waits of a ping-pong without a waker).
+ * Such a wakeup is kept in waker_early until the switch-out. It is this
+ * wait's if the thread blocks while the waker is still at work: holding
+ * its pi_lock (waiting for this runqueue's lock, or spinning on its
+ * on_cpu), or past them, having set TASK_WAKING and queued the wakeup
+ * on this CPU's wake list. One that already made the thread runnable
+ * left it TASK_RUNNING, and the thread did not block.
+ */
+static __always_inline bool woken_early(const struct wait_start *slot, struct task_struct *prev,
+					bool preempt, __u32 prev_state)
 {
-	slot->waker = OFFCPU_WAKER_NONE;
+	if (preempt || !prev_state)
+		return false;
+	return (BPF_CORE_READ(prev, __state) & TASK_BIT_WAKING) ||
+	       BPF_CORE_READ(prev, pi_lock.raw_lock.val.counter);
+}
+
+/* At the switch-out: a new wait, not woken yet, but for an early waker. */
+static __always_inline void wakeup_start(struct wait_start *slot, struct task_struct *prev,
+					 bool preempt, __u32 prev_state)
+{
+	if (slot->waker_early == OFFCPU_WAKER_NONE) {
+		/* Not stored: one coming now, beside this program, reaches wakeup_end(). */
+		slot->waker = OFFCPU_WAKER_NONE;
+	} else {
+		slot->waker = woken_early(slot, prev, preempt, prev_state) ? slot->waker_early
+									   : OFFCPU_WAKER_NONE;
+		slot->waker_early = OFFCPU_WAKER_NONE;
+	}
 	slot->waker_stack = 0;
 	slot->run_delay_ns = has_sched_info(prev) ? prev->sched_info.run_delay : 0;
 }
 
+/*
+ * At the switch-in: an early waker that ran beside the switch-out's
+ * program, after it looked (and saw none), is the wait's all the same.
+ */
+static __always_inline void wakeup_end(struct wait_start *slot, struct wait_start *start)
+{
+	if (start->waker == OFFCPU_WAKER_NONE)
+		start->waker = start->waker_early;
+	slot->waker_early = OFFCPU_WAKER_NONE;
+}
+
 /* The record's waker and run-queue time, at its switch-in. */
 static __always_inline void fill_wakeup(struct offcpu_counters *c, struct offcpu_wait_record *r,
-					struct task_struct *next, __u32 tid,
-					const struct wait_start *start)
+					struct task_struct *next, const struct wait_start *start)
 {
 	struct offcpu_waker_record *w;
 	__u64 runq = 0, queued, clock, size;
 	struct rq *rq;
 
 	r->waker = start->waker;
+	if (r->waker == OFFCPU_WAKER_NONE && r->state != OFFCPU_STATE_PREEMPTED &&
+	    r->state != OFFCPU_STATE_RUNNING)
+		count(c, OFFCPU_CNT_WAKER_UNSEEN, IN_SWITCH);
 	r->waker_pid = start->waker_pid;
 	r->waker_tid = start->waker_tid;
+	r->waker_cpu = start->waker_cpu;
+	r->reserved15 = 0;
 	__builtin_memcpy(r->waker_comm, start->waker_comm, sizeof(r->waker_comm));
 	r->waker_stack = 0;
 	r->runq_known = 1;
@@ -928,13 +1086,15 @@ static __always_inline void fill_wakeup(struct offcpu_counters *c, struct offcpu
 	r->runq_ns = runq < r->duration_ns ? runq : r->duration_ns;
 	if (!start->waker_stack)
 		return;
+	/* dwarf: sent at the wakeup already. */
+	if (stack_copy_bytes) {
+		r->waker_stack = 1;
+		return;
+	}
 	/* Sent first: the wait's record follows it (now, or from rseq_update). */
 	w = bpf_task_storage_get(&waker_stacks, next, 0, 0);
 	if (!w)
 		return;
-	w->type = OFFCPU_RECORD_WAKER;
-	w->tid = tid;
-	w->end_ts_ns = r->end_ts_ns;
 	size = (__u64)w->kernel_frames + w->user_frames;
 	if (size > 2 * OFFCPU_MAX_STACK_DEPTH)
 		size = 2 * OFFCPU_MAX_STACK_DEPTH;
@@ -944,38 +1104,110 @@ static __always_inline void fill_wakeup(struct offcpu_counters *c, struct offcpu
 		r->waker_stack = 1;
 }
 
-/* --wakers: the current task's stacks into the wakee's waker_stacks. */
-static __always_inline void take_waker_stacks(void *ctx, struct task_struct *wakee,
-					      struct task_struct *cur, bool in_interrupt)
+/* The current task's kernel stack into w->ips: the number of frames. */
+static __always_inline __u32 waker_kernel_stack(void *ctx, struct offcpu_waker_record *w)
+{
+	long n = bpf_get_stack(ctx, w->ips, stack_depth * sizeof(__u64), 0);
+
+	if (n <= 0)
+		return 0;
+	n /= sizeof(__u64);
+	return n > OFFCPU_MAX_STACK_DEPTH ? OFFCPU_MAX_STACK_DEPTH : n;
+}
+
+static __always_inline void waker_header(struct offcpu_waker_record *w, struct task_struct *wakee,
+					 struct task_struct *cur, __u64 start_ts_ns, __u64 now)
+{
+	w->type = OFFCPU_RECORD_WAKER;
+	w->pid = cur->tgid;
+	w->tid = wakee->pid;
+	w->user_frames = 0;
+	w->user_stack = OFFCPU_USTACK_NONE;
+	w->stack_depth = stack_depth;
+	w->start_ts_ns = start_ts_ns;
+	w->ts_ns = now;
+}
+
+/*
+ * --wakers, fp: the current task's stacks into the wakee's waker_stacks,
+ * sent at its switch-in if its wait is kept. Whether they were taken.
+ */
+static __always_inline bool take_waker_stacks(void *ctx, struct task_struct *wakee,
+					      struct task_struct *cur, bool in_interrupt,
+					      __u64 start_ts_ns, __u64 now)
 {
 	struct offcpu_waker_record *w;
-	long n, kernel_frames = 0, user_frames = 0;
+	__u32 kernel_frames;
+	long n;
 
 	w = bpf_task_storage_get(&waker_stacks, wakee, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!w) {
 		count(counters_get(), OFFCPU_CNT_WAKER_STACK_FAIL, PREEMPTIBLE);
-		return;
+		return false;
 	}
-	n = bpf_get_stack(ctx, w->ips, stack_depth * sizeof(__u64), 0);
-	if (n > 0)
-		kernel_frames = n / sizeof(__u64);
-	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH)
-		kernel_frames = OFFCPU_MAX_STACK_DEPTH;
+	waker_header(w, wakee, cur, start_ts_ns, now);
+	kernel_frames = waker_kernel_stack(ctx, w);
+	w->kernel_frames = kernel_frames;
 	/* An interrupt's user stack is whoever it interrupted: not the waker's. */
 	if (!in_interrupt && !(cur->flags & PF_KTHREAD)) {
 		n = bpf_get_stack(ctx, &w->ips[kernel_frames], stack_depth * sizeof(__u64),
 				  BPF_F_USER_STACK);
 		if (n > 0)
-			user_frames = n / sizeof(__u64);
+			w->user_frames = n / sizeof(__u64);
+		w->user_stack = OFFCPU_USTACK_TAKEN;
 	}
-	w->pid = cur->tgid;
-	w->kernel_frames = kernel_frames;
-	w->user_frames = user_frames;
 	count(counters_get(), OFFCPU_CNT_WAKER_STACKS, PREEMPTIBLE);
+	return true;
 }
 
 /*
- * Issue #16, #17.2: the kernel's own times of a thread's switches, in
+ * --wakers, dwarf: the current task's kernel stack, user registers and a
+ * copy of its user stack from the SP, sent now, before the wakee can run:
+ * a copy is too large to keep on each wakee until its switch-in. The
+ * waker is in the kernel (a system call, or a fault), so its user stack
+ * does not change under the copy. Whether it was sent; a wait whose
+ * waker's record went and which is then not kept (-M, --sample-rate)
+ * leaves it unmatched.
+ */
+static __always_inline bool send_waker_copy(void *ctx, struct task_struct *wakee,
+					    struct task_struct *cur, bool in_interrupt,
+					    __u64 start_ts_ns, __u64 now)
+{
+	struct offcpu_counters *c = counters_get();
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct offcpu_waker_record *w;
+	__u32 kernel_frames, user_off;
+	__u64 total;
+	struct copy_buf *b;
+
+	b = bpf_map_lookup_elem(&waker_copy_bufs, &cpu);
+	if (!b) {
+		count(c, OFFCPU_CNT_WAKER_STACK_FAIL, PREEMPTIBLE);
+		return false;
+	}
+	w = (void *)b->bytes;
+	waker_header(w, wakee, cur, start_ts_ns, now);
+	kernel_frames = waker_kernel_stack(ctx, w);
+	w->kernel_frames = kernel_frames;
+	user_off = OFFCPU_WAKER_HEADER_SIZE + (kernel_frames & OFFCPU_MAX_STACK_DEPTH) * 8;
+	total = user_off;
+	/* An interrupt's user stack is whoever it interrupted: not the waker's. */
+	if (!in_interrupt && !(cur->flags & PF_KTHREAD) &&
+	    stack_copy_bytes <= OFFCPU_MAX_STACK_COPY) {
+		w->user_stack = OFFCPU_USTACK_COPIED;
+		total += COPY_DATA_OFF + copy_user_stack(b, user_off, stack_copy_bytes);
+	}
+	/* Never true (the buffer has a page of slack), but the verifier needs the bound. */
+	if (total > sizeof(*b) || bpf_ringbuf_output(&events, b, total, 0)) {
+		count(c, OFFCPU_CNT_WAKER_STACK_FAIL, PREEMPTIBLE);
+		return false;
+	}
+	count(c, OFFCPU_CNT_WAKER_STACKS, PREEMPTIBLE);
+	return true;
+}
+
+/*
+ * The kernel's own times of a thread's switches, in
  * offcpu's clock. __schedule() updates rq->clock (sched_clock_cpu()) before
  * it picks the next task, and stamps sched_info.last_arrival with that
  * clock when the next task arrives (sched_info_switch(), after the
@@ -991,7 +1223,7 @@ static __always_inline void take_waker_stacks(void *ctx, struct task_struct *wak
  * variable needs CONFIG_KALLSYMS_ALL, which this kernel lacks); without
  * one, nothing is dated or recovered. What it costs in error, measured
  * against the traced switches (OFFCPU_TEST_MEASURE_CLOCK), is in the
- * README ("Waits the switches do not show").
+ * docs/design.md ("Waits the switches do not show").
  */
 struct clock_pair {
 	__u64 ktime_ns; /* bpf_ktime_get_ns() */
@@ -1093,7 +1325,7 @@ static __always_inline __u64 arrival_ns(struct task_struct *t, const struct cloc
  * arrival). Not se.exec_start: that is on rq->clock_task, which steal time
  * (CONFIG_PARAVIRT_TIME_ACCOUNTING, on here) and interrupt time hold back,
  * so it drifts from offcpu's clock by all the steal since the thread left
- * (measured in the README); the run's own length is on that clock too, but
+ * (measured in docs/design.md); the run's own length is on that clock too, but
  * a run is short. Only the fair class sets prev_sum_exec_runtime (at its
  * pick, set_next_entity()): for real-time, deadline and stop tasks
  * (migration/N was off by 780 ms), the start of their last run. 0: unknown.
@@ -1132,19 +1364,27 @@ static __always_inline bool short_kept(__u64 duration_ns)
 	return r * (min_duration_ns >> short_shift) < (duration_ns >> short_shift) << 32;
 }
 
+/* When tracing began (tracer.c): at the stop, a thread dated from before it is open at both ends. */
+__u64 recording_start_ns;
+
 /*
  * The filter chain of a wait whose duration is known, a switch-in's or a
- * recovered one (#17.2): -m, --short sample's coin, -M, --sample-rate, in
+ * recovered one: -m, --short sample's coin, -M, --sample-rate, in
  * that order; true if the wait goes on. Each drop adds its duration beside
- * its count (issue #14), and to the thread's dropped_ns (issue #14's
- * coverage).
+ * its count, and to the thread's dropped_ns (for -- COMMAND's
+ * coverage). start_ns is the wait's: of one begun before tracing, the
+ * counters have the time since, as the totals do; -m and -M judge it whole.
  */
 static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_start *slot,
-				      __u64 duration_ns, enum counting how)
+				      __u64 start_ns, __u64 duration_ns, enum counting how)
 {
+	__u64 before = recording_start_ns - start_ns;
+	__u64 counted_ns =
+	    (__s64)before > 0 && before < duration_ns ? duration_ns - before : duration_ns;
+
 	if (duration_ns < min_duration_ns) {
 		count(c, OFFCPU_CNT_BELOW_MIN, how);
-		add(c, OFFCPU_CNT_BELOW_MIN_NS, duration_ns, how);
+		add(c, OFFCPU_CNT_BELOW_MIN_NS, counted_ns, how);
 		if (!short_sample || !short_kept(duration_ns)) {
 			slot->dropped_ns += duration_ns;
 			return false;
@@ -1154,13 +1394,13 @@ static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_sta
 	}
 	if (duration_ns > max_duration_ns) {
 		count(c, OFFCPU_CNT_ABOVE_MAX, how);
-		add(c, OFFCPU_CNT_ABOVE_MAX_NS, duration_ns, how);
+		add(c, OFFCPU_CNT_ABOVE_MAX_NS, counted_ns, how);
 		slot->dropped_ns += duration_ns;
 		return false;
 	}
 	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
 		count(c, OFFCPU_CNT_SAMPLED_OUT, how);
-		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, duration_ns, how);
+		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, counted_ns, how);
 		slot->dropped_ns += duration_ns;
 		return false;
 	}
@@ -1168,8 +1408,8 @@ static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_sta
 }
 
 /*
- * The header of a wait known by its times alone, a recovered (#17.2) or an
- * open one (#16), without stacks yet. No waker, run-queue time, reads or
+ * The header of a wait known by its times alone, a recovered or an
+ * open one, without stacks yet. No waker, run-queue time, reads or
  * cgroup known: every field 0 first.
  */
 static __always_inline void fill_times_only(struct offcpu_wait_record *r, struct task_struct *t,
@@ -1189,7 +1429,7 @@ static __always_inline void fill_times_only(struct offcpu_wait_record *r, struct
 	r->user_frames = 0;
 	r->stack_depth = stack_depth;
 	r->flags = flags;
-	/* Issue 15's run-queue time: a runnable thread's whole wait; a blocked one has none yet. */
+	/* The run-queue time: a runnable thread's whole wait; a blocked one has none yet. */
 	if (state == OFFCPU_STATE_PREEMPTED || state == OFFCPU_STATE_RUNNING) {
 		r->runq_ns = duration_ns;
 		r->runq_known = 1;
@@ -1197,10 +1437,15 @@ static __always_inline void fill_times_only(struct offcpu_wait_record *r, struct
 	r->reserved[0] = 0;
 	r->reserved[1] = 0;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), t->comm);
+	/*
+	 * The cgroup it is in now: a hang's container is what a snapshot is
+	 * for, and a wait of a selected cgroup without one read as "[cgroup 0]".
+	 */
+	r->cgroup_id = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
 }
 
 /*
- * A recovered wait (#17.2) goes with its state and duration but no stacks:
+ * A recovered wait goes with its state and duration but no stacks:
  * the thread has run since, so its kernel stack at block time is gone, and
  * so is the user one it had then.
  */
@@ -1211,11 +1456,11 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 	struct offcpu_wait_record *r;
 
 	/*
-	 * Issue #14: the same bounds, coin and counters as a switch-in's
+	 * The same bounds, coin and counters as a switch-in's
 	 * wait: a short recovered wait was counted below -m without its
 	 * nanoseconds, and dropped whatever --short sample's coin said.
 	 */
-	if (!wait_kept(c, slot, duration_ns, how))
+	if (!wait_kept(c, slot, slot->start_ts_ns, duration_ns, how))
 		return;
 	r = bpf_ringbuf_reserve(&events, OFFCPU_WAIT_HEADER_SIZE, 0);
 	if (!r) {
@@ -1373,7 +1618,7 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	slot = bpf_task_storage_get(&inflight, prev, 0, 0);
 	if (!slot) {
 		/*
-		 * Issue #14: past its exit program (which deleted the slot
+		 * Past its exit program (which deleted the slot
 		 * and wrote its life's account) a thread is not timed: a wait
 		 * there ended after its exit_ns, and had a slot taken for good.
 		 */
@@ -1386,12 +1631,12 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 			return;
 		slot->tracked_ns = now_ns(now);
 	} else if (slot->start_ts_ns) {
-		/* See unseen_switch_in(): recovered (#17.2), or counted lost. */
+		/* See unseen_switch_in(): recovered, or counted lost. */
 		__u64 arrived_ns = recover_wait(c, prev, slot, now);
 
 		slot->first_run = 0;
 		if (arrived_ns)
-			/* Issue #14: the wait went out (or was dropped), it has run since. */
+			/* The wait went out (or was dropped), it has run since. */
 			slot->on_cpu_since = arrived_ns;
 		else
 			/* Off CPU, then on since an unknown switch-in: both, not told apart. */
@@ -1406,11 +1651,11 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	slot->prev_state = prev_state;
 	slot->preempt = preempt;
 	slot->flags = 0;
-	wakeup_start(slot, prev);
+	wakeup_start(slot, prev, preempt, prev_state);
 	count(c, OFFCPU_CNT_WAITS_STARTED, IN_SWITCH);
 	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev)) {
 		take_switch_out_stack(ctx, prev);
-		/* Issue #21 item 1: an exiting thread runs no Python code any more. */
+		/* An exiting thread runs no Python code any more. */
 		if (!(prev->flags & PF_EXITING))
 			python_take_at_switch_out(c, prev, slot->start_ts_ns);
 	}
@@ -1456,7 +1701,7 @@ static __always_inline bool in_sched_text(__u64 ip)
 }
 
 /*
- * Issue #17 item 4: x86-64's call and jmp encodings and its saved frame
+ * x86-64's call and jmp encodings and its saved frame
  * (struct inactive_task_frame); elsewhere the kernel stack stays as
  * bpf_get_task_stack gives it.
  */
@@ -1503,7 +1748,7 @@ static __always_inline __u64 tail_target(__u64 fn)
 	return 0;
 }
 
-/* Issue #17 item 4: kernel_leaf()'s walk, in bpf_loop callbacks (the verifier sees each once). */
+/* kernel_leaf()'s walk, in bpf_loop callbacks (the verifier sees each once). */
 struct leaf_walk {
 	struct leaf_scan *l;
 	__u64 first;	 /* the task's first frame outside .sched.text */
@@ -1572,7 +1817,7 @@ static long walk_down(__u32 k, void *ctx)
 }
 
 /*
- * Issue #17 item 4: the __sched frames between the blocked task's saved
+ * The __sched frames between the blocked task's saved
  * frame and first, its first frame outside .sched.text (what
  * bpf_get_task_stack gives first), at the end of l->frames, leaf first;
  * their number, 0 if not found. From first's slot down the stack: the call
@@ -1620,7 +1865,7 @@ static __always_inline __u32 kernel_leaf(struct task_struct *next, __u64 first, 
 }
 #endif
 
-/* Issue #17 item 4: the kernel stack moved down over the room left for the leaf. */
+/* The kernel stack moved down over the room left for the leaf. */
 struct leaf_move {
 	struct offcpu_wait_record *r;
 	__u32 by; /* < LEAF_MAX_FRAMES */
@@ -1640,7 +1885,7 @@ static long move_down(__u32 i, void *ctx)
 
 /*
  * The kernel stack of next at block time: bpf_get_task_stack(next), after
- * the __sched frames it drops (issue #17 item 4), for the waits that passed.
+ * the __sched frames it drops, for the waits that passed.
  * The task's stack is taken once, LEAF_MAX_FRAMES - 1 entries in, so the
  * frames kernel_leaf() finds (l->frames[room - nr..room), leaf first) go
  * right before it at the same indexes; then all moves down to ips[0].
@@ -1674,6 +1919,9 @@ static __always_inline void take_kernel_stack(struct offcpu_counters *c,
 		nr = kernel_leaf(next, r->ips[room], l);
 	if (nr > room || nr >= stack_depth)
 		nr = 0;
+	/* Every blocked task's stack holds the frame that returns into __schedule. */
+	if (!nr)
+		r->flags |= OFFCPU_WAIT_LEAF_MISSED;
 	if (nr + frames > stack_depth)
 		frames = stack_depth - nr;
 	for (i = 0; i < LEAF_MAX_FRAMES - 1; i++) {
@@ -1708,7 +1956,7 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->read_mask = 0;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
 	/*
-	 * Issue #20: the cgroup it blocked in, read only for the waits that
+	 * The cgroup it blocked in, read only for the waits that
 	 * passed (four loads): it has not run since, so it is the one of its
 	 * switch-out unless it was moved while asleep.
 	 */
@@ -1736,7 +1984,7 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 		 * program (flush_current()) may have run already: one that
 		 * blocked or was preempted after it (exit_mm(), exit_files())
 		 * had its wait parked for good, counted by --short sample's
-		 * coin and in user_stack_pending but never sent (issue #14:
+		 * coin and in user_stack_pending but never sent (seen:
 		 * short_sampled one above the short waits in the json, with
 		 * user_stack_pending 1). It goes now, without a user stack,
 		 * as flush_current() would send it, after one still parked
@@ -1758,7 +2006,7 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	if (!r)
 		return;
 	fill_record(c, r, next, tid, start, now);
-	fill_wakeup(c, r, next, tid, start);
+	fill_wakeup(c, r, next, start);
 	if (p) {
 		park(c, p);
 		return;
@@ -1790,6 +2038,7 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 	}
 	start = *slot;
 	slot->start_ts_ns = 0;
+	wakeup_end(slot, &start);
 	now = now_ns(clock);
 	slot->on_cpu_since = now;
 	duration_ns = now - start.start_ts_ns;
@@ -1803,7 +2052,7 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 	if (measure_clock)
 		measure_switch_in(next, slot, &start, now);
 
-	if (!wait_kept(c, slot, duration_ns, IN_SWITCH))
+	if (!wait_kept(c, slot, start.start_ts_ns, duration_ns, IN_SWITCH))
 		return;
 	emit_wait(c, next, tid, &start, now);
 }
@@ -1908,12 +2157,12 @@ static __always_inline void unseen_switch_in(struct task_struct *p)
 	if (!recover(c, p, slot, end_ns, bpf_ktime_get_ns(), PREEMPTIBLE))
 		return;
 	slot->start_ts_ns = 0;
-	/* Issue #14: it has run since; thread_record() ends that run now. */
+	/* It has run since; thread_record() ends that run now. */
 	slot->on_cpu_since = end_ns;
 }
 
 /*
- * Issue #14: under -- COMMAND, an exiting thread's life as its slot timed
+ * Under -- COMMAND, an exiting thread's life as its slot timed
  * it. It is running: its last interval on CPU ends now.
  */
 static __always_inline void thread_record(struct task_struct *p)
@@ -1977,10 +2226,10 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 
 	flush_current();
 	python_forget(tgid);
-	/* Another image: user space matches it again (issue #19). */
+	/* Another image: user space matches it again. */
 	bpf_map_delete_elem(&reads_by_pid, &tgid);
 	/*
-	 * Issue #20: a process no filter selects is not read again at exec
+	 * A process no filter selects is not read again at exec
 	 * (its maps, and each new file's symbols and DWARF, kept for the run):
 	 * on a busy machine that was every binary run there, 16 MiB in 40 s
 	 * of offcpu serve --cgroup beside other builds. One selected later (a
@@ -1994,7 +2243,7 @@ int BPF_PROG(offcpu_sched_process_exec, struct task_struct *p)
 }
 
 /*
- * Issue #14: a thread of -- COMMAND is timed from its fork; it has not run
+ * A thread of -- COMMAND is timed from its fork; it has not run
  * yet, and its first switch-in ends the wait for a CPU it starts with.
  */
 static __always_inline void track_from_fork(struct task_struct *child)
@@ -2028,7 +2277,7 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 				    OFFCPU_ID_BIT(child_tgid));
 	inherit_reads(parent_tgid, child_tgid);
 	/*
-	 * Issue #20 item 7: under a filter, only a selected parent's fork is
+	 * Under a filter, only a selected parent's fork is
 	 * told (parent is current here): user space held every fork on the
 	 * machine until its exit record, and an exit record lost (ring buffer
 	 * full) kept it until the reaper's second look (offcpu serve --cgroup
@@ -2041,8 +2290,8 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 }
 
 /*
- * Issue #20: offcpu serve's gauge of the threads off CPU right now, taken
- * at every scrape: no stacks, unlike offcpu_open_waits (issue #16). Each
+ * offcpu serve's gauge of the threads off CPU right now, taken
+ * at every scrape: no stacks, unlike offcpu_open_waits. Each
  * selected thread whose slot holds a start and that is not on a CPU (a
  * switch-in this kernel never traced leaves a start behind: see
  * unseen_switch_in()) is written out as a struct offcpu_open_wait.
@@ -2072,7 +2321,7 @@ int offcpu_open_gauge(struct bpf_iter__task *ctx)
 }
 
 /*
- * Issue 15. sched_waking runs in the waker's context (try_to_wake_up(),
+ * sched_waking runs in the waker's context (try_to_wake_up(),
  * with the wakee's pi_lock held, interrupts off) for every wakeup on the
  * machine: one task storage lookup, and out, unless the wakee has a wait
  * in flight that no wakeup has ended yet. No clock read: the run-queue
@@ -2088,28 +2337,50 @@ int BPF_PROG(offcpu_sched_waking, struct task_struct *p)
 	struct irq_depth *depth;
 	bool in_interrupt;
 	__u32 zero = 0;
+	bool early;
 	__u8 waker;
+	__u64 now;
 
-	if (!slot || !slot->start_ts_ns || slot->waker != OFFCPU_WAKER_NONE)
+	if (!slot)
+		return 0;
+	/*
+	 * No wait traced yet: the thread is still on its way out
+	 * (woken_early()). The latest such waker is the one that counts.
+	 */
+	early = !slot->start_ts_ns;
+	if (!early && slot->waker != OFFCPU_WAKER_NONE)
 		return 0;
 	depth = bpf_map_lookup_elem(&irq_depths, &zero);
+	cur = bpf_get_current_task_btf();
 	if (depth && depth->hardirq)
 		waker = OFFCPU_WAKER_HARDIRQ;
-	else if (depth && depth->softirq)
+	else if (depth && depth->softirq && depth->net_rx_for != cur->pid)
 		waker = OFFCPU_WAKER_SOFTIRQ;
 	else
 		waker = OFFCPU_WAKER_TASK;
 	in_interrupt = waker != OFFCPU_WAKER_TASK;
-	cur = bpf_get_current_task_btf();
 	slot->waker_pid = cur->tgid;
 	slot->waker_tid = cur->pid;
+	slot->waker_cpu = bpf_get_smp_processor_id();
 	/* Not _str: comm is always NUL-terminated within its 16 bytes, and no scan is cheaper. */
 	bpf_probe_read_kernel(slot->waker_comm, sizeof(slot->waker_comm), cur->comm);
-	slot->waker = waker;
-	if (want_waker_stacks && bpf_ktime_get_ns() - slot->start_ts_ns >= min_duration_ns) {
-		take_waker_stacks(ctx, p, cur, in_interrupt);
-		slot->waker_stack = 1;
+	if (early) {
+		/* Never past -m: no stacks. */
+		slot->waker_early = waker;
+		return 0;
 	}
+	slot->waker = waker;
+	if (!want_waker_stacks)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (now - slot->start_ts_ns < min_duration_ns)
+		return 0;
+	if (stack_copy_bytes)
+		slot->waker_stack =
+		    send_waker_copy(ctx, p, cur, in_interrupt, slot->start_ts_ns, now);
+	else
+		slot->waker_stack =
+		    take_waker_stacks(ctx, p, cur, in_interrupt, slot->start_ts_ns, now);
 	return 0;
 }
 
@@ -2143,22 +2414,50 @@ int BPF_PROG(offcpu_local_timer_exit)
 	return 0;
 }
 
-SEC("tp_btf/softirq_entry")
-int BPF_PROG(offcpu_softirq_entry)
+/*
+ * NET_RX raised outside any interrupt: by a thread sending to a local
+ * socket (loopback_xmit() -> netif_rx() -> enqueue_to_backlog()), with
+ * bottom halves off, so it runs the softirq itself before it can be
+ * switched out (or leaves it to ksoftirqd, another task).
+ */
+SEC("tp_btf/softirq_raise")
+int BPF_PROG(offcpu_softirq_raise, unsigned int vec_nr)
 {
-	irq_depth_add(false, 1);
+	struct irq_depth *d;
+	__u32 zero = 0;
+
+	if (vec_nr != NET_RX_SOFTIRQ)
+		return 0;
+	d = bpf_map_lookup_elem(&irq_depths, &zero);
+	if (d && !d->hardirq && !d->softirq)
+		d->net_rx_raised = bpf_get_current_task_btf()->pid;
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(offcpu_softirq_entry, unsigned int vec_nr)
+{
+	struct irq_depth *d = irq_depth_add(false, 1);
+
+	if (vec_nr != NET_RX_SOFTIRQ || !d)
+		return 0;
+	d->net_rx_for = d->net_rx_raised == bpf_get_current_task_btf()->pid ? d->net_rx_raised : 0;
+	d->net_rx_raised = 0;
 	return 0;
 }
 
 SEC("tp_btf/softirq_exit")
-int BPF_PROG(offcpu_softirq_exit)
+int BPF_PROG(offcpu_softirq_exit, unsigned int vec_nr)
 {
-	irq_depth_add(false, -1);
+	struct irq_depth *d = irq_depth_add(false, -1);
+
+	if (vec_nr == NET_RX_SOFTIRQ && d)
+		d->net_rx_for = 0;
 	return 0;
 }
 
 /*
- * Issue #16: waits that have not ended. Two task iterators, run by
+ * Waits that have not ended. Two task iterators, run by
  * tracer.c: one at the start dates the waits of the threads already off
  * CPU, so that their end completes them whole; one at the stop (and for
  * offcpu snapshot, or a gauge while recording) reports every selected
@@ -2171,8 +2470,6 @@ int BPF_PROG(offcpu_softirq_exit)
 __u32 open_mode;
 /* OFFCPU_OPEN_AT_STOP: when sched_switch was detached, the waits' end. */
 __u64 open_stop_ts_ns;
-/* When tracing began: at the stop, a thread dated from before it is open at both ends. */
-__u64 recording_start_ns;
 
 /*
  * The open-wait race: an iterator reads a thread it found off CPU, and the
@@ -2323,6 +2620,20 @@ struct {
 	__type(value, struct copy_buf);
 } open_bufs SEC(".maps");
 
+/* The Python frames of the open wait being written (python_open_frames()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_python_record);
+} open_python SEC(".maps");
+
+/* A wait and its Python frames go in one element's writes, which must fit a seq buffer. */
+_Static_assert(2 * sizeof(struct offcpu_open_header) + COPY_USER_OFF + COPY_DATA_OFF +
+		       OPEN_COPY_MAX + sizeof(struct offcpu_python_record) <=
+		   8 * 4096,
+	       "an open wait with its stack copy and Python frames must fit in a seq buffer");
+
 /*
  * Registers and up to size bytes of t's user stack from its SP at
  * b->bytes[user_off], page by page as send_with_stack_copy() copies; the
@@ -2397,13 +2708,13 @@ static __always_inline __u32 walk_task_frames(struct task_struct *t, struct copy
 }
 
 /* The stacks of t's open wait into its record at b; the record's length. */
-static __always_inline __u32 open_wait_stacks(struct task_struct *t, struct copy_buf *b)
+static __always_inline __u64 wait_stacks_into(struct task_struct *t, struct copy_buf *b)
 {
 	struct offcpu_wait_record *r = (void *)b->bytes;
 	__u32 kernel_frames = 0, user_off;
 	__u64 size = stack_copy_bytes;
 
-	/* As at a switch-in, with the __sched frames put back (#17.4); not counted: preemptible. */
+	/* As at a switch-in, with the __sched frames put back; not counted: preemptible. */
 	if (want_kernel_stack)
 		take_kernel_stack(NULL, r, t, &open_leaf_scans);
 	kernel_frames = r->kernel_frames & OFFCPU_MAX_STACK_DEPTH;
@@ -2420,6 +2731,18 @@ static __always_inline __u32 open_wait_stacks(struct task_struct *t, struct copy
 }
 
 /*
+ * wait_stacks_into() as a global function, verified apart: the iterator's
+ * stack beside the Python walk's (python_open_frames()) would pass the
+ * verifier's 512 bytes. 64 bits: the verifier takes a global function's
+ * result as such, and a __u32 is bounded on a copy the call does not get.
+ */
+__noinline __u64 open_wait_stacks(struct task_struct *t __arg_trusted, struct copy_buf *b)
+{
+	/* A global function's pointers may be NULL, to the verifier. */
+	return b ? wait_stacks_into(t, b) : 0;
+}
+
+/*
  * One open wait per selected thread off CPU; its start from its slot
  * (exact, or dated at the start), else from the kernel's times. At the
  * stop, a slot whose thread ran since its start is no open wait: the
@@ -2429,20 +2752,23 @@ static __always_inline __u32 open_wait_stacks(struct task_struct *t, struct copy
  * tracer.c counts them, since a record the seq file had no room for is
  * written again by the next read.
  */
-SEC("iter.s/task")
-int offcpu_open_waits(struct bpf_iter__task *ctx)
+static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *t = ctx->task;
 	struct offcpu_open_header h = {};
+	struct offcpu_python_record *py;
 	struct offcpu_wait_record *r;
 	const struct clock_pair *pair;
 	struct wait_start *slot;
 	struct copy_buf *b;
 	__u64 start = 0, end, arrival;
 	struct run_mark mark;
-	__u32 state, flags, zero = 0, total;
+	__u32 state, flags, zero = 0;
+	__u64 total;
 	bool preempt, stacks = true;
+	__u32 py_frames = 0;
+	__u64 py_first;
 
 	if (!t || !t->pid || !task_selected(t, false))
 		return 0;
@@ -2489,14 +2815,27 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 		}
 	}
 	b = bpf_map_lookup_elem(&open_bufs, &zero);
-	if (!b)
+	py = bpf_map_lookup_elem(&open_python, &zero);
+	if (!b || !py)
 		return 0;
 	r = (void *)b->bytes;
 	/* The buffer is reused: fill_times_only() zeroes what an open wait does not know. */
 	fill_times_only(r, t, task_cpu_of(t), end, end - start, state_of(state, preempt), flags);
 	total = OFFCPU_WAIT_HEADER_SIZE;
 	if (stacks && r->duration_ns >= min_duration_ns && r->duration_ns <= max_duration_ns) {
-		total = open_wait_stacks(t, b);
+		total = enriched ? open_wait_stacks(t, b) : wait_stacks_into(t, b);
+		/*
+		 * Its Python frames and a rule pack's values, read while it
+		 * waits as its stacks are: an open wait still holds what it
+		 * blocked under (a PostgreSQL wait event), as rseq_update
+		 * finds it when the wait ends.
+		 */
+		if (enriched && !(t->flags & PF_KTHREAD)) {
+			py_first = want_user_stack ? python_open_first(t, r) : 0;
+			if (py_first)
+				py_frames = python_open_frames(t, py, r, py_first);
+			take_open_reads(t, r);
+		}
 		/*
 		 * It ran while its stacks were read: they may be of its run,
 		 * or of memory it was rewriting. The wait goes without them,
@@ -2507,14 +2846,37 @@ int offcpu_open_waits(struct bpf_iter__task *ctx)
 			r->kernel_frames = 0;
 			r->user_frames = 0;
 			r->user_stack = OFFCPU_USTACK_NONE;
+			r->flags &= ~(OFFCPU_WAIT_LEAF_MISSED | OFFCPU_WAIT_PYTHON_FAILED);
 			r->flags |= OFFCPU_WAIT_STACKS_RACED;
 			total = OFFCPU_WAIT_HEADER_SIZE;
+			py_frames = 0;
+			r->read_mask = 0;
 		}
 	}
 	if (total > sizeof(b->bytes))
 		return 0;
+	if (py_frames)
+		python_open_write(seq, py);
 	h.size = total;
 	bpf_seq_write(seq, &h, sizeof(h));
 	bpf_seq_write(seq, b->bytes, total);
 	return 0;
+}
+
+/*
+ * With the open waits' Python frames and a rule pack's values: global
+ * functions whose task pointer the verifier trusts (arg:trusted) from
+ * kernel 6.8 on. tracer.c loads one of the two.
+ */
+SEC("iter.s/task")
+int offcpu_open_waits(struct bpf_iter__task *ctx)
+{
+	return open_waits(ctx, true);
+}
+
+/* Before 6.8: the stacks only, in one function (Debian 12's 6.1 rejects the one above). */
+SEC("iter.s/task")
+int offcpu_open_waits_plain(struct bpf_iter__task *ctx)
+{
+	return open_waits(ctx, false);
 }

@@ -18,6 +18,7 @@
 #define TASK_BIT_PARKED 0x0040
 /* A task exiting for good: it never switches in again. */
 #define TASK_BIT_DEAD 0x0080
+#define TASK_BIT_WAKING 0x0200
 #define TASK_BIT_NOLOAD 0x0400
 #define TASK_BIT_RTLOCK_WAIT 0x1000
 

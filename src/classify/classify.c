@@ -26,6 +26,15 @@ struct builtin_rule {
  * may be reported on another.
  */
 static const struct builtin_rule kernel_rules[] = {
+	/*
+	 * PREEMPT_RT makes spinlock_t and rwlock_t rt_mutexes whose waiters
+	 * sleep in TASK_RTLOCK_WAIT (shown uninterruptible, as /proc shows it),
+	 * inside whatever call took the lock (futex_q_lock under futex_wait):
+	 * first, before the rules of any call. Since 5.15 (PREEMPT_RT's locking
+	 * merge).
+	 */
+	{ "schedule_rtlock", "lock:rt-spin" },
+	{ "rtlock_slowlock*", "lock:rt-spin" },
 	/* fsync and friends wait on block I/O underneath: they come first. */
 	{ "do_fsync", "io:fsync" },
 	{ "vfs_fsync_range", "io:fsync" },
@@ -51,6 +60,13 @@ static const struct builtin_rule kernel_rules[] = {
 	{ "fcntl_setlk*", "lock:file" },
 	{ "__do_sys_flock", "lock:file" },
 	/* Child processes, signals, sleeps. */
+	/*
+	 * A vfork parent waits in D until the child execs or exits;
+	 * wait_for_vfork_done() is inlined into kernel_clone on 6.18, so
+	 * the system call's entry names it there.
+	 */
+	{ "wait_for_vfork_done", "child:vfork" },
+	{ "*sys_vfork", "child:vfork" },
 	{ "do_wait", "child" },
 	{ "kernel_wait4", "child" },
 	{ "kernel_waitid", "child" },
@@ -166,7 +182,7 @@ static const char *const idle_loops[] = {
 /*
  * The scheduler's own ways to sleep, which a kernel thread's loop calls
  * (kcompactd and rcu_gp_fqs_loop sleep in schedule_timeout). They are
- * __sched: since the kernel leaf keeps them (issue #17 item 4) the loop is
+ * __sched: since the kernel leaf keeps them the loop is
  * the first frame after them.
  */
 static const char *const sleep_helpers[] = {
@@ -265,7 +281,7 @@ const char *classify__wait_parked(const struct rule_set *user_rules, unsigned in
 		if (rules__match(&user_rules->rules[r], kernel, nr_kernel, user, nr_user))
 			return user_rules->rules[r].wait_class;
 	}
-	/* Issue #17 item 6: Go's scheduler waits, for the goroutine that parked or its own. */
+	/* Go's scheduler waits, for the goroutine that parked or its own. */
 	if (parked)
 		return parked;
 	found = goroutine__m_class(user, nr_user);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Wait classes of SPEC.md, from the blocked thread's kernel and user stacks. */
+/* Wait classes (docs/wait-classes.md), from the blocked thread's kernel and user stacks. */
 #ifndef OFFCPU_CLASSIFY_H
 #define OFFCPU_CLASSIFY_H
 
@@ -21,7 +21,7 @@ const char *classify__wait(const struct rule_set *user_rules, unsigned int state
 			   size_t nr_user);
 
 /*
- * Issue #17 item 6: the same, with parked the class of the goroutine whose
+ * The same, with parked the class of the goroutine whose
  * park left a Go thread looking for work (goroutine__park_class of the
  * frames past runtime.mcall, which the user stack no longer holds), or
  * NULL. It comes after the user's rules, before Go's own waiting paths
@@ -32,7 +32,7 @@ const char *classify__wait_parked(const struct rule_set *user_rules, unsigned in
 				  const struct frame *user, size_t nr_user, const char *parked);
 
 /*
- * Issue #19: the class the user's label rules give a wait by its labels (a
+ * The class the user's label rules give a wait by its labels (a
  * PostgreSQL wait event names the wait better than its stack); NULL when
  * none matches, or the thread waited for a CPU: the state decides first.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Go's parking paths (issue #17 item 6). A Go thread (an M) goes off CPU in
+ * Go's parking paths. A Go thread (an M) goes off CPU in
  * the runtime's scheduler, whatever its goroutines wait for: futex and
  * epoll_wait from runtime.findRunnable, so the kernel alone says
  * lock:futex or poll:epoll of every wait. What the M waits for is told by

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PostgreSQL's names for its wait events and backend types, per major
- * version (issue #19), as pg_stat_activity shows them. A wait event is a
+ * version, as pg_stat_activity shows them. A wait event is a
  * uint32: the class in the top byte (PG_WAIT_LWLOCK 0x01 ... PG_WAIT_IO
  * 0x0A, utils/wait_event.h), the event in the low 16 bits, numbered from 0
  * in the order of the version's enums (WaitEventActivity, WaitEventClient,
@@ -18,6 +18,16 @@
  * below say which) and were checked against 15's: every difference is an
  * event added, removed or renamed between the versions. A table's NULL
  * entry, like a value past its end, stays a number.
+ *
+ * A major version's tables are those of its newest minor release known:
+ * minor releases only append events to a class's end (a back-patched
+ * WalReceiverUpstreamCatchup is IPC's last in 15.20, absent from 15.18),
+ * since renumbering would break extensions built against the release
+ * before, so an older minor never sends a value its name does not fit.
+ * The names are not read from the running binary: Debian's has no symbol
+ * table or DWARF for them, only the jump tables pgstat_get_wait_event()
+ * was compiled to. That test runs every installed binary past each
+ * class's end, so a minor release that appends one fails it.
  */
 #include <stdio.h>
 #include <string.h>

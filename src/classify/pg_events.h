@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Issue #19: PostgreSQL's wait event and backend type names, per major version. */
+/* PostgreSQL's wait event and backend type names, per major version. */
 #ifndef OFFCPU_PG_EVENTS_H
 #define OFFCPU_PG_EVENTS_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #19: values a rule pack reads from a matched process at block time,
+ * Values a rule pack reads from a matched process at block time,
  * and how they become labels. The lines of a rules file that declare them:
  *
  *   process COMM [version PREFIX]

@@ -128,7 +128,7 @@ static int parse_rule(char **tokens, int n, struct wait_rule *rule, const char *
 	} else if (!strcmp(tokens[0], "user")) {
 		rule->scope = RULE_USER;
 	} else if (!strcmp(tokens[0], "label")) {
-		/* Issue #19: the class of a wait whose label NAME matches GLOB. */
+		/* The class of a wait whose label NAME matches GLOB. */
 		rule->scope = RULE_LABEL;
 		if (n != 4) {
 			*why = "expected: label NAME GLOB CLASS[:DETAIL]";

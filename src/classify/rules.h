@@ -18,7 +18,7 @@
 enum rule_scope {
 	RULE_KERNEL,
 	RULE_USER,
-	RULE_LABEL, /* issue #19: "label NAME GLOB CLASS", the wait's label NAME matches GLOB */
+	RULE_LABEL, /* "label NAME GLOB CLASS", the wait's label NAME matches GLOB */
 };
 
 struct wait_rule {
@@ -29,7 +29,7 @@ struct wait_rule {
 	char *label;	  /* RULE_LABEL: the label's name */
 };
 
-/* Issue #19: "read SYMBOL [deref] u8|u16|u32|u64 as LABEL [decode DECODER]". */
+/* "read SYMBOL [deref] u8|u16|u32|u64 as LABEL [decode DECODER]". */
 struct label_read {
 	char *symbol;
 	char *label;
@@ -41,7 +41,7 @@ struct label_read {
 };
 
 /*
- * Issue #19: "process COMM [version PREFIX]" and the read lines after it:
+ * "process COMM [version PREFIX]" and the read lines after it:
  * what to read from processes of that command name whose own binary
  * defines every symbol. PREFIX finds the version in the binary's
  * read-only data: the number after the first string starting with it.
@@ -58,7 +58,7 @@ struct read_group {
 struct rule_set {
 	struct wait_rule *rules;
 	size_t nr;
-	struct read_group *groups; /* issue #19 */
+	struct read_group *groups;
 	size_t nr_groups;
 };
 
@@ -82,7 +82,7 @@ void rules__free(struct rule_set *set);
 bool rules__symbol_matches(const char *glob, const char *sym);
 /* Does any frame (one with a symbol) match the glob? */
 bool rules__frames_match(const char *glob, const struct frame *frames, size_t nr);
-/* Issue #19: a RULE_LABEL rule against a wait's label value (NULL: no such label). */
+/* A RULE_LABEL rule against a wait's label value (NULL: no such label). */
 bool rules__label_matches(const struct wait_rule *rule, const char *value);
 bool rules__match(const struct wait_rule *rule, const struct frame *kernel, size_t nr_kernel,
 		  const struct frame *user, size_t nr_user);

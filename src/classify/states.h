@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Names of the thread states of SPEC.md. The BPF side maps the kernel's
+ * Names of the thread states (offcpu.1, THREAD STATES). The BPF side maps the kernel's
  * task state bits to them (src/bpf/states.bpf.h); records carry the result.
  */
 #ifndef OFFCPU_STATES_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* offcpu's exit statuses besides 0 (SPEC: 1 environment, 2 usage). */
+/* offcpu's exit statuses besides 0 (offcpu.1: 1 environment, 2 usage). */
 #ifndef OFFCPU_EXIT_STATUS_H
 #define OFFCPU_EXIT_STATUS_H
 

@@ -23,12 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/caps.h"
 #include "cli/command.h"
+#include "cli/comm_scan.h"
 #include "cli/exit_status.h"
+#include "cli/main_binary.h"
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "cli/snapshot.h"
@@ -167,7 +170,7 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return collector__record(ctx, data, size);
 }
 
-/* Issue #21: a CPython process the collector found; the BPF side walks its frames. */
+/* A CPython process the collector found; the BPF side walks its frames. */
 static int on_python(void *ctx, uint32_t pid, const struct offcpu_python_layout *l)
 {
 	return tracer__python_add(ctx, pid, l);
@@ -193,19 +196,28 @@ struct session {
 	struct command command;
 	bool has_command;
 	struct id_list pids; /* -p, plus the command's PID */
-	struct label_reader *label_reader; /* issue #19: --rules' read lines */
+	struct label_reader *label_reader; /* --rules' read lines */
 };
 
-/* Issue #19: a matched process's reads, into the BPF map. */
+/* A matched process's reads, into the BPF map. */
 static int give_reads(void *ctx, uint32_t pid, const struct offcpu_reads *reads)
 {
 	return tracer__set_reads(ctx, pid, reads);
 }
 
-/* Loaded, not attached: the processes running now, read from their first wait. */
-static void match_running(void *ctx, struct tracer *t)
+/*
+ * Loaded, not attached: the processes running now, read from their first
+ * wait; and CPython looked for in those the start finds waiting, whose
+ * waits may still be open at the stop.
+ */
+static void before_attach(void *ctx, struct tracer *t)
 {
-	label_reader__attach(ctx, give_reads, t);
+	struct session *s = ctx;
+
+	label_reader__attach(s->label_reader, give_reads, t);
+	/* OFFCPU_TEST_NO_PYTHON, test-only: bench/run's baseline without Python frames. */
+	if (!getenv("OFFCPU_TEST_NO_PYTHON"))
+		collector__set_python_sink(s->collector, on_python, t);
 }
 
 static int start_tracer(struct session *s)
@@ -218,22 +230,20 @@ static int start_tracer(struct session *s)
 	to.sample_rate = o->sample_rate;
 	to.follow_forks = s->has_command;
 	to.pids = &s->pids;
-	to.before_attach = match_running;
-	to.before_attach_ctx = s->label_reader;
+	to.before_attach = before_attach;
+	to.before_attach_ctx = s;
 	to.label_reads = o->rules.nr_groups > 0;
 	/* A bench-only override: the wakeup programs cost, measured by absence. */
 	to.wakeups = !getenv("OFFCPU_NO_WAKEUPS");
 	to.waker_stacks = o->wakers;
 	to.short_sample = o->short_mode == SHORT_SAMPLE;
-	/* Issue #16: nothing of -- COMMAND was off CPU before it started. */
+	/* Nothing of -- COMMAND was off CPU before it started. */
 	to.date_open_waits = !s->has_command;
 	err = tracer_start__new(o, &to, on_record, s->collector, &s->tracer);
-	/* OFFCPU_TEST_NO_PYTHON, a test-only override: bench/run's baseline without Python frames.
-	 */
-	if (!err && !getenv("OFFCPU_TEST_NO_PYTHON"))
-		collector__set_python_sink(s->collector, on_python, s->tracer);
 	if (err)
 		return err;
+	/* What was waited before this is in no total: a profile is of its window. */
+	s->profile->window_start_ns = tracer__start_ns(s->tracer);
 	/*
 	 * Attached: once more, for what forked or exec'd between the first
 	 * look and attaching; from now on their records say.
@@ -269,7 +279,7 @@ static int record(struct session *s)
 		if (err)
 			break;
 		symbolizer__tick(s->symbolizer);
-		/* Issue #20 item 7: a long recording's processes whose exit record was lost. */
+		/* A long recording's processes whose exit record was lost. */
 		if (collector__reap(s->collector, clock__monotonic_ns()))
 			log__warn("cannot free the processes gone: out of memory");
 		if (s->has_command && command__poll_exit(&s->command))
@@ -326,7 +336,7 @@ static int open_output(const char *path, struct output_file *out)
 static int write_profile(struct output_file *output, const struct profile *p,
 			 const struct options *o, const char *stats_heading)
 {
-	int err = o->format->write(output->stream, p, &o->report);
+	int err = output_format__write(o->format, output->stream, p, &o->report);
 
 	err = err ?: output_file__commit(output);
 	temp_output_path[0] = '\0';
@@ -364,6 +374,28 @@ static int setup_failed(const char *what, int err)
 	return EXIT_ENVIRONMENT;
 }
 
+/* Once tracing: a task that takes the name between the scan and the attach is traced. */
+static void warn_comms_not_running(const struct options *o)
+{
+	bool *found;
+	size_t i;
+
+	if (!o->nr_comms)
+		return;
+	found = calloc(o->nr_comms, sizeof(*found));
+	if (!found || comm_scan__running("/proc", o->comms, o->nr_comms, found)) {
+		free(found);
+		return;
+	}
+	for (i = 0; i < o->nr_comms; i++) {
+		if (!found[i])
+			log__warn("no task is named '%s' now: only one that starts, or takes that "
+				  "name, while tracing is recorded",
+				  o->comms[i]);
+	}
+	free(found);
+}
+
 /* The tracer follows -p's processes and the command's (0: none). */
 static int traced_pids(const struct id_list *given, pid_t command, struct id_list *out)
 {
@@ -387,6 +419,7 @@ static int setup(struct session *s)
 {
 	struct options *o = s->opts;
 	struct ksyms *ksyms = NULL;
+	char main_binary[PATH_MAX];
 	int err, ksyms_err, status;
 
 	status = open_output(o->output_path, &s->output);
@@ -426,6 +459,9 @@ static int setup(struct session *s)
 		s->has_command = true;
 		command_pid = s->command.pid;
 	}
+	main_binary__find(o->command, &o->pids, main_binary, sizeof(main_binary));
+	if (main_binary[0] && profile__set_main_binary(s->profile, main_binary))
+		return setup_failed("the profile", -ENOMEM);
 	err = traced_pids(&o->pids, s->has_command ? s->command.pid : 0, &s->pids);
 	if (err)
 		return setup_failed("the process filter", err);
@@ -434,6 +470,8 @@ static int setup(struct session *s)
 	if (!status && ksyms_err)
 		log__warn("kernel symbols unavailable (%s): kernel frames stay addresses",
 			  strerror(-ksyms_err));
+	if (!status)
+		warn_comms_not_running(o);
 	return status;
 }
 
@@ -451,6 +489,32 @@ static void teardown(struct session *s)
 	id_list__free(&s->pids);
 }
 
+/*
+ * A recording is a regular file, or "-" for stdin: /dev/zero, or a symlink
+ * to it, is an endless file that never ends a line (6.1 GB read in 30 s).
+ * A directory keeps the reader's message; a pipe on stdin is bounded by
+ * the reader's line cap (RECORDING_MAX_LINE).
+ */
+static FILE *open_recording(const char *path)
+{
+	struct stat st;
+	FILE *in;
+
+	if (!strcmp(path, "-"))
+		return stdin;
+	in = fopen(path, "re");
+	if (!in) {
+		log__error("cannot read recording '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(in), &st) || S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
+		return in;
+	log__error("cannot read recording '%s': not a regular file (a pipe goes on stdin: '-')",
+		   path);
+	fclose(in);
+	return NULL;
+}
+
 /* offcpu report: a saved json recording, written in another format. */
 static int report(struct options *o)
 {
@@ -466,15 +530,15 @@ static int report(struct options *o)
 	};
 	struct output_file output;
 	struct profile *profile = NULL;
+	struct id_list no_pids = { 0 };
+	char main_binary[PATH_MAX];
 	FILE *in;
 	int err, status;
 
 	install_signal_handlers(on_report_signal);
-	in = fopen(o->recording_path, "re");
-	if (!in) {
-		log__error("cannot read recording '%s': %s", o->recording_path, strerror(errno));
+	in = open_recording(o->recording_path);
+	if (!in)
 		return EXIT_USAGE;
-	}
 	status = open_output(o->output_path, &output);
 	if (status) {
 		fclose(in);
@@ -488,6 +552,15 @@ static int report(struct options *o)
 	}
 	err = recording__read(in, o->recording_path, &filter, profile);
 	fclose(in);
+	/*
+	 * A recording names the executable it profiled; an older one does
+	 * not: then offcpu's own (-p here selects waits, of processes that may be gone).
+	 */
+	if (!err && !profile->main_binary) {
+		main_binary__find(NULL, &no_pids, main_binary, sizeof(main_binary));
+		if (main_binary[0])
+			err = profile__set_main_binary(profile, main_binary);
+	}
 	if (err) {
 		if (err != -EINVAL)
 			log__error("cannot read recording '%s': %s", o->recording_path,
@@ -529,7 +602,7 @@ static int trace(struct options *o)
 }
 
 #ifdef OFFCPU_STATIC
-/* Issue #20: make static links no HTTP server (Makefile, STATIC_LDLIBS). */
+/* Make static links no HTTP server (Makefile, STATIC_LDLIBS). */
 static int serve(struct options *o)
 {
 	(void)o;
@@ -539,7 +612,7 @@ static int serve(struct options *o)
 }
 #else
 /*
- * Issue #20: offcpu serve. The port is bound first, so a taken one fails
+ * offcpu serve. The port is bound first, so a taken one fails
  * before anything is loaded; the HTTP threads start once capabilities are
  * dropped (serve__run), so none of them ever holds more.
  */
@@ -550,6 +623,7 @@ static int serve(struct options *o)
 		.duration_ns = o->duration_ns,
 		.verbose = o->verbose,
 		.stats = o->stats,
+		.show_idle = o->report.show_idle,
 		.stop = &stop_requested,
 	};
 	int status;
@@ -584,7 +658,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "report", OPTIONS_REPORT, report },
 	{ "serve", OPTIONS_SERVE, serve },
-	{ "snapshot", OPTIONS_SNAPSHOT, snapshot__run }, /* issue #16 */
+	{ "snapshot", OPTIONS_SNAPSHOT, snapshot__run },
 };
 
 /* Without a subcommand's name first, offcpu traces. */
@@ -658,8 +732,10 @@ int main(int argc, char **argv)
 	}
 	if (opts.action == OPTIONS_VERSION) {
 		printf("offcpu %s%s\n", OFFCPU_VERSION, OFFCPU_BUILD);
+		/* -v: and what this kernel has of what offcpu uses. */
+		err = opts.verbose ? kernel_features__print(stdout, NULL, tracer__each_tracepoint) : 0;
 		options__free(&opts);
-		return 0;
+		return err ? EXIT_ENVIRONMENT : 0;
 	}
 	log__set_verbose(opts.verbose);
 	/* A closed stdout (offcpu | head) is an EPIPE error, not a kill. */

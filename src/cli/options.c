@@ -22,16 +22,18 @@ enum long_only_option {
 	OPT_NO_USER_STACK,
 	OPT_CALL_GRAPH,
 	OPT_STATS,
-	OPT_READ_DATA, /* issue #19 */
+	OPT_READ_DATA,
 	OPT_RULES,
 	OPT_GROUP_BY,
 	OPT_LINES,
 	OPT_TOP,
-	OPT_LISTEN, /* issue #20 */
+	OPT_LISTEN,
 	OPT_ALLOW_REMOTE,
 	OPT_WAKERS,
 	OPT_TIME,
 	OPT_SHORT,
+	OPT_FROM,
+	OPT_TO,
 };
 
 static const struct option long_options[] = {
@@ -64,6 +66,8 @@ static const struct option long_options[] = {
 	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "time", required_argument, NULL, OPT_TIME },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -103,13 +107,14 @@ const char options__examples[] =
     "  offcpu -d 10s                        system wide for 10 s, text report\n"
     "  offcpu -p 1234 -m 5ms -d 30s         one process, waits of 5 ms or more\n"
     "  offcpu -- make -j8                   a command and what it forks, until it exits\n"
-    "  offcpu -c postgres --rules postgres --group-by title -d 10s\n"
+    "  offcpu -c postgres --rules postgres --short sample --group-by title -d 10s\n"
     "                                       why PostgreSQL's backends wait\n"
-    "  offcpu -c postgres --rules postgres --group-by pg.wait_event -d 10s\n"
+    "  offcpu -c postgres --rules postgres --short sample --group-by pg.wait_event -d 10s\n"
     "                                       by their own wait events\n"
     "  offcpu -d 10s -o wait.svg            an interactive flame graph\n"
     "  offcpu -d 10s -o wait.pb.gz          for go tool pprof -http=: wait.pb.gz\n"
     "  offcpu -d 10s --wakers -o w.svg      an off-wake flame graph: who woke them\n"
+    "  offcpu -m 0 -d 5s -o run.trace.json  a timeline for Perfetto UI: waits and wakeups\n"
     "  offcpu -d 10s -o g.dot               who waits for whom: dot -Tsvg g.dot\n"
     "  offcpu -d 60s -o rec.json            a recording, then its report:\n"
     "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n"
@@ -154,10 +159,10 @@ void options__usage(FILE *out)
 	    "                              uninterruptible, idle, preempted, running,\n"
 	    "                              stopped, traced, parked, other\n"
 	    "  -d, --duration DUR          stop after this long (default: at SIGINT/SIGTERM)\n"
-	    "  -f, --format FMT            text, folded, json, pprof, svg, dot (default: from -o,\n"
-	    "                              else text)\n"
+	    "  -f, --format FMT            text, folded, json, pprof, svg, dot, trace (default:\n"
+	    "                              from -o, else text)\n"
 	    "  -o, --output FILE           write here ('-': stdout); .txt .folded .json .pb.gz\n"
-	    "                              .svg .dot pick the format\n"
+	    "                              .svg .dot .trace.json pick the format\n"
 	    "      --max-entries N         slots for the selected threads: each holds one from\n"
 	    "                              its first wait until it exits (default %u)\n"
 	    "      --stack-depth N         frames per stack, 1..%u (%u)\n"
@@ -186,11 +191,14 @@ void options__usage(FILE *out)
 	    "      --lines                 file:line of user frames in the text report\n"
 	    "      --top N                 rows of each table and stacks in the text report\n"
 	    "                              (default %u threads, %u stacks)\n"
+	    "      --from TIME             report -f trace: the timeline from here, and\n"
+	    "      --to TIME               to here: seconds since the recording began\n"
+	    "                              (12.5) or a DUR (1500ms)\n"
 	    "      --listen ADDR:PORT      serve: where to listen (default " LISTEN_DEFAULT ")\n"
 	    "      --allow-remote          serve: on an address that is not loopback\n"
 	    "  -v, --verbose               say more on stderr\n"
 	    "  -h, --help                  this help\n"
-	    "  -V, --version               the version\n"
+	    "  -V, --version               the version; with -v, what this kernel offers\n"
 	    "\n"
 	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 1.5s); a bare 0.\n"
 	    "Ctrl-C (SIGINT) or SIGTERM stops tracing and writes the output; a second Ctrl-C\n"
@@ -331,16 +339,41 @@ static int load_rules(const char *value, struct options *o)
 	return 0;
 }
 
+/*
+ * --from/--to: seconds since the recording began, decimals allowed
+ * ("12.5"), or a DUR ("1500ms"); stored as ns.
+ */
+static int parse_offset_option(const char *option, const char *value, uint64_t *out)
+{
+	char seconds[64];
+	size_t n = strlen(value);
+	int err;
+
+	if (n && n < sizeof(seconds) - 1 && strspn(value, "0123456789.") == n) {
+		snprintf(seconds, sizeof(seconds), "%ss", value);
+		err = parse__duration_ns(seconds, out);
+	} else {
+		err = parse__duration_ns(value, out);
+	}
+	if (err == -ERANGE)
+		return bad_value(option, value, "too large");
+	if (err)
+		return bad_value(option, value,
+				 "expected seconds since the recording began (12.5) or a number "
+				 "with a unit: ns, us, ms, s, m");
+	return 0;
+}
+
 static int parse_format(const char *value, struct options *o)
 {
 	o->format = output_format__by_name(value);
 	if (!o->format)
 		return bad_value("--format", value,
-				 "expected text, folded, json, pprof, svg or dot");
+				 "expected text, folded, json, pprof, svg, dot or trace");
 	return 0;
 }
 
-/* Issue #20: options offcpu serve has no use for: it writes no file and runs no command. */
+/* Options offcpu serve has no use for: it writes no file and runs no command. */
 static const char *not_serving(int opt)
 {
 	switch (opt) {
@@ -502,6 +535,20 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_WAKERS:
 		o->wakers = true;
 		return 0;
+	case OPT_FROM:
+		if (o->mode != OPTIONS_REPORT)
+			return bad_value("--from", arg, "only 'offcpu report' cuts a recording");
+		o->window_given = true;
+		return parse_offset_option("--from", arg, &o->report.from_ns);
+	case OPT_TO:
+		if (o->mode != OPTIONS_REPORT)
+			return bad_value("--to", arg, "only 'offcpu report' cuts a recording");
+		o->window_given = true;
+		if (parse_offset_option("--to", arg, &o->report.to_ns))
+			return -EINVAL;
+		if (!o->report.to_ns)
+			return bad_value("--to", arg, "must be after the recording's start");
+		return 0;
 	case OPT_TIME:
 		if (output_time__parse(arg, &o->report.time))
 			return bad_value("--time", arg, "expected off-cpu, blocked or runq");
@@ -541,7 +588,7 @@ static int check_report(struct options *o, int argc, char **argv)
 	return 0;
 }
 
-/* Issue #20: offcpu serve takes no command and no output, and stays on loopback unless told. */
+/* offcpu serve takes no command and no output, and stays on loopback unless told. */
 static int check_serve(struct options *o, int argc, char **argv)
 {
 	if (o->not_serving_option) {
@@ -567,7 +614,7 @@ static int check_serve(struct options *o, int argc, char **argv)
 	return 0;
 }
 
-/* Issue #16: one look, no recording: nothing to stop, nothing to run. */
+/* One look, no recording: nothing to stop, nothing to run. */
 static int check_snapshot(struct options *o, int argc, char **argv)
 {
 	if (o->duration_ns) {
@@ -583,6 +630,17 @@ static int check_snapshot(struct options *o, int argc, char **argv)
 	return 0;
 }
 
+/* A dot in the file's name past its first character ("out.png", not ".hidden" or "out"). */
+static bool has_extension(const char *path)
+{
+	const char *name = strrchr(path, '/');
+	const char *dot;
+
+	name = name ? name + 1 : path;
+	dot = strrchr(name, '.');
+	return dot && dot > name && dot[1];
+}
+
 static int check_combination(struct options *o)
 {
 	if (o->user_threads_only && o->kernel_threads_only) {
@@ -593,10 +651,26 @@ static int check_combination(struct options *o)
 		log__error("--min-duration is above --max-duration: no wait could pass");
 		return -EINVAL;
 	}
-	if (!o->format && o->output_path)
+	if (!o->format && o->output_path) {
 		o->format = output_format__by_path(o->output_path);
+		/* -o wait.png wrote a text report under that name: a typo is no format. */
+		if (!o->format && has_extension(o->output_path)) {
+			log__error("-o %s: no format has that extension: .txt .folded .json .pb.gz "
+				   ".svg .dot .trace.json do, or -f names one",
+				   o->output_path);
+			return -EINVAL;
+		}
+	}
 	if (!o->format)
 		o->format = output_format__by_name("text");
+	if (o->window_given && strcmp(o->format->name, "trace")) {
+		log__error("--from and --to cut the timeline: they apply to -f trace only");
+		return -EINVAL;
+	}
+	if (o->report.to_ns && o->report.from_ns >= o->report.to_ns) {
+		log__error("--from is not before --to: nothing of the recording is between them");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -652,9 +726,12 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 		err = err ?: parse_one(opt, optarg, o);
 		if (err)
 			return err;
-		if (o->action != OPTIONS_RUN)
+		/* --version goes on for a -v after it: the kernel's features too. */
+		if (o->action == OPTIONS_HELP)
 			return 0;
 	}
+	if (o->action != OPTIONS_RUN)
+		return 0;
 	/*
 	 * Who asks for kernel threads, or names threads, asks for all their
 	 * waits, idle loops too; a report of a recording can only name them.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The command line of SPEC.md. */
+/* The command line of offcpu.1 and its subcommands' pages. */
 #ifndef OFFCPU_OPTIONS_H
 #define OFFCPU_OPTIONS_H
 
@@ -27,8 +27,8 @@
 #define OPTIONS_MAX_STACK_COPY_BYTES 65528U
 
 /*
- * Issue #14, --short: what happens to a wait shorter than -m. drop stays
- * the default until bench/ says otherwise (SPEC.md).
+ * --short: what happens to a wait shorter than -m. drop stays
+ * the default until bench/ says otherwise.
  */
 enum short_mode {
 	SHORT_DROP,   /* counted and summed only */
@@ -46,8 +46,8 @@ enum call_graph {
 enum options_mode {
 	OPTIONS_TRACE, /* offcpu [OPTIONS] [-- COMMAND] */
 	OPTIONS_REPORT,
-	OPTIONS_SERVE, /* issue #20: offcpu serve [--listen ADDR:PORT] [OPTIONS] */
-	OPTIONS_SNAPSHOT, /* issue #16: offcpu snapshot [OPTIONS], no -d, no COMMAND */
+	OPTIONS_SERVE, /* offcpu serve [--listen ADDR:PORT] [OPTIONS] */
+	OPTIONS_SNAPSHOT, /* offcpu snapshot [OPTIONS], no -d, no COMMAND */
 };
 
 enum options_action {
@@ -82,19 +82,20 @@ struct options {
 	enum call_graph call_graph;
 	uint32_t stack_copy_bytes; /* --call-graph dwarf,SIZE */
 	bool stats;
-	bool read_data; /* issue #19: --read-data, rule packs' reads marked data too */
+	bool read_data; /* --read-data, rule packs' reads marked data too */
 	bool verbose;
 	char **command;		    /* NULL-terminated argv after "--", or NULL */
 	const char *recording_path; /* offcpu report: read instead of tracing */
 	const char *tracing_option; /* the first option given that only tracing takes */
 	bool min_duration_given;
-	/* Issue #20: offcpu serve. */
+	/* offcpu serve. */
 	struct listen_addr listen; /* --listen */
 	const char *listen_text;
 	bool allow_remote;
 	const char *not_serving_option; /* the first option given that serve does not take */
-	bool wakers; /* issue 15, --wakers: the waker's stacks at each wakeup */
-	enum short_mode short_mode; /* issue #14: --short */
+	bool wakers; /* --wakers: the waker's stacks at each wakeup */
+	enum short_mode short_mode; /* --short */
+	bool window_given;	    /* --from or --to (report.from_ns, report.to_ns) */
 };
 
 /*

@@ -2,7 +2,8 @@
 /*
  * offcpu snapshot: one look, no recording. The BPF object is loaded but
  * nothing is attached; its open-wait iterator (tracer__open_waits) walks
- * every task once and reports each selected thread off CPU with what it
+ * every task once (twice where it finds CPython, the second time with the
+ * Python frames) and reports each selected thread off CPU with what it
  * has waited so far (dated from the kernel's own switch times: sched_info),
  * its state and both stacks, read from the blocked task. The records go
  * through the collector as a recording's do: symbolized, classified, in
@@ -13,6 +14,7 @@
  * file is left beside it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 
 #include "cli/caps.h"
 #include "cli/exit_status.h"
+#include "cli/main_binary.h"
 #include "cli/snapshot.h"
 #include "cli/tracer_start.h"
 #include "lib/clock.h"
@@ -33,6 +36,7 @@
 #include "symbols/symbolizer.h"
 #include "trace/collector.h"
 #include "trace/counters.h"
+#include "trace/label_reader.h"
 #include "trace/tracer.h"
 
 struct snapshot {
@@ -42,11 +46,24 @@ struct snapshot {
 	struct symbolizer *symbolizer;
 	struct collector *collector;
 	struct tracer *tracer;
+	struct label_reader *label_reader; /* --rules' read lines */
 };
 
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	return collector__record(ctx, data, size);
+}
+
+/* A process a rule pack's read lines match: the iterator reads its values. */
+static int give_reads(void *ctx, uint32_t pid, const struct offcpu_reads *reads)
+{
+	return tracer__set_reads(ctx, pid, reads);
+}
+
+/* A CPython process the collector found: the iterator walks its frames. */
+static int on_python(void *ctx, uint32_t pid, const struct offcpu_python_layout *l)
+{
+	return tracer__python_add(ctx, pid, l);
 }
 
 /* Longest first; then by thread, so that equal waits keep one order. */
@@ -69,9 +86,14 @@ static int start(struct snapshot *s)
 	to.sample_rate = 1;
 	to.pids = &o->pids;
 	to.snapshot = true;
+	to.label_reads = o->rules.nr_groups > 0;
 	err = tracer_start__new(o, &to, on_record, s->collector, &s->tracer);
 	if (err)
 		return err;
+	label_reader__attach(s->label_reader, give_reads, s->tracer);
+	/* As a recording's (main.c): OFFCPU_TEST_NO_PYTHON, the baseline without Python frames. */
+	if (!getenv("OFFCPU_TEST_NO_PYTHON"))
+		collector__set_python_sink(s->collector, on_python, s->tracer);
 	caps__drop_or_warn("loading");
 	return 0;
 }
@@ -80,6 +102,7 @@ static int setup(struct snapshot *s)
 {
 	struct options *o = s->opts;
 	struct ksyms *ksyms = NULL;
+	char main_binary[PATH_MAX];
 	int err;
 
 	err = output_file__open(o->output_path, &s->output);
@@ -102,6 +125,11 @@ static int setup(struct snapshot *s)
 		log__error("cannot set up the profile: %s", strerror(-err));
 		return EXIT_ENVIRONMENT;
 	}
+	main_binary__find(NULL, &o->pids, main_binary, sizeof(main_binary));
+	if (main_binary[0] && profile__set_main_binary(s->profile, main_binary)) {
+		log__error("cannot set up the profile: %s", strerror(ENOMEM));
+		return EXIT_ENVIRONMENT;
+	}
 	err = symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
 	err = err
 		  ?: collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask,
@@ -110,6 +138,13 @@ static int setup(struct snapshot *s)
 		log__error("cannot set up the symbolizer: %s", strerror(-err));
 		return EXIT_ENVIRONMENT;
 	}
+	err = label_reader__new(&o->rules, &s->label_reader);
+	if (err) {
+		log__error("cannot set up the labels of rule packs: %s", strerror(-err));
+		return EXIT_ENVIRONMENT;
+	}
+	label_reader__read_data(s->label_reader, o->read_data);
+	collector__set_label_reader(s->collector, s->label_reader);
 	return start(s);
 }
 
@@ -138,7 +173,7 @@ static int look(struct snapshot *s)
 static int write_output(struct snapshot *s)
 {
 	const struct options *o = s->opts;
-	int err = o->format->write(s->output.stream, s->profile, &o->report);
+	int err = output_format__write(o->format, s->output.stream, s->profile, &o->report);
 
 	err = err ?: output_file__commit(&s->output);
 	if (err && err != -EPIPE)
@@ -166,6 +201,7 @@ int snapshot__run(struct options *o)
 		output_file__abort(&s.output);
 	tracer__free(s.tracer);
 	collector__free(s.collector);
+	label_reader__free(s.label_reader);
 	symbolizer__free(s.symbolizer);
 	profile__free(s.profile);
 	sigprocmask(SIG_SETMASK, &saved, NULL);

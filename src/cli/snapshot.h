@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* offcpu snapshot (issue #16): who is off CPU right now, for how long, and where. */
+/* offcpu snapshot: who is off CPU right now, for how long, and where. */
 #ifndef OFFCPU_SNAPSHOT_H
 #define OFFCPU_SNAPSHOT_H
 

@@ -4,7 +4,7 @@
 #include "lib/hash_table.h"
 #include "lib/inline_pool.h"
 
-/* An inline frame and its mark (issue #20 item 7); the table's key is f. */
+/* An inline frame and its mark; the table's key is f. */
 struct inline_node {
 	struct frame_inline f;
 	bool marked;

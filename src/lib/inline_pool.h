@@ -31,7 +31,7 @@ const struct frame_inline *inline_pool__intern(struct inline_pool *pool, const c
 					       const struct frame_inline *caller);
 void inline_pool__free(struct inline_pool *pool);
 /*
- * Issue #20 item 7, offcpu serve's sweep (strpool.h): marks f and its
+ * offcpu serve's sweep (strpool.h): marks f and its
  * callers as held, and their strings in strings; NULL, and a chain not
  * the pool's, are left alone.
  */

@@ -125,6 +125,12 @@ void json_writer__u64(struct json_writer *w, uint64_t value)
 	fprintf(w->out, "%" PRIu64, value);
 }
 
+void json_writer__us(struct json_writer *w, uint64_t ns)
+{
+	begin_value(w);
+	fprintf(w->out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
 void json_writer__hex(struct json_writer *w, uint64_t value)
 {
 	begin_value(w);

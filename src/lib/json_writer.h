@@ -38,6 +38,11 @@ void json_writer__string(struct json_writer *w, const char *value);
 void json_writer__u64(struct json_writer *w, uint64_t value);
 /* "0x..." as a string: JSON numbers lose precision above 2^53. */
 void json_writer__hex(struct json_writer *w, uint64_t value);
+/*
+ * Nanoseconds as microseconds with three decimals ("1234.567"): exact, as
+ * the Trace Event Format's ts and dur are microseconds.
+ */
+void json_writer__us(struct json_writer *w, uint64_t ns);
 /* A member of the current object: the key and its value. */
 void json_writer__member_string(struct json_writer *w, const char *key, const char *value);
 void json_writer__member_u64(struct json_writer *w, const char *key, uint64_t value);

@@ -6,7 +6,7 @@
 #include "lib/hash_table.h"
 #include "lib/strpool.h"
 
-/* A string with its mark (issue #20 item 7): the table's key is str, its value the whole. */
+/* A string with its mark: the table's key is str, its value the whole. */
 struct pooled {
 	bool marked;
 	char str[];
@@ -14,7 +14,7 @@ struct pooled {
 
 struct strpool {
 	struct hash_table *strings;
-	unsigned long bytes; /* of the strings themselves (issue #20 item 7) */
+	unsigned long bytes; /* of the strings themselves */
 };
 
 struct strpool *strpool__new(void)

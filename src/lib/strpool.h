@@ -9,11 +9,11 @@ struct strpool *strpool__new(void);
 /* NULL only when out of memory. */
 const char *strpool__intern(struct strpool *pool, const char *str);
 void strpool__free(struct strpool *pool);
-/* Issue #20 item 7: how many strings and their bytes, for measuring memory over time. */
+/* How many strings and their bytes, for measuring memory over time. */
 void strpool__stats(const struct strpool *pool, unsigned long *strings, unsigned long *bytes);
 
 /*
- * Issue #20 item 7: mark and sweep, for offcpu serve alone (a recording
+ * Mark and sweep, for offcpu serve alone (a recording
  * keeps its strings to the end). The pool grows with every distinct
  * process title, comm, path, cgroup and symbol ever seen; serve
  * (src/serve/serve.c, sweep_strings) marks every string still held, then

@@ -39,14 +39,12 @@ static int append(struct line_buffer *b, const char *s, bool separator)
 /* " (file.c:123)" after a name, for the text report's --lines. */
 static void append_source(char *name, size_t size, const char *file, uint32_t line)
 {
-	const char *slash = file ? strrchr(file, '/') : NULL;
 	size_t len = strlen(name);
-	char base[256], *p;
+	char *p;
 
-	if (!file || len + 1 >= size)
+	if (!file)
 		return;
-	frame_names__printable(slash ? slash + 1 : file, base, sizeof(base));
-	snprintf(name + len, size - len, " (%s:%u)", base, line);
+	frame_names__append_source(name, size, file, line, false);
 	for (p = name + len; *p; p++) {
 		if (*p == ';')
 			*p = '_';
@@ -70,7 +68,7 @@ static int append_user_frame(struct line_buffer *b, const struct frame *f, bool 
 	if (with_lines && !f->kind)
 		append_source(name, sizeof(name), f->file, f->line);
 	/*
-	 * Issue #21: folded frames never hold a space (scripts split folded
+	 * Folded frames never hold a space (scripts split folded
 	 * lines at the first one): "name_(file.py:LINE)" there. Its name and
 	 * file had theirs made '_' already; this one is ours.
 	 */
@@ -92,7 +90,7 @@ static int append_user_frame(struct line_buffer *b, const struct frame *f, bool 
 	return err;
 }
 
-/* Issue 15: "--", the waker's kernel then user frames leaf first, its name on top. */
+/* "--", the waker's kernel then user frames leaf first, its name on top. */
 static int render_waker(const struct profile_entry *e, struct line_buffer *b)
 {
 	const struct stack *k = e->key.waker_kernel_stack, *u = e->key.waker_user_stack;
@@ -142,7 +140,7 @@ static int render(const struct profile_entry *e, bool with_lines, bool for_text,
 	err = err ?: append(b, name, true);
 	if (e->key.open & OFFCPU_WAIT_OPEN_AFTER)
 		err = err ?: append(b, OUTPUT_STILL_WAITING_FRAME, true);
-	/* Issue #19: a rule pack's labels, "[pg.wait_event=Lock:tuple]", under the class. */
+	/* A rule pack's labels, "[pg.wait_event=Lock:tuple]", under the class. */
 	for (i = 0; e->key.labels && i < e->key.labels->nr && !err; i++) {
 		char label[300];
 
@@ -169,7 +167,7 @@ static int render(const struct profile_entry *e, bool with_lines, bool for_text,
 	return err ?: render_waker(e, b);
 }
 
-/* Issue 15: the entry's waker into its line's; waits no wakeup ended are not counted. */
+/* The entry's waker into its line's; waits no wakeup ended are not counted. */
 static void add_waker(struct folded_line *line, const struct profile_entry *e)
 {
 	const struct waker *k = &e->key.waker;

@@ -15,7 +15,7 @@
 #include "output/output.h"
 #include "profile/profile.h"
 
-/* Issue 15: who woke a line's waits; an interrupt by its context alone. */
+/* Who woke a line's waits; an interrupt by its context alone. */
 struct folded_waker {
 	struct waker waker;
 	uint64_t blocked_ns;
@@ -29,13 +29,12 @@ struct folded_line {
 	char *text;
 	uint64_t total_ns;
 	uint64_t count;
-	/* Issue 15. */
 	uint64_t runq_ns;
 	struct folded_waker wakers[FOLDED_LINE_WAKERS]; /* by first seen; nr_wakers used */
 	size_t nr_wakers;
 	uint64_t others_blocked_ns; /* woken by more wakers than the array holds */
 	uint64_t others_count;
-	struct estimate estimated; /* issue #14: of total_ns */
+	struct estimate estimated; /* Of total_ns */
 };
 
 struct folded_lines {
@@ -54,7 +53,7 @@ struct folded_lines {
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out);
 /*
- * Issue 15: lines weighed by time (--time), entries with none left out;
+ * Lines weighed by time (--time), entries with none left out;
  * a wait with the waker's stacks (--wakers) goes on with "--", then the
  * waker's kernel and user frames leaf first and its name: the off-wake
  * flame graph, the waker above the wakee.

@@ -59,26 +59,34 @@ size_t frame_names__folded(const char *s, char *buf, size_t size)
 	return printable(s, buf, size, true);
 }
 
+void frame_names__append_source(char *buf, size_t size, const char *file, uint32_t line,
+				bool folded)
+{
+	const char *slash = strrchr(file, '/');
+	char base[256], suffix[sizeof(base) + 16];
+	size_t len = strlen(buf);
+	int n;
+
+	printable(slash ? slash + 1 : file, base, sizeof(base), folded);
+	n = snprintf(suffix, sizeof(suffix), " (%s:%u)", base, line);
+	if (n > 0 && (size_t)n < sizeof(suffix) && len + (size_t)n < size)
+		memcpy(buf + len, suffix, (size_t)n + 1);
+}
+
 /*
- * Issue #21: interpreted code as "fetch_rows (db.py:88)": the qualified
+ * Interpreted code as "fetch_rows (db.py:88)": the qualified
  * name and the file's base name made safe as every name is; the one space
  * is ours, and folded readers split a line at its last space only.
  */
 static void python_name(const struct frame *f, char *buf, size_t size)
 {
-	const char *slash = f->file ? strrchr(f->file, '/') : NULL;
-	char base[256];
-	size_t n;
-
 	if (!f->sym) {
 		snprintf(buf, size, "[%s:0x%" PRIx64 "]", f->kind, f->addr);
 		return;
 	}
-	n = frame_names__folded(f->sym, buf, size);
-	if (!f->file || n + 1 >= size)
-		return;
-	frame_names__folded(slash ? slash + 1 : f->file, base, sizeof(base));
-	snprintf(buf + n, size - n, " (%s:%u)", base, f->line);
+	frame_names__folded(f->sym, buf, size);
+	if (f->file)
+		frame_names__append_source(buf, size, f->file, f->line, true);
 }
 
 void frame_names__frame(const struct frame *f, char *buf, size_t size)

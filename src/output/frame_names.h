@@ -40,5 +40,12 @@ size_t frame_names__inline_chain(const struct frame *f, const struct frame_inlin
 size_t frame_names__printable(const char *s, char *buf, size_t size);
 /* As frame_names__printable, and ';' and ' ', which folded readers split on, as '_'. */
 size_t frame_names__folded(const char *s, char *buf, size_t size);
+/*
+ * " (FILE:LINE)" after the name in buf, FILE's base name made printable
+ * (folded: as frame_names__folded), whole or not at all: a cut there
+ * would split a character.
+ */
+void frame_names__append_source(char *buf, size_t size, const char *file, uint32_t line,
+				bool folded);
 
 #endif

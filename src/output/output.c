@@ -25,6 +25,8 @@ static const struct output_format formats[] = {
 	{ "pprof", ".pb.gz", false, output_pprof__write },
 	{ "svg", ".svg", false, output_svg__write },
 	{ "dot", ".dot", false, output_dot__write },
+	/* Every wait is drawn, so every wait is kept. */
+	{ "trace", ".trace.json", true, output_trace__write },
 };
 
 static const char *const group_by_names[] = {
@@ -131,17 +133,20 @@ const struct output_format *output_format__by_name(const char *name)
 	return NULL;
 }
 
+/* The longest extension that matches: run.trace.json is a trace, not a json recording. */
 const struct output_format *output_format__by_path(const char *path)
 {
+	const struct output_format *found = NULL;
 	size_t len = strlen(path), i;
 
 	for (i = 0; i < ARRAY_SIZE(formats); i++) {
 		size_t ext = strlen(formats[i].extension);
 
-		if (len > ext && !strcmp(path + len - ext, formats[i].extension))
-			return &formats[i];
+		if (len > ext && !strcmp(path + len - ext, formats[i].extension) &&
+		    (!found || ext > strlen(found->extension)))
+			found = &formats[i];
 	}
-	return NULL;
+	return found;
 }
 
 /*

@@ -21,12 +21,12 @@ enum report_group_by {
 	GROUP_BY_TITLE,
 	GROUP_BY_STATE,
 	GROUP_BY_WAIT,
-	GROUP_BY_WAKER, /* issue 15: who woke the waits */
-	GROUP_BY_LABEL, /* issue #19: output_opts.group_label, a label name */
+	GROUP_BY_WAKER, /* Who woke the waits */
+	GROUP_BY_LABEL, /* output_opts.group_label, a label name */
 };
 
 /*
- * Issue 15, --time: what folded and svg weigh stacks by. Off-CPU time is
+ * --time: what folded and svg weigh stacks by. Off-CPU time is
  * blocked time (sleeping until the wakeup) plus run-queue time (runnable,
  * from the wakeup to the switch-in).
  */
@@ -40,25 +40,48 @@ enum output_time {
 #define OUTPUT_TOP_THREADS 20U
 #define OUTPUT_TOP_STACKS 10U
 
+/*
+ * The waits an aggregate view leaves out unless asked (-k, -c, -p, -t):
+ * those of kernel threads idling, wait class idle. output_format__write
+ * sums them here, for the back-end to say so; all zero when none were.
+ */
+struct output_hidden {
+	uint64_t ns; /* weights, as profile's total_ns */
+	uint64_t count;
+	uint64_t runq_ns;
+	struct estimate estimated;
+};
+
 struct output_opts {
 	enum report_group_by group_by;
 	bool lines;	/* --lines: source file and line of user frames in the text report */
 	uint32_t top;	/* --top: rows of each table and stacks in the text report; 0: the above */
-	bool show_idle; /* -k, -c, -p, -t: kernel threads' idle loops in the text report and svg */
-	const char *group_label; /* issue #19: --group-by NAMESPACE.NAME */
-	enum output_time time; /* issue 15, --time */
+	bool show_idle; /* -k, -c, -p, -t: kernel threads' idle loops in every view */
+	const char *group_label; /* --group-by NAMESPACE.NAME */
+	enum output_time time; /* --time */
+	/*
+	 * offcpu report --from/--to: the part of the recording the trace
+	 * draws, in ns since it began; to_ns 0: to its end.
+	 */
+	uint64_t from_ns;
+	uint64_t to_ns;
+	struct output_hidden hidden; /* set by output_format__write */
 };
 
 struct output_format {
 	const char *name;
 	const char *extension;
-	bool lists_waits; /* needs every wait kept, not only the sums */
+	/*
+	 * Needs every wait kept, not only the sums: a record of each wait
+	 * (offcpu report reads it back), handed the whole profile, idle too.
+	 */
+	bool lists_waits;
 	/* Writes the finished profile; errors of the stream are checked by the caller. */
 	int (*write)(FILE *out, const struct profile *p, const struct output_opts *opts);
 };
 
 /*
- * Issue #16: the pseudo-frame of a wait that had not ended at the stop,
+ * The pseudo-frame of a wait that had not ended at the stop,
  * after [state] and [wait class] in folded lines and the flame graph.
  */
 #define OUTPUT_STILL_WAITING_FRAME "[still-waiting]"
@@ -68,7 +91,7 @@ void output__format_duration(uint64_t ns, char *buf, size_t size);
 
 /*
  * "title", "comm", "pid", "tid", "state", "wait", "waker"; -EINVAL for
- * anything else. Issue #19: a label name (NAMESPACE.NAME,
+ * anything else. A label name (NAMESPACE.NAME,
  * output_label_name__valid) is GROUP_BY_LABEL, which output_opts.group_label
  * names.
  */
@@ -80,10 +103,24 @@ uint64_t output__entry_time(const struct profile_entry *e, enum output_time time
 /* "task", "hardirq", "softirq" for a waker's context; NULL for none. */
 const char *output__waker_context(unsigned int context);
 
-/* Issue #19: letters, digits, '_' or '-', with a '.' after the first (pg.wait_event). */
+/* Letters, digits, '_' or '-', with a '.' after the first (pg.wait_event). */
 bool output_label_name__valid(const char *name);
 
 const struct output_format *output_format__by_name(const char *name);
+/*
+ * The one door to the back-ends: f->write on the profile as the views
+ * show it, without what output__hides, whose sums opts->hidden gets.
+ */
+int output_format__write(const struct output_format *f, FILE *out, const struct profile *p,
+			 const struct output_opts *opts);
+/* Whether the aggregate views leave w out: a kernel thread idling, unless opts->show_idle. */
+bool output__hides(const struct output_opts *opts, const struct wait *w);
+/*
+ * "3.000 ms (75.0%) in 1 wait of kernel threads idling ...; -k or -c/-p/-t
+ * shows them", of the profile a back-end was handed; false if none hidden.
+ */
+bool output__describe_hidden(const struct profile *shown, const struct output_opts *opts,
+			     char *buf, size_t size);
 /* By the extension of path; NULL if none matches. */
 const struct output_format *output_format__by_path(const char *path);
 
@@ -93,6 +130,7 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 int output_pprof__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 int output_svg__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 int output_dot__write(FILE *out, const struct profile *p, const struct output_opts *opts);
+int output_trace__write(FILE *out, const struct profile *p, const struct output_opts *opts);
 
 struct output_sink;
 

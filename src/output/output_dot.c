@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue 15: the wait-for graph in Graphviz DOT (`dot -Tsvg`). An edge from
+ * The wait-for graph in Graphviz DOT (`dot -Tsvg`). An edge from
  * waker to wakee, labeled with the wakee's blocked time and wait count,
  * its width growing with its share; knots (wait_graph.h) drawn red, their
  * nodes doubled, and named in the graph's label.
@@ -10,15 +10,20 @@
 #include "output/output.h"
 #include "output/wait_graph.h"
 
-/* A DOT string: quotes and backslashes escaped; labels are already printable. */
-static void write_quoted(FILE *out, const char *s)
+/* Inside a DOT string: quotes and backslashes escaped; labels are already printable. */
+static void write_escaped(FILE *out, const char *s)
 {
-	fputc('"', out);
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', out);
 		fputc(*s, out);
 	}
+}
+
+static void write_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	write_escaped(out, s);
 	fputc('"', out);
 }
 
@@ -28,7 +33,9 @@ int output_dot__write(FILE *out, const struct profile *p, const struct output_op
 	uint64_t total = 0;
 	char time[32];
 	size_t i;
-	int err = wait_graph__build(p, opts->group_by == GROUP_BY_PID, opts->show_idle, &g);
+	char said[256];
+	int err = wait_graph__build(p, opts->group_by == GROUP_BY_PID, &g);
+	bool hidden = output__describe_hidden(p, opts, said, sizeof(said));
 
 	if (err)
 		return err;
@@ -37,16 +44,21 @@ int output_dot__write(FILE *out, const struct profile *p, const struct output_op
 	fprintf(out, "digraph offcpu {\n");
 	fprintf(out, "  // Waker -> wakee, weighted by the wakee's blocked time. Knots (red): "
 		     "components no edge enters from outside, which wait for no one else.\n");
-	fprintf(out, "  graph [rankdir=LR, fontname=\"sans-serif\", labelloc=t, label=");
+	fprintf(out,
+		"  graph [rankdir=LR, fontname=\"sans-serif\", labelloc=t, label=\"wait-for graph");
 	if (g->nr_knots) {
 		output__format_duration(g->knots[0].woken_ns, time, sizeof(time));
-		fprintf(out, "\"wait-for graph; heaviest knot: ");
-		for (i = 0; i < g->knots[0].nr && i < 4; i++)
-			fprintf(out, "%s%s", i ? ", " : "", g->nodes[g->knots[0].nodes[i]].label);
-		fprintf(out, "%s (woke %s)\"];\n", g->knots[0].nr > 4 ? ", ..." : "", time);
-	} else {
-		fprintf(out, "\"wait-for graph\"];\n");
+		fprintf(out, "; heaviest knot: ");
+		for (i = 0; i < g->knots[0].nr && i < 4; i++) {
+			fputs(i ? ", " : "", out);
+			write_escaped(out, g->nodes[g->knots[0].nodes[i]].label);
+		}
+		fprintf(out, "%s (woke %s)", g->knots[0].nr > 4 ? ", ..." : "", time);
 	}
+	/* The label's second line: no quote or backslash in what it says. */
+	if (hidden)
+		fprintf(out, "\\nhidden: %s", said);
+	fprintf(out, "\"];\n");
 	fprintf(out, "  node [shape=box, fontname=\"sans-serif\"];\n");
 	fprintf(out, "  edge [fontname=\"sans-serif\"];\n");
 	for (i = 0; i < g->nr_nodes; i++) {

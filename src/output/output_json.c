@@ -67,7 +67,7 @@ static void write_stack(struct json_writer *w, const struct stack *s)
 	json_writer__end_array(w);
 }
 
-/* Issue 15. A task's context is implied: only interrupts name theirs. */
+/* A task's context is implied: only interrupts name theirs. */
 static void write_waker(struct json_writer *w, const struct wait *wait)
 {
 	const struct waker *k = &wait->waker;
@@ -82,6 +82,8 @@ static void write_waker(struct json_writer *w, const struct wait *wait)
 	json_writer__member_u64(w, REC_PID, k->pid);
 	json_writer__member_u64(w, REC_TID, k->tid);
 	json_writer__member_string(w, REC_COMM, k->comm ? k->comm : "");
+	if (k->cpu != WAKER_CPU_UNKNOWN)
+		json_writer__member_u64(w, REC_CPU, k->cpu);
 	if (wait->waker_kernel_stack || wait->waker_user_stack) {
 		json_writer__key(w, REC_KERNEL_STACK);
 		write_stack(w, wait->waker_kernel_stack);
@@ -91,8 +93,12 @@ static void write_waker(struct json_writer *w, const struct wait *wait)
 	json_writer__end_object(w);
 }
 
-static void write_wait(struct json_writer *w, const struct wait *wait)
+/* window_start_ns: the profile's (profile.h); duration_ns is whole, weight_ns of the window. */
+static void write_wait(struct json_writer *w, const struct wait *wait, uint64_t window_start_ns)
 {
+	struct wait_share share;
+
+	profile__share(wait, window_start_ns, &share);
 	json_writer__begin_object(w);
 	json_writer__member_string(w, REC_TYPE, REC_TYPE_WAIT);
 	json_writer__member_u64(w, REC_TS_NS, wait->end_ts_ns);
@@ -106,7 +112,7 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json_writer__member_string(w, REC_STATE, states__name(wait->state));
 	json_writer__member_string(w, REC_WAIT, wait->wait_class);
 	json_writer__member_u64(w, REC_DURATION_NS, wait->duration_ns);
-	json_writer__member_u64(w, REC_WEIGHT_NS, profile__weight(wait));
+	json_writer__member_u64(w, REC_WEIGHT_NS, share.weight_ns);
 	json_writer__member_u64(w, REC_CPU, wait->cpu);
 	if (profile__open_name(wait->open))
 		json_writer__member_string(w, REC_OPEN, profile__open_name(wait->open));
@@ -128,7 +134,7 @@ static void write_wait(struct json_writer *w, const struct wait *wait)
 	json_writer__end_object(w);
 }
 
-/* Issue #14: a thread's account (REC_TYPE_THREAD). */
+/* A thread's account (REC_TYPE_THREAD). */
 static void write_thread(struct json_writer *w, const struct thread_account *a)
 {
 	json_writer__begin_object(w);
@@ -157,7 +163,7 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 	(void)opts;
 	for (n = 0; n < p->nr_waits; n++) {
 		json_writer__init(&w, out);
-		write_wait(&w, &p->waits[n]);
+		write_wait(&w, &p->waits[n], p->window_start_ns);
 		fputc('\n', out);
 	}
 	for (n = 0; n < p->nr_threads; n++) {
@@ -175,6 +181,11 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 		json_writer__member_u64(&w, REC_RECORDING_START_NS, p->start_time_ns);
 	if (p->duration_ns)
 		json_writer__member_u64(&w, REC_RECORDING_DURATION_NS, p->duration_ns);
+	/* So that a report knows which part of each wait its weight_ns is. */
+	if (p->window_start_ns)
+		json_writer__member_u64(&w, REC_RECORDING_START_TS_NS, p->window_start_ns);
+	if (p->main_binary)
+		json_writer__member_string(&w, REC_RECORDING_MAIN_BINARY, p->main_binary);
 	json_writer__end_object(&w);
 	fputc('\n', out);
 	return 0;

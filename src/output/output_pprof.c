@@ -11,6 +11,11 @@
  * mapping spans the offsets seen (start = file_offset = the lowest); the
  * kernel's addresses are its own. Every location carries its function,
  * so pprof never needs to symbolize again.
+ *
+ * pprof takes the first mapping for the main binary, and titles the
+ * profile by it ("File: ..."): the first is the traced program's (or
+ * offcpu's own, profile.main_binary), not the first module a frame
+ * happens to name, which is the kernel's, leaf first.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -76,12 +81,13 @@ struct string_entry {
 };
 
 struct mapping {
-	const char *module; /* interned: one mapping per module */
+	const char *module; /* one mapping per module */
 	const char *build_id;
 	uint64_t id;
 	uint64_t lowest;
 	uint64_t highest;
 	bool has_lines;
+	bool has_frames; /* lowest and highest are offsets of frames */
 };
 
 /* A location is one frame's code: its module, offset and function. */
@@ -118,7 +124,7 @@ struct pprof {
 	const char **string_table;
 	size_t nr_strings;
 	size_t strings_cap;
-	struct hash_table *mappings;  /* module -> struct mapping */
+	struct hash_table *mappings;  /* module's path -> struct mapping */
 	struct hash_table *locations; /* location_key -> struct location */
 	struct hash_table *functions; /* function_key -> struct function */
 	struct pb_buffer profile;
@@ -126,16 +132,6 @@ struct pprof {
 	struct pb_buffer inner;
 	int err;
 };
-
-static uint64_t hash_pointer(const void *key)
-{
-	return hash_table__hash_bytes(&key, sizeof(key), 0);
-}
-
-static bool equal_pointer(const void *a, const void *b)
-{
-	return a == b;
-}
 
 static uint64_t hash_location(const void *key)
 {
@@ -221,24 +217,37 @@ nomem:
 	return 0;
 }
 
+/* The mapping of module, made with the next ID if there is none yet. */
+static struct mapping *mapping_named(struct pprof *pp, const char *module)
+{
+	struct mapping *m = hash_table__find(pp->mappings, module);
+
+	if (m)
+		return m;
+	m = calloc(1, sizeof(*m));
+	if (!m || hash_table__insert(pp->mappings, module, m)) {
+		free(m);
+		pp->err = -ENOMEM;
+		return NULL;
+	}
+	m->module = module;
+	m->id = hash_table__size(pp->mappings);
+	return m;
+}
+
 static struct mapping *mapping_of(struct pprof *pp, const struct frame *f)
 {
 	struct mapping *m;
 
 	if (!f->module)
 		return NULL;
-	m = hash_table__find(pp->mappings, f->module);
-	if (!m) {
-		m = calloc(1, sizeof(*m));
-		if (!m || hash_table__insert(pp->mappings, f->module, m)) {
-			free(m);
-			pp->err = -ENOMEM;
-			return NULL;
-		}
-		m->module = f->module;
-		m->id = hash_table__size(pp->mappings);
+	m = mapping_named(pp, f->module);
+	if (!m)
+		return NULL;
+	if (!m->has_frames) {
 		m->lowest = f->module_off;
 		m->highest = f->module_off;
+		m->has_frames = true;
 	}
 	if (!m->build_id)
 		m->build_id = f->build_id;
@@ -373,7 +382,7 @@ static int add_stack_locations(struct pprof *pp, const struct stack *s, uint64_t
 	return err;
 }
 
-/* Issue #17.2: the one frame of a sample whose wait has no stack. */
+/* The one frame of a sample whose wait has no stack. */
 static const struct frame no_stack = { .sym = "[no stack]" };
 
 static int write_samples(struct pprof *pp, const struct profile *p)
@@ -391,7 +400,7 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		err = add_stack_locations(pp, w->kernel_stack, &ids, &nr, &cap);
 		err = err ?: add_stack_locations(pp, w->user_stack, &ids, &nr, &cap);
 		/*
-		 * Issue #17.2: a recovered wait has no stack (nor has one taken
+		 * A recovered wait has no stack (nor has one taken
 		 * with neither side): go tool pprof drops a sample without a
 		 * location, and its time with it. One pseudo-frame keeps it.
 		 */
@@ -401,10 +410,10 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 			break;
 		pb_buffer__reset(&pp->message);
 		pb_buffer__packed(&pp->message, SAMPLE_LOCATION_ID, ids, nr);
-		/* Issue #14: the waits it stands for and their weight, estimates included. */
+		/* The waits it stands for and their weight, estimates included. */
 		values[0] = (uint64_t)(profile__estimated_count(entries[i]) + 0.5);
 		values[1] = entries[i]->total_ns;
-		values[2] = entries[i]->runq_ns; /* issue 15 */
+		values[2] = entries[i]->runq_ns;
 		pb_buffer__packed(&pp->message, SAMPLE_VALUE, values, 3);
 		string_label(pp, "thread.state", states__name(w->state));
 		string_label(pp, "wait.class", w->wait_class);
@@ -412,10 +421,10 @@ static int write_samples(struct pprof *pp, const struct profile *p)
 		string_label(pp, "process.title", w->title ? w->title : w->comm);
 		if (w->cgroup)
 			string_label(pp, "cgroup", w->cgroup);
-		/* Issue #19: a rule pack's labels, by their own names (pg.wait_event...). */
+		/* A rule pack's labels, by their own names (pg.wait_event...). */
 		for (uint32_t l = 0; w->labels && l < w->labels->nr; l++)
 			string_label(pp, w->labels->items[l].name, w->labels->items[l].value);
-		/* Issue 15: who woke it, as the text report's --group-by waker names it. */
+		/* Who woke it, as the text report's --group-by waker names it. */
 		if (w->waker.context == OFFCPU_WAKER_TASK) {
 			string_label(pp, "waker.name", w->waker.comm ? w->waker.comm : "");
 			if (w->waker.tid != PROFILE_EXITED_ID)
@@ -474,7 +483,9 @@ static void write_mappings(struct pprof *pp)
 		pb_buffer__reset(&pp->message);
 		pb_buffer__varint(&pp->message, MAPPING_ID, m->id);
 		pb_buffer__varint(&pp->message, MAPPING_MEMORY_START, m->lowest);
-		pb_buffer__varint(&pp->message, MAPPING_MEMORY_LIMIT, m->highest + 1);
+		/* A main binary no frame is in spans nothing. */
+		pb_buffer__varint(&pp->message, MAPPING_MEMORY_LIMIT,
+				  m->has_frames ? m->highest + 1 : 0);
 		pb_buffer__varint(&pp->message, MAPPING_FILE_OFFSET, m->lowest);
 		pb_buffer__varint(&pp->message, MAPPING_FILENAME, string_index(pp, m->module));
 		if (m->build_id)
@@ -553,12 +564,20 @@ static void write_functions(struct pprof *pp)
 	free(by_id);
 }
 
-/* Every nonzero health counter, so a reader of the profile sees what was lost. */
-static void write_comments(struct pprof *pp, const struct profile *p)
+/*
+ * Every nonzero health counter, so a reader of the profile sees what was
+ * lost, and what the view left out (go tool pprof -comments shows both).
+ */
+static void write_comments(struct pprof *pp, const struct profile *p,
+			   const struct output_opts *opts)
 {
-	char text[128];
+	char text[320], said[256];
 	unsigned int i;
 
+	if (output__describe_hidden(p, opts, said, sizeof(said))) {
+		snprintf(text, sizeof(text), "offcpu hidden: %s", said);
+		pb_buffer__varint(&pp->profile, PROFILE_COMMENT, string_index(pp, text));
+	}
 	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
 		if (!p->counters[i])
 			continue;
@@ -613,11 +632,10 @@ int output_pprof__write(FILE *out, const struct profile *p, const struct output_
 {
 	struct pprof pp = { 0 };
 	size_t i;
-	int err;
+	int err = 0;
 
-	(void)opts;
 	pp.strings = hash_table__new(hash_table__hash_string, hash_table__equal_string);
-	pp.mappings = hash_table__new(hash_pointer, equal_pointer);
+	pp.mappings = hash_table__new(hash_table__hash_string, hash_table__equal_string);
 	pp.locations = hash_table__new(hash_location, equal_location);
 	pp.functions = hash_table__new(hash_function, equal_function);
 	if (!pp.strings || !pp.mappings || !pp.locations || !pp.functions) {
@@ -628,13 +646,16 @@ int output_pprof__write(FILE *out, const struct profile *p, const struct output_
 	value_type(&pp, PROFILE_SAMPLE_TYPE, "samples", "count");
 	value_type(&pp, PROFILE_SAMPLE_TYPE, "off_cpu", "nanoseconds");
 	value_type(&pp, PROFILE_SAMPLE_TYPE, "runq", "nanoseconds");
-	err = write_samples(&pp, p);
+	/* ID 1, the first: the main binary, whether or not a frame is in it. */
+	if (p->main_binary && p->main_binary[0] && !mapping_named(&pp, p->main_binary))
+		err = pp.err;
+	err = err ?: write_samples(&pp, p);
 	if (err)
 		goto out;
 	write_mappings(&pp);
 	write_locations(&pp);
 	write_functions(&pp);
-	write_comments(&pp, p);
+	write_comments(&pp, p, opts);
 	if (p->start_time_ns)
 		pb_buffer__varint(&pp.profile, PROFILE_TIME_NANOS, p->start_time_ns);
 	pb_buffer__varint(&pp.profile, PROFILE_DURATION_NANOS, p->duration_ns);

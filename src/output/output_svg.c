@@ -32,7 +32,6 @@
 #define IMAGE_WIDTH 1200
 #define SIDE_MARGIN 10
 #define PLOT_WIDTH (IMAGE_WIDTH - 2 * SIDE_MARGIN)
-#define TOP_MARGIN 56	 /* the header: title, buttons, legend and hint */
 #define BOTTOM_MARGIN 28 /* the footer: details and search results */
 #define FRAME_HEIGHT 16
 #define FRAME_GAP 1 /* between a frame and the one above it */
@@ -48,11 +47,18 @@
 #define HEADER_BASELINE 18 /* title and buttons */
 #define SEARCH_BUTTON_X (IMAGE_WIDTH - 170)
 #define ORIENTATION_BUTTON_X (IMAGE_WIDTH - 90)
-#define LEGEND_TOP 30
-#define LEGEND_BASELINE 40 /* legend labels and the hint */
+#define SUBTITLE_BASELINE 36 /* what the view left out, under the title */
+#define LEGEND_BASELINE 40   /* the legend's first row, without a subtitle */
+#define LEGEND_ROW_HEIGHT 18 /* a legend wider than the picture goes on in rows */
 #define LEGEND_SWATCH 12
+#define LEGEND_SWATCH_RISE 10 /* its top above the baseline */
 #define LEGEND_LABEL_DX (LEGEND_SWATCH + 4)
 #define LEGEND_ITEM_GAP 12
+/* The hint, at the right of the legend's last row if it fits there, else below it. */
+#define HINT_TEXT                                                                              \
+	"width: time off CPU; click a frame to zoom; colors: wait class; outlined: kernel"
+#define HINT_FONT_SIZE 11
+#define HEADER_BELOW 16 /* from the header's last baseline to the frames */
 #define FOOTER_RISE 8 /* footer baseline above the bottom edge */
 /*
  * Siblings narrower than this many pixels at full width are merged into one
@@ -180,7 +186,7 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 }
 
 /*
- * Issue 15, --wakers: the off-wake flame graph's top half, as the folded
+ * --wakers: the off-wake flame graph's top half, as the folded
  * lines have it: "--", the waker's kernel and user frames leaf first, and
  * the waker's name (or its interrupt context) on top.
  */
@@ -216,7 +222,7 @@ static void add_waker(struct flame *fl, struct node *n, const struct profile_ent
  * Every name as the other formats show it (frame_names.h), so frames sort
  * and merge the same however a name's bytes came, live or from a recording.
  */
-static void add_entry(struct flame *fl, const struct profile_entry *e, bool show_idle)
+static void add_entry(struct flame *fl, const struct profile_entry *e)
 {
 	const struct wait *w = &e->key;
 	char name[600], wait_class[600], *colon;
@@ -233,7 +239,7 @@ static void add_entry(struct flame *fl, const struct profile_entry *e, bool show
 	n->base_class = n->name;
 	if (colon && !(n = child(fl, n, wait_class, NODE_CLASS, e)))
 		return;
-	/* Issue #19: under the class, what the process itself said it waited for. */
+	/* Under the class, what the process itself said it waited for. */
 	for (i = 0; w->labels && n && i < w->labels->nr; i++) {
 		char label[300];
 
@@ -248,12 +254,9 @@ static void add_entry(struct flame *fl, const struct profile_entry *e, bool show
 	n = child(fl, n, name, NODE_STATE, e);
 	frame_names__printable(w->comm, name, sizeof(name));
 	n = n ? child(fl, n, name, NODE_COMM, e) : NULL;
-	/* Issue #16: a hang stands apart, on a pseudo-frame of its own. */
+	/* A hang stands apart, on a pseudo-frame of its own. */
 	if (n && (w->open & OFFCPU_WAIT_OPEN_AFTER))
 		n = child(fl, n, OUTPUT_STILL_WAITING_FRAME, NODE_STATE, e);
-	/* Idle kernel threads: a collapsed base of class, state and thread name, unless -k. */
-	if (!show_idle && n && !strcmp(n->base_class, "idle"))
-		return;
 	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
 		const struct frame *f = &w->user_stack->frames[i - 1];
 		const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES];
@@ -483,6 +486,10 @@ struct layout {
 	FILE *out;
 	uint64_t total_ns;
 	uint32_t height;
+	const char *subtitle; /* NULL: none */
+	int legend_baseline;  /* the legend's first row */
+	int hint_baseline;
+	int top; /* where the frames begin */
 };
 
 /*
@@ -541,14 +548,20 @@ static int write_frames(const struct layout *l, struct node *root)
 	return err;
 }
 
-/* A swatch and share per base wait class, in the header; a click zooms to it (script). */
-static void write_legend(const struct layout *l, const struct node *root)
+/*
+ * A swatch and share per base wait class, in the header, in rows as wide
+ * as the picture (a click zooms to its class: script); with out NULL,
+ * only measured. Eight classes on one row ran under the hint. Where the
+ * last row ends, for the hint.
+ */
+static double walk_legend(const struct layout *l, const struct node *root, FILE *out,
+			  int *baseline)
 {
-	double x = SIDE_MARGIN;
+	double x = SIDE_MARGIN, width;
 	char caption[128], fill[8];
 	size_t i;
 
-	fputs("<g id=\"legend\">", l->out);
+	*baseline = l->legend_baseline;
 	for (i = 0; i < root->nr_children; i++) {
 		const struct node *c = root->children[i];
 
@@ -556,18 +569,48 @@ static void write_legend(const struct layout *l, const struct node *root)
 			continue;
 		snprintf(caption, sizeof(caption), "%s %.2f%%", c->name,
 			 100.0 * (double)c->total_ns / (double)(l->total_ns ?: 1));
-		node_color(c, fill, sizeof(fill));
-		fputs("<g class=\"button legend-item\" data-c=\"", l->out);
-		write_escaped(l->out, c->name);
-		fprintf(l->out,
-			"\"><rect x=\"%g\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
-			"<text x=\"%g\" y=\"%d\">",
-			x, LEGEND_TOP, LEGEND_SWATCH, LEGEND_SWATCH, fill, x + LEGEND_LABEL_DX,
-			LEGEND_BASELINE);
-		write_escaped(l->out, caption);
-		fputs("</text></g>", l->out);
-		x += LEGEND_LABEL_DX + (double)strlen(caption) * CHAR_WIDTH + LEGEND_ITEM_GAP;
+		width = LEGEND_LABEL_DX + (double)strlen(caption) * CHAR_WIDTH;
+		if (x > SIDE_MARGIN && x + width > IMAGE_WIDTH - SIDE_MARGIN) {
+			x = SIDE_MARGIN;
+			*baseline += LEGEND_ROW_HEIGHT;
+		}
+		if (out) {
+			node_color(c, fill, sizeof(fill));
+			fputs("<g class=\"button legend-item\" data-c=\"", out);
+			write_escaped(out, c->name);
+			fprintf(out,
+				"\"><rect x=\"%g\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
+				"<text x=\"%g\" y=\"%d\">",
+				x, *baseline - LEGEND_SWATCH_RISE, LEGEND_SWATCH, LEGEND_SWATCH, fill,
+				x + LEGEND_LABEL_DX, *baseline);
+			write_escaped(out, caption);
+			fputs("</text></g>", out);
+		}
+		x += width + LEGEND_ITEM_GAP;
 	}
+	return x;
+}
+
+/* The header's rows: title, what was left out, the legend's rows and the hint. */
+static void lay_out_header(struct layout *l, const struct node *root)
+{
+	double hint_width = (double)strlen(HINT_TEXT) * 0.6 * HINT_FONT_SIZE, x;
+	int last_row;
+
+	l->legend_baseline = LEGEND_BASELINE + (l->subtitle ? LEGEND_ROW_HEIGHT : 0);
+	x = walk_legend(l, root, NULL, &last_row);
+	l->hint_baseline = last_row;
+	if (x + hint_width > IMAGE_WIDTH - SIDE_MARGIN)
+		l->hint_baseline += LEGEND_ROW_HEIGHT;
+	l->top = l->hint_baseline + HEADER_BELOW;
+}
+
+static void write_legend(const struct layout *l, const struct node *root)
+{
+	int baseline;
+
+	fputs("<g id=\"legend\">", l->out);
+	walk_legend(l, root, l->out, &baseline);
 	fputs("</g>\n", l->out);
 }
 
@@ -582,7 +625,7 @@ static const char style[] =
     ".f text{pointer-events:none}"
     /* Kernel frames outlined, as flamegraph.pl's --colors sets them apart. */
     ".f[data-k=kernel] rect{stroke:#333;stroke-width:0.8}"
-    "#hint{font-size:11px}"
+    "#hint{font-size:%dpx}"
     ".f:hover rect{stroke:#000;stroke-width:1}"
     ".f.match rect{fill:#e040fb !important}"
     ".hidden{display:none}"
@@ -606,8 +649,8 @@ static void write_header(const struct layout *l, const struct node *root)
 		"data-side=\"%d\" data-top=\"%d\" data-bottom=\"%d\" data-frame-height=\"%d\" "
 		"data-char-width=\"%g\" data-label-dx=\"%d\" data-label-dy=\"%d\">\n<style>",
 		IMAGE_WIDTH, l->height, IMAGE_WIDTH, l->height, root->total_ns, SIDE_MARGIN,
-		TOP_MARGIN, BOTTOM_MARGIN, FRAME_HEIGHT, CHAR_WIDTH, LABEL_DX, LABEL_DY);
-	fprintf(l->out, style, FONT_SIZE);
+		l->top, BOTTOM_MARGIN, FRAME_HEIGHT, CHAR_WIDTH, LABEL_DX, LABEL_DY);
+	fprintf(l->out, style, FONT_SIZE, HINT_FONT_SIZE);
 	fprintf(l->out,
 		"</style>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
@@ -616,12 +659,18 @@ static void write_header(const struct layout *l, const struct node *root)
 		"<text id=\"reset\" class=\"button hidden\" x=\"%d\" y=\"%d\">Reset zoom</text>\n"
 		"<text id=\"search\" class=\"button\" x=\"%d\" y=\"%d\">Search</text>\n"
 		"<text id=\"orientation\" class=\"button\" x=\"%d\" y=\"%d\">Icicle</text>\n"
-		"<text id=\"hint\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#666\">"
-		"width: time off CPU; click a frame to zoom; colors: wait class; outlined: kernel"
+		"<text id=\"hint\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#666\">" HINT_TEXT
 		"</text>\n",
 		IMAGE_WIDTH / 2, HEADER_BASELINE, duration, root->count, SIDE_MARGIN,
 		HEADER_BASELINE, SEARCH_BUTTON_X, HEADER_BASELINE, ORIENTATION_BUTTON_X,
-		HEADER_BASELINE, IMAGE_WIDTH - SIDE_MARGIN, LEGEND_BASELINE);
+		HEADER_BASELINE, IMAGE_WIDTH - SIDE_MARGIN, l->hint_baseline);
+	if (l->subtitle) {
+		fprintf(l->out, "<text id=\"subtitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+			IMAGE_WIDTH / 2, SUBTITLE_BASELINE);
+		fputs("hidden: ", l->out);
+		write_escaped(l->out, l->subtitle);
+		fputs("</text>\n", l->out);
+	}
 	write_legend(l, root);
 	fprintf(l->out,
 		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"></text>\n"
@@ -635,23 +684,26 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 	struct profile_entry **entries = NULL;
 	struct flame fl = { 0 };
 	struct layout l = { .out = out };
+	char said[256];
 	size_t nr = 0, i;
 	int err;
 
+	if (output__describe_hidden(p, opts, said, sizeof(said)))
+		l.subtitle = said;
 	fl.names = strpool__new();
 	fl.index = hash_table__new(hash_node, equal_node);
 	fl.root.name = "all";
 	fl.root.kind = NODE_ROOT;
 	err = fl.names && fl.index ? profile__sorted_entries(p, &entries, &nr) : -ENOMEM;
 	for (i = 0; i < nr && !err; i++) {
-		/* Issue 15, --time: the entry weighed by the time asked for. */
+		/* --time: the entry weighed by the time asked for. */
 		struct profile_entry weighed = *entries[i];
 
 		weighed.total_ns = output__entry_time(entries[i], opts->time);
 		if (!weighed.total_ns && opts->time != OUTPUT_TIME_OFF_CPU)
 			continue;
 		add_time(&fl.root, &weighed);
-		add_entry(&fl, &weighed, opts->show_idle);
+		add_entry(&fl, &weighed);
 		err = fl.err;
 	}
 	if (err)
@@ -661,7 +713,8 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 	if (err)
 		goto out;
 	l.total_ns = fl.root.total_ns;
-	l.height = TOP_MARGIN + (fl.max_depth + 1) * FRAME_HEIGHT + BOTTOM_MARGIN;
+	lay_out_header(&l, &fl.root);
+	l.height = (uint32_t)l.top + (fl.max_depth + 1) * FRAME_HEIGHT + BOTTOM_MARGIN;
 	write_header(&l, &fl.root);
 	fputs("<g id=\"frames\">\n", out);
 	err = write_frames(&l, &fl.root);

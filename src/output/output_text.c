@@ -12,14 +12,15 @@
 #include "output/output.h"
 #include "output/wait_graph.h"
 #include "output/text_accounting.h"
+#include "output/text_column.h"
 #include "trace/counters.h"
 
 struct group {
 	char *label;
 	uint64_t total_ns;
 	uint64_t count;
-	uint64_t runq_ns; /* issue 15: of total_ns, runnable; the rest blocked */
-	struct estimate estimated; /* issue #14 */
+	uint64_t runq_ns; /* Of total_ns, runnable; the rest blocked */
+	struct estimate estimated;
 };
 
 struct groups {
@@ -75,6 +76,16 @@ static void groups_free(struct groups *g)
 	hash_table__free(g->index);
 }
 
+/*
+ * The name column of a table: as wide as its widest name, from what the
+ * thread table has always taken ("comm pid tid") to a width that holds
+ * PostgreSQL's titles ("postgres: app shop 10.1.2.3(54321) idle in
+ * transaction", 55), beyond which a name is cut and ends in an ellipsis.
+ * json and pprof keep every name whole.
+ */
+#define NAME_COLUMNS_MIN 34
+#define NAME_COLUMNS_MAX 64
+
 struct group_by_section {
 	const char *title;
 	const char *header;
@@ -90,10 +101,10 @@ static const struct group_by_section sections[] = {
 	[GROUP_BY_STATE] = { "By thread state", "state", false },
 	[GROUP_BY_WAIT] = { "By wait class", "wait class", false },
 	[GROUP_BY_WAKER] = { "By waker", "waker                 pid      tid", true },
-	[GROUP_BY_LABEL] = { "By label", "label", false }, /* issue #19: named by the label */
+	[GROUP_BY_LABEL] = { "By label", "label", false }, /* Named by the label */
 };
 
-/* Issue 15: "comm pid tid" of a waking task, "[hardirq]" or "[softirq]", or no wakeup. */
+/* "comm pid tid" of a waking task, "[hardirq]" or "[softirq]", or no wakeup. */
 static void waker_label(const struct waker *k, char *buf, size_t size)
 {
 	char comm[4 * OFFCPU_COMM_LEN + 1];
@@ -161,7 +172,7 @@ static void label_of(const struct profile_entry *e, enum report_group_by by, con
 }
 
 /*
- * Issue #14: the part of a total estimated from waits kept by chance, and
+ * The part of a total estimated from waits kept by chance, and
  * its relative standard error; nothing where it is all exact.
  */
 static void print_estimate(FILE *out, const struct estimate *e, bool column)
@@ -189,7 +200,7 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 	size_t limit = top ?: (sections[by].is_top_list ? OUTPUT_TOP_THREADS : SIZE_MAX);
 	struct groups g = { 0 };
 	char label[300], time[32];
-	size_t i;
+	size_t name_columns = NAME_COLUMNS_MIN, i;
 	int err = 0;
 
 	g.index = hash_table__new(hash_table__hash_string, hash_table__equal_string);
@@ -210,12 +221,22 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 	}
 	if (!err) {
 		qsort(g.items, g.nr, sizeof(*g.items), compare_groups);
+		for (i = 0; i <= g.nr && i <= limit; i++) {
+			/* The header's, then each row's shown. */
+			const char *name = i ? g.items[i - 1].label : header;
+			size_t width = text_column__width(name);
+
+			if (width > name_columns)
+				name_columns = width < NAME_COLUMNS_MAX ? width : NAME_COLUMNS_MAX;
+		}
 		if (limit != SIZE_MAX)
 			fprintf(out, "\n%s (top %zu)\n", title, limit);
 		else
 			fprintf(out, "\n%s\n", title);
-		fprintf(out, "  %-34s %14s %7s %9s %14s %14s", header, "off-CPU", "share", "waits",
-			"blocked", "run queue");
+		fputs("  ", out);
+		text_column__print(out, header, name_columns);
+		fprintf(out, " %14s %7s %9s %14s %14s", "off-CPU", "share", "waits", "blocked",
+			"run queue");
 		fprintf(out, estimates ? " %14s %7s\n" : "\n", "estimated", "±error");
 		for (i = 0; i < g.nr && i < limit; i++) {
 			char blocked[32], runq[32];
@@ -224,8 +245,10 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 			output__format_duration(g.items[i].total_ns - g.items[i].runq_ns, blocked,
 						sizeof(blocked));
 			output__format_duration(g.items[i].runq_ns, runq, sizeof(runq));
-			fprintf(out, "  %-34s %14s %6.1f%% %9" PRIu64 " %14s %14s", g.items[i].label,
-				time, share(g.items[i].total_ns, total_ns), g.items[i].count, blocked,
+			fputs("  ", out);
+			text_column__print(out, g.items[i].label, name_columns);
+			fprintf(out, " %14s %6.1f%% %9" PRIu64 " %14s %14s", time,
+				share(g.items[i].total_ns, total_ns), g.items[i].count, blocked,
 				runq);
 			if (estimates) {
 				fputc(' ', out);
@@ -280,7 +303,7 @@ static void print_frames_leaf_first(FILE *out, const char *frames)
 }
 
 /*
- * Issue 15: who woke whom (the wait-for graph's heaviest edges), and its
+ * Who woke whom (the wait-for graph's heaviest edges), and its
  * knots: the groups of threads that wait for no one outside themselves,
  * where the bottleneck of the waits they end must lie (wPerf).
  */
@@ -289,7 +312,7 @@ static int print_wakers(FILE *out, const struct profile *p, const struct output_
 	size_t limit = opts->top ?: OUTPUT_TOP_THREADS, i, j;
 	char time[32], runq[32], edge[200];
 	struct wait_graph *g;
-	int err = wait_graph__build(p, opts->group_by == GROUP_BY_PID, opts->show_idle, &g);
+	int err = wait_graph__build(p, opts->group_by == GROUP_BY_PID, &g);
 
 	if (err)
 		return err;
@@ -337,7 +360,7 @@ static int compare_line_wakers(const void *a, const void *b)
 }
 
 /*
- * Issue 15: under a top stack's heading, how much of it was run-queue time
+ * Under a top stack's heading, how much of it was run-queue time
  * and who woke it, heaviest first: "    run queue 1.200 ms; woken by
  * writer 4242 (10), [hardirq] (2)". Nothing for a line without either.
  */
@@ -371,11 +394,6 @@ static void print_line_wakers(FILE *out, struct folded_line *line)
 	fputc('\n', out);
 }
 
-static bool is_idle(const char *wait_class)
-{
-	return !strncmp(wait_class, "idle", 4) && (!wait_class[4] || wait_class[4] == ':');
-}
-
 /* "[NAMESPACE.NAME=VALUE]": what folded_lines puts after [wait] for each label. */
 static bool is_label_frame(const char *frame)
 {
@@ -384,6 +402,14 @@ static bool is_label_frame(const char *frame)
 
 	return len > 4 && frame[0] == '[' && frame[len - 1] == ']' && eq &&
 	       memchr(frame, '.', (size_t)(eq - frame));
+}
+
+/* Past the ';' at text[len] and the field after it; len itself at the line's end. */
+static size_t next_field(const char *text, size_t len)
+{
+	if (text[len] != ';')
+		return len;
+	return len + 1 + strcspn(text + len + 1, ";");
 }
 
 static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_ns,
@@ -400,26 +426,24 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 	fprintf(out, "\nTop stacks (leaf first)\n");
 	for (i = 0; i < lines.nr && shown < limit; i++) {
 		struct folded_line *line = &lines.lines[i];
-		size_t len = strcspn(line->text, ";"), wait;
+		size_t len = strcspn(line->text, ";");
 
-		/* "comm;[state];[wait]", whole: a cut could split a character. */
-		len += strcspn(line->text + len + 1, ";") + 1;
-		wait = len + 2;
-		len += strcspn(line->text + len + 1, ";") + 1;
-		/* Issue #16: "[still-waiting]" belongs to the heading too. */
+		/*
+		 * "comm;[state];[wait]", whole: a cut could split a character. A
+		 * recording's empty comm leaves no field of its own.
+		 */
+		len = next_field(line->text, len);
+		len = next_field(line->text, len);
+		/* "[still-waiting]" belongs to the heading too. */
 		if (!strncmp(line->text + len, ";" OUTPUT_STILL_WAITING_FRAME,
 			     sizeof(OUTPUT_STILL_WAITING_FRAME))) {
 			if (open_apart)
 				continue;
 			len += sizeof(OUTPUT_STILL_WAITING_FRAME);
 		}
-		/* Issue #19: and the "[pg.wait_event=...]" label pseudo-frames after it. */
+		/* And the "[pg.wait_event=...]" label pseudo-frames after it. */
 		while (line->text[len] == ';' && is_label_frame(line->text + len + 1))
-			len += strcspn(line->text + len + 1, ";") + 1;
-		if (!opts->show_idle && line->text[len - 1] == ']' && wait < len &&
-		    (!strncmp(line->text + wait, "idle]", 5) ||
-		     !strncmp(line->text + wait, "idle:", 5)))
-			continue;
+			len = next_field(line->text, len);
 		shown++;
 		output__format_duration(line->total_ns, time, sizeof(time));
 		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s", shown, (int)len,
@@ -450,96 +474,124 @@ static void print_stack_leaf_first(FILE *out, const struct stack *s, const char 
 	}
 }
 
+/* Longest so far first: the whole wait, not its part inside the window. */
+static int compare_so_far(const void *a, const void *b)
+{
+	const struct profile_entry *x = *(struct profile_entry *const *)a;
+	const struct profile_entry *y = *(struct profile_entry *const *)b;
+
+	if (x->duration_ns != y->duration_ns)
+		return x->duration_ns > y->duration_ns ? -1 : 1;
+	return x->key.tid < y->key.tid ? -1 : x->key.tid > y->key.tid;
+}
+
 /*
- * Issue #16: the waits that had not ended at the stop come first, longest
- * first, with their stacks: a hung thread is what its user came for.
- * Idle kernel threads are left to -k, as in the tables.
+ * The waits that had not ended at the stop, longest first, with
+ * their stacks: a hung thread is what its user came for. Cut as the top
+ * stacks are: a system's idle shells and pipe readers were 449 lines of a
+ * first report, before its tables. Each says how long it has waited so
+ * far, from before the recording too.
  */
 static void print_still_waiting(FILE *out, struct profile_entry **entries, size_t nr,
 				const struct output_opts *opts)
 {
-	uint32_t limit = opts->top ? opts->top : OUTPUT_TOP_STACKS;
-	char time[32];
-	size_t i, shown = 0;
+	size_t limit = opts->top ?: OUTPUT_TOP_STACKS, i;
+	char time[32], comm[4 * OFFCPU_COMM_LEN + 1], wait_class[300];
 
-	for (i = 0; i < nr && shown < limit; i++) {
+	if (!nr)
+		return;
+	qsort(entries, nr, sizeof(*entries), compare_so_far);
+	fprintf(out, "\nStill waiting (longest first)\n");
+	for (i = 0; i < nr && i < limit; i++) {
 		const struct wait *w = &entries[i]->key;
 
-		if (!(w->open & OFFCPU_WAIT_OPEN_AFTER))
-			continue;
-		if (!shown++)
-			fprintf(out, "\nStill waiting (longest first)\n");
-		output__format_duration(entries[i]->total_ns, time, sizeof(time));
-		fprintf(out, "  #%zu tid %u (%s) [%s] [%s]  %s so far%s\n", shown, w->tid, w->comm,
-			states__name(w->state), w->wait_class, time,
+		output__format_duration(entries[i]->duration_ns, time, sizeof(time));
+		/* As the tables show them: this line goes to root's terminal too. */
+		frame_names__printable(w->comm ? w->comm : "", comm, sizeof(comm));
+		frame_names__printable(w->wait_class ? w->wait_class : "", wait_class,
+				       sizeof(wait_class));
+		fprintf(out, "  #%zu tid %u (%s) [%s] [%s]  %s so far%s\n", i + 1, w->tid, comm,
+			states__name(w->state), wait_class, time,
 			entries[i]->count > 1 ? " (summed)" : "");
 		print_stack_leaf_first(out, w->kernel_stack, "kernel");
 		print_stack_leaf_first(out, w->user_stack, "user");
 	}
+	if (nr > limit)
+		fprintf(out, "  ... %zu more still waiting; --top %zu shows them\n", nr - limit, nr);
+}
+
+/*
+ * The health counters that counted something, one a line; the rest, most
+ * of them in a healthy run (all of a snapshot's), in one line.
+ */
+static void print_health_counters(FILE *out, const uint64_t *counters)
+{
+	int width = 24; /* as --stats aligns them */
+	size_t zero = 0;
+	unsigned int i;
+
+	for (i = 0; i < OFFCPU_CNT_MAX; i++)
+		if ((int)strlen(counters__name(i)) > width)
+			width = (int)strlen(counters__name(i));
+	fprintf(out, "\nHealth counters\n");
+	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
+		if (counters[i])
+			fprintf(out, "  %-*s %" PRIu64 "\n", width, counters__name(i), counters[i]);
+		else
+			zero++;
+	}
+	if (zero)
+		fprintf(out, "  %s counters: 0\n", zero == OFFCPU_CNT_MAX ? "all" : "other");
 }
 
 int output_text__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
+	const struct output_hidden *hidden = &opts->hidden;
 	struct profile_entry **entries, **open_entries;
-	uint64_t hidden_ns = 0, hidden_count = 0, open_ns = 0, open_count = 0, rest_ns;
-	bool estimates = p->estimated.ns > 0, open_apart;
-	char time[32];
-	size_t nr, shown = 0, nr_open = 0, kept = 0, i;
+	uint64_t open_ns = 0, open_count = 0, rest_ns, whole_ns = p->total_ns + hidden->ns;
+	uint64_t whole_count = p->total_count + hidden->count;
+	struct estimate whole_estimated = p->estimated;
+	bool estimates, open_apart;
+	char time[32], said[256];
+	size_t nr, nr_open = 0, kept = 0, i;
 	int err = profile__sorted_entries(p, &entries, &nr);
 
 	if (err)
 		return err;
-	/*
-	 * Kernel threads waiting for work are most of an idle system's
-	 * off-CPU time and none of what its user asked about: they are left
-	 * out of the tables, and the shares are of the rest.
-	 */
-	for (i = 0; i < nr; i++) {
-		if (!opts->show_idle && is_idle(entries[i]->key.wait_class)) {
-			hidden_ns += entries[i]->total_ns;
-			hidden_count += entries[i]->count;
-		} else {
-			entries[shown++] = entries[i];
-		}
-	}
-	output__format_duration(p->total_ns, time, sizeof(time));
-	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total", p->total_count,
-		p->total_count == 1 ? "" : "s", time);
-	print_estimate(out, &p->estimated, false);
+	estimate__add(&whole_estimated, &hidden->estimated);
+	estimates = whole_estimated.ns > 0;
+	/* The headline counts every wait; the tables and their shares, those shown. */
+	output__format_duration(whole_ns, time, sizeof(time));
+	fprintf(out, "offcpu: %" PRIu64 " wait%s, %s off CPU in total", whole_count,
+		whole_count == 1 ? "" : "s", time);
+	print_estimate(out, &whole_estimated, false);
 	fputc('\n', out);
-	if (hidden_count) {
-		output__format_duration(hidden_ns, time, sizeof(time));
-		fprintf(out,
-			"hidden: %s (%.1f%%) in %" PRIu64
-			" wait%s of kernel threads idling (wait class idle); -k or -c/-p/-t shows "
-			"them\n",
-			time, share(hidden_ns, p->total_ns), hidden_count,
-			hidden_count == 1 ? "" : "s");
-	}
-	/* Issue 15. */
-	if (p->total_ns) {
+	if (output__describe_hidden(p, opts, said, sizeof(said)))
+		fprintf(out, "hidden: %s\n", said);
+	if (whole_ns) {
+		uint64_t runq_ns = p->total_runq_ns + hidden->runq_ns;
 		char blocked[32];
 
-		output__format_duration(p->total_ns - p->total_runq_ns, blocked, sizeof(blocked));
-		output__format_duration(p->total_runq_ns, time, sizeof(time));
+		output__format_duration(whole_ns - runq_ns, blocked, sizeof(blocked));
+		output__format_duration(runq_ns, time, sizeof(time));
 		fprintf(out,
 			"blocked %s, run queue %s (%.1f%%: runnable, waiting for a CPU after the "
 			"wakeup)\n",
-			blocked, time, share(p->total_runq_ns, p->total_ns));
+			blocked, time, share(runq_ns, whole_ns));
 	}
-	text_accounting__print(out, p);
+	text_accounting__print(out, p, hidden);
 	/*
-	 * Issue #16: waits still open at the stop are listed first, and kept
-	 * out of the tables and stacks below: a daemon asleep for hours would
+	 * Waits still open at the stop are listed apart, and kept
+	 * out of the tables and stacks: a daemon asleep for hours would
 	 * otherwise outweigh everything the recording measured. Unless every
 	 * wait is still open (offcpu snapshot): then the tables sum them.
 	 */
-	open_entries = malloc((shown ? shown : 1) * sizeof(*open_entries));
+	open_entries = malloc((nr ? nr : 1) * sizeof(*open_entries));
 	if (!open_entries) {
 		free(entries);
 		return -ENOMEM;
 	}
-	for (i = 0; i < shown; i++) {
+	for (i = 0; i < nr; i++) {
 		if (entries[i]->key.open & OFFCPU_WAIT_OPEN_AFTER) {
 			open_entries[nr_open++] = entries[i];
 			open_ns += entries[i]->total_ns;
@@ -553,34 +605,36 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 		output__format_duration(open_ns, time, sizeof(time));
 		fprintf(out,
 			"still waiting: %s in %" PRIu64
-			" wait%s not ended at the stop, listed first, left out of the tables\n",
+			" wait%s not ended at the stop, listed after the tables, left out of them\n",
 			time, open_count, open_count == 1 ? "" : "s");
 	}
-	print_still_waiting(out, open_entries, nr_open, opts);
 	if (open_apart) {
-		shown = kept;
-		rest_ns = p->total_ns - hidden_ns - open_ns;
+		nr = kept;
+		rest_ns = p->total_ns - open_ns;
 	} else {
 		memcpy(entries, open_entries, nr_open * sizeof(*entries));
-		shown = nr_open;
-		rest_ns = p->total_ns - hidden_ns;
+		nr = nr_open;
+		rest_ns = p->total_ns;
 	}
-	free(open_entries);
-	err = print_groups(out, rest_ns, entries, shown, GROUP_BY_STATE, NULL, opts->top,
-			   estimates);
-	err = err ?: print_groups(out, rest_ns, entries, shown, GROUP_BY_WAIT, NULL, opts->top,
+	/* The summary first: a first system-wide report's tables began at its line 468. */
+	err = print_groups(out, rest_ns, entries, nr, GROUP_BY_STATE, NULL, opts->top, estimates);
+	err = err ?: print_groups(out, rest_ns, entries, nr, GROUP_BY_WAIT, NULL, opts->top,
 				  estimates);
 	/* --group-by state or wait would repeat a table above. */
 	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
-		err = err ?: print_groups(out, rest_ns, entries, shown, opts->group_by,
+		err = err ?: print_groups(out, rest_ns, entries, nr, opts->group_by,
 					  opts->group_label, opts->top, estimates);
 	free(entries);
+	if (!err)
+		print_still_waiting(out, open_entries, nr_open, opts);
+	free(open_entries);
 	err = err ?: print_wakers(out, p, opts);
-	err = err ?: print_top_stacks(out, p, rest_ns, opts, open_apart);
+	/* When every wait is still open (a snapshot), the list above has each stack already. */
+	if (open_apart || !nr_open)
+		err = err ?: print_top_stacks(out, p, rest_ns, opts, open_apart);
 	if (err)
 		return err;
 	text_accounting__print_threads(out, p, opts->top);
-	fprintf(out, "\nHealth counters\n");
-	counters__print(out, p->counters, "  ");
+	print_health_counters(out, p->counters);
 	return 0;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Issue #14: every off-CPU nanosecond accounted for, in the text report. */
+/* Every off-CPU nanosecond accounted for, in the text report. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,9 @@
 #include "output/frame_names.h"
 #include "output/output.h"
 #include "output/text_accounting.h"
+
+/* Waits below -m that are this share of the time shown are said to skew the shares. */
+#define BELOW_MIN_SAID_PERCENT 10
 
 static void print_row(FILE *out, const char *what, uint64_t ns, uint64_t count, const char *rest)
 {
@@ -25,19 +28,23 @@ static void print_drop(FILE *out, const struct profile *p, const char *what, int
 		print_row(out, what, p->counters[ns], p->counters[count], rest);
 }
 
-void text_accounting__print(FILE *out, const struct profile *p)
+void text_accounting__print(FILE *out, const struct profile *p,
+			    const struct output_hidden *hidden)
 {
 	const uint64_t *c = p->counters;
+	struct estimate estimated = p->estimated;
 	char time[32], rest[160];
+	uint64_t shown_ns;
 
+	estimate__add(&estimated, &hidden->estimated);
 	fprintf(out, "\nOff-CPU time accounted\n");
 	rest[0] = '\0';
-	if (p->estimated.ns) {
-		output__format_duration(p->estimated.ns, time, sizeof(time));
+	if (estimated.ns) {
+		output__format_duration(estimated.ns, time, sizeof(time));
 		snprintf(rest, sizeof(rest), " (%s estimated from %" PRIu64 " sampled, ±%.1f%%)",
-			 time, p->estimated.kept, 100.0 * estimate__relative_error(&p->estimated));
+			 time, estimated.kept, 100.0 * estimate__relative_error(&estimated));
 	}
-	print_row(out, "shown", p->total_ns, p->total_count, rest);
+	print_row(out, "shown", p->total_ns + hidden->ns, p->total_count + hidden->count, rest);
 	if (c[OFFCPU_CNT_SHORT_SAMPLED]) {
 		output__format_duration(c[OFFCPU_CNT_SHORT_SAMPLED_NS], time, sizeof(time));
 		snprintf(rest, sizeof(rest),
@@ -47,6 +54,17 @@ void text_accounting__print(FILE *out, const struct profile *p)
 		snprintf(rest, sizeof(rest), ", not shown");
 	}
 	print_row(out, "below -m", c[OFFCPU_CNT_BELOW_MIN_NS], c[OFFCPU_CNT_BELOW_MIN], rest);
+	/*
+	 * A database's short waits (WAL writes, client reads) can be half its
+	 * waiting: left out, they skew every share the tables show.
+	 */
+	shown_ns = p->total_ns + hidden->ns;
+	if (!c[OFFCPU_CNT_SHORT_SAMPLED] &&
+	    c[OFFCPU_CNT_BELOW_MIN_NS] * 100 >= shown_ns * BELOW_MIN_SAID_PERCENT && shown_ns)
+		fprintf(out,
+			"  %-18s the waits below -m are %.0f%% of the time shown, and in no "
+			"share below: --short sample estimates them in, -m 0 shows each\n",
+			"", 100.0 * (double)c[OFFCPU_CNT_BELOW_MIN_NS] / (double)shown_ns);
 	print_drop(out, p, "above -M", OFFCPU_CNT_ABOVE_MAX, OFFCPU_CNT_ABOVE_MAX_NS,
 		   ", not shown");
 	print_drop(out, p, "sampled out", OFFCPU_CNT_SAMPLED_OUT, OFFCPU_CNT_SAMPLED_OUT_NS,

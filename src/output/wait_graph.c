@@ -34,11 +34,6 @@ static bool equal_edge(const void *a, const void *b)
 	return !memcmp(a, b, sizeof(struct edge_key));
 }
 
-static bool is_idle(const char *wait_class)
-{
-	return !strncmp(wait_class, "idle", 4) && (!wait_class[4] || wait_class[4] == ':');
-}
-
 /*
  * The node of a task (or an interrupt context), made if new. Exited
  * threads were merged under one ID: they stay apart by name.
@@ -294,9 +289,18 @@ static int find_knots(struct wait_graph *g)
 		const struct wait_graph_edge *e = &g->edges[i];
 		size_t from = g->nodes[e->from].component, to = g->nodes[e->to].component;
 
-		if (from != to)
+		/*
+		 * An interrupt is outside every task by definition: a network
+		 * card or a timer is no bottleneck to look into, and the threads
+		 * it wakes may still wait for no other thread.
+		 */
+		if (from != to && !g->nodes[e->from].interrupt)
 			entered[to] = true;
 		woken[from] += e->blocked_ns;
+	}
+	for (i = 0; i < n; i++) {
+		if (g->nodes[i].interrupt)
+			entered[g->nodes[i].component] = true;
 	}
 	for (i = 0; i < n; i++)
 		sizes[g->nodes[i].component]++;
@@ -330,8 +334,7 @@ out:
 	return err;
 }
 
-int wait_graph__build(const struct profile *p, bool by_process, bool show_idle,
-		      struct wait_graph **out)
+int wait_graph__build(const struct profile *p, bool by_process, struct wait_graph **out)
 {
 	struct builder b = { 0 };
 	struct profile_entry **entries = NULL;
@@ -343,11 +346,8 @@ int wait_graph__build(const struct profile *p, bool by_process, bool show_idle,
 	b.edge_index = hash_table__new(hash_edge, equal_edge);
 	err = b.g && b.node_index && b.edge_index ? profile__sorted_entries(p, &entries, &nr)
 						  : -ENOMEM;
-	for (i = 0; i < nr && !err; i++) {
-		if (!show_idle && is_idle(entries[i]->key.wait_class))
-			continue;
+	for (i = 0; i < nr && !err; i++)
 		err = add_entry(&b, entries[i], by_process);
-	}
 	free(entries);
 	hash_table__free(b.node_index);
 	hash_table__free(b.edge_index);

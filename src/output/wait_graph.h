@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue 15: the wait-for graph of a profile. A node per thread (or per
+ * The wait-for graph of a profile. A node per thread (or per
  * process), plus one per interrupt context that woke waits; an edge from
  * waker to wakee, weighted by the wakee's blocked time (its off-CPU time
  * before the wakeup, not the run-queue time after it).
@@ -9,7 +9,9 @@
  * (wakee waits for waker) a strongly connected component that waits for
  * no one outside itself must contain the bottleneck of whatever waits on
  * it. In the waker -> wakee direction drawn here, that is a component no
- * edge enters from outside. The text report and the dot output mark them.
+ * edge enters from another task: an interrupt is outside every task, never
+ * a knot, and its wakeups enter nothing. The text report and the dot
+ * output mark them.
  */
 #ifndef OFFCPU_WAIT_GRAPH_H
 #define OFFCPU_WAIT_GRAPH_H
@@ -56,12 +58,8 @@ struct wait_graph {
 	size_t nr_knots;
 };
 
-/*
- * by_process: processes as nodes. show_idle: include the waits of kernel
- * threads idling (wait class idle), as the text report and svg do.
- */
-int wait_graph__build(const struct profile *p, bool by_process, bool show_idle,
-		      struct wait_graph **out);
+/* by_process: processes as nodes. */
+int wait_graph__build(const struct profile *p, bool by_process, struct wait_graph **out);
 void wait_graph__free(struct wait_graph *g);
 
 #endif

@@ -25,7 +25,7 @@ struct frame {
 	const struct frame_inline *inlined; /* interned; NULL: none */
 	bool kernel;
 	/*
-	 * Issue #21: interpreted code ("python"), interned; NULL for native
+	 * Interpreted code ("python"), interned; NULL for native
 	 * code. Such a frame is complete when made: addr is its code object,
 	 * sym its qualified name, file and line its source, off its
 	 * instruction's byte offset in the code; no module.

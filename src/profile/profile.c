@@ -24,7 +24,7 @@ static uint64_t hash_frames(const struct stack *s, bool exact)
 		uint64_t parts[4] = { exact ? f->addr : 0, (uintptr_t)f->sym, (uintptr_t)f->module,
 				      f->module_off };
 
-		/* Issue #21: interpreted frames are told apart by their source, complete when made.
+		/* Interpreted frames are told apart by their source, complete when made.
 		 */
 		if (f->kind)
 			parts[3] = (uintptr_t)f->file ^ ((uint64_t)f->line << 32);
@@ -75,7 +75,7 @@ static bool equal_stack_symbolic(const void *a, const void *b)
 }
 
 /*
- * Issue 15: who woke it, and the waker's stacks, are part of an entry's
+ * Who woke it, and the waker's stacks, are part of an entry's
  * identity. For an interrupt, only its context: the task it happened to
  * interrupt says nothing of the wait, and would split one stack's time
  * over every task that ran on the CPU (json keeps it, from the waits).
@@ -108,7 +108,7 @@ static bool equal_waker(const struct wait *x, const struct wait *y)
 	       x->waker_user_stack == y->waker_user_stack;
 }
 
-/* Issue #16: a wait not ended at the stop is an aggregate of its own; one begun before is not. */
+/* A wait not ended at the stop is an aggregate of its own; one begun before is not. */
 static unsigned int still_open(const struct wait *w)
 {
 	return (w->open & OFFCPU_WAIT_OPEN_AFTER) != 0;
@@ -164,7 +164,7 @@ static bool equal_entry(const void *a, const void *b)
 	       still_open(x) == still_open(y);
 }
 
-/* Issue #19: a label set by its interned names and values. */
+/* A label set by its interned names and values. */
 static uint64_t hash_labels(const void *key)
 {
 	const struct labels *l = key;
@@ -262,9 +262,21 @@ void profile__free(struct profile *p)
 	hash_table__free_values(p->label_sets, free);
 	free(p->waits);
 	free(p->threads);
+	free(p->main_binary);
 	strpool__free(p->strings);
 	inline_pool__free(p->inlines);
 	free(p);
+}
+
+int profile__set_main_binary(struct profile *p, const char *path)
+{
+	char *copy = strdup(path);
+
+	if (!copy)
+		return -ENOMEM;
+	free(p->main_binary);
+	p->main_binary = copy;
+	return 0;
 }
 
 const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames, size_t nr)
@@ -314,7 +326,7 @@ static bool exited(struct profile *p, uint32_t pid)
  * Folds the entries of processes that have exited into one per comm, title,
  * state, class and stacks, under PROFILE_EXITED_ID: their time stays where
  * it was, only which thread it was is given up. A waker that has exited is
- * folded alike (issue 15's waker ids are in the key): a shell's wait for
+ * folded alike (the waker ids are in the key): a shell's wait for
  * each child it ran was an entry per child, kept for the run (RSS +105 MiB
  * in test_soak_short_lived_processes_no_leak's 30 s under ASan).
  */
@@ -350,6 +362,7 @@ static int compact(struct profile *p)
 		if (into) {
 			into->count += e->count;
 			into->total_ns += e->total_ns;
+			into->duration_ns += e->duration_ns;
 			into->runq_ns += e->runq_ns;
 			estimate__add(&into->estimated, &e->estimated);
 			free(e);
@@ -414,29 +427,59 @@ double profile__estimated_count(const struct profile_entry *e)
 	return e->estimated.count + (double)(e->count - e->estimated.kept);
 }
 
-/* A wait weighted more than its duration was kept by chance: its estimate's share. */
-static void estimate_of(const struct wait *w, struct estimate *out)
+/* a * b / c, for b <= c: never more than a. */
+static uint64_t scale(uint64_t a, uint64_t b, uint64_t c)
 {
-	uint64_t weight = profile__weight(w);
-	double d = (double)w->duration_ns, wt = (double)weight;
+	return (uint64_t)((unsigned __int128)a * b / c);
+}
+
+void profile__share(const struct wait *w, uint64_t window_start_ns, struct wait_share *out)
+{
+	uint64_t weight = profile__weight(w), d = w->duration_ns;
+	uint64_t start = w->end_ts_ns > d ? w->end_ts_ns - d : 0;
+	uint64_t runq = w->runq_ns < d ? w->runq_ns : d;
 
 	memset(out, 0, sizeof(*out));
-	if (weight == w->duration_ns)
+	if (window_start_ns && w->end_ts_ns <= window_start_ns)
 		return;
-	out->ns = weight;
-	out->variance = wt * (wt - d);
-	out->count = d > 0 ? wt / d : wt;
+	out->inside_ns = d;
+	if (window_start_ns && start < window_start_ns)
+		out->inside_ns = w->end_ts_ns - window_start_ns;
+	/* The run queue is the wait's end: inside the window as far as the wait is. */
+	if (runq > out->inside_ns)
+		runq = out->inside_ns;
+	out->weight_ns = out->inside_ns == d ? weight : scale(weight, out->inside_ns, d);
+	out->runq_ns = weight == d || !d ? runq : (uint64_t)((unsigned __int128)runq * weight / d);
+}
+
+/*
+ * A wait weighted more than its time inside the window was kept by chance:
+ * its estimate's share, as if the wait were only that part of itself.
+ */
+static void estimate_of(const struct wait_share *s, struct estimate *out)
+{
+	double in = (double)s->inside_ns, wt = (double)s->weight_ns;
+
+	memset(out, 0, sizeof(*out));
+	if (s->weight_ns == s->inside_ns)
+		return;
+	out->ns = s->weight_ns;
+	out->variance = wt * (wt - in);
+	out->count = in > 0 ? wt / in : wt;
 	out->kept = 1;
 }
 
 int profile__add(struct profile *p, const struct wait *w)
 {
 	struct profile_entry *e;
-	uint64_t weight = profile__weight(w), runq;
+	struct wait_share share;
+	uint64_t weight;
 	struct estimate est;
 
 	if (p->on_add)
 		return p->on_add(p->on_add_ctx, w);
+	profile__share(w, p->window_start_ns, &share);
+	weight = share.weight_ns;
 	e = hash_table__find(p->entries, w);
 	/*
 	 * Every sum a report shows is part of the total: if it cannot wrap,
@@ -478,15 +521,12 @@ int profile__add(struct profile *p, const struct wait *w)
 			return -ENOMEM;
 		}
 	}
-	estimate_of(w, &est);
-	/* The run-queue part weighs as its wait does: the same share of the weight. */
-	runq = weight == w->duration_ns || !w->duration_ns
-		       ? w->runq_ns
-		       : (uint64_t)((unsigned __int128)w->runq_ns * weight / w->duration_ns);
+	estimate_of(&share, &est);
 	e->count++;
-	e->runq_ns += runq;
-	p->total_runq_ns += runq;
+	e->runq_ns += share.runq_ns;
+	p->total_runq_ns += share.runq_ns;
 	e->total_ns += weight;
+	e->duration_ns += w->duration_ns;
 	estimate__add(&e->estimated, &est);
 	p->total_count++;
 	p->total_ns += weight;

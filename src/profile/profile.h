@@ -21,7 +21,7 @@ struct stack {
 	struct frame frames[]; /* leaf first */
 };
 
-/* Issue #19: labels a rule pack read from the process at block time; interned. */
+/* Labels a rule pack read from the process at block time; interned. */
 struct label {
 	const char *name; /* interned */
 	const char *value;
@@ -32,12 +32,12 @@ struct labels {
 	struct label items[]; /* sorted by name */
 };
 
-/* Issue #16: the json "open" field's values, by struct wait::open. */
+/* The json "open" field's values, by struct wait::open. */
 const char *profile__open_name(unsigned int open);
 int profile__open_from_name(const char *name, unsigned int *open);
 
 /*
- * Issue 15: who ended a wait. context is enum offcpu_waker: a task (pid,
+ * Who ended a wait. context is enum offcpu_waker: a task (pid,
  * tid, comm), or an interrupt (pid, tid and comm of the task it
  * interrupted); OFFCPU_WAKER_NONE: no wakeup seen, the rest is zero.
  */
@@ -46,7 +46,10 @@ struct waker {
 	uint32_t pid;
 	uint32_t tid;
 	const char *comm; /* interned */
+	uint32_t cpu;	  /* where the wakeup ran; WAKER_CPU_UNKNOWN in older recordings */
 };
+
+#define WAKER_CPU_UNKNOWN UINT32_MAX
 
 struct wait {
 	uint64_t end_ts_ns; /* CLOCK_MONOTONIC at switch-in */
@@ -60,23 +63,22 @@ struct wait {
 	const char *wait_class;		  /* interned */
 	const struct stack *kernel_stack; /* interned; NULL when not taken */
 	const struct stack *user_stack;
-	/* Issue #20. */
 	const char *cgroup;	     /* interned cgroup v2 path; NULL: not known */
-	const struct labels *labels; /* issue #19: interned; NULL: none */
-	/* Issue 15. */
+	const struct labels *labels; /* Interned; NULL: none */
 	uint64_t runq_ns; /* of duration_ns, runnable between its wakeup and its switch-in */
 	struct waker waker;
 	const struct stack *waker_kernel_stack; /* --wakers; NULL: not taken */
 	const struct stack *waker_user_stack;
 	/*
-	 * Issue #14: what the wait adds to every total: its duration, or for
-	 * a wait kept by chance its estimate, duration / p (-m for a short
+	 * What the whole wait stands for: its duration, or for a
+	 * wait kept by chance its estimate, duration / p (-m for a short
 	 * wait --short sample kept with p = duration/min; times N under
-	 * --sample-rate N). 0: duration_ns.
+	 * --sample-rate N). 0: duration_ns. Totals get its part inside the
+	 * profile's window (profile__share).
 	 */
 	uint64_t weight_ns;
 	/*
-	 * Issue #16: OFFCPU_WAIT_OPEN_BEFORE (began before the recording) and
+	 * OFFCPU_WAIT_OPEN_BEFORE (began before the recording) and
 	 * OFFCPU_WAIT_OPEN_AFTER (not ended at its stop: still waiting), or 0.
 	 * A still-open wait is summed apart from the waits that ended.
 	 */
@@ -84,7 +86,7 @@ struct wait {
 };
 
 /*
- * Issue #14: the part of a total that is estimated, and how well. A wait
+ * The part of a total that is estimated, and how well. A wait
  * kept with probability p = duration/weight stands for weight ns; the
  * estimate's variance, sum of duration * (weight - duration) over every
  * wait that could have been kept (for --short sample, with weight -m:
@@ -101,13 +103,14 @@ struct estimate {
 struct profile_entry {
 	struct wait key; /* timestamps, duration, weight and cpu are zero */
 	uint64_t count;
-	uint64_t total_ns;	   /* weights: the exact durations and the estimates */
-	uint64_t runq_ns;	   /* issue 15: the part of total_ns spent runnable */
-	struct estimate estimated; /* issue #14 */
+	uint64_t total_ns;	   /* weights inside the window: exact durations and estimates */
+	uint64_t duration_ns;	   /* its waits' whole durations, from before the window too */
+	uint64_t runq_ns;	   /* The part of total_ns spent runnable */
+	struct estimate estimated;
 };
 
 /*
- * Issue #14, coverage: one thread's life under -- COMMAND, from its exit,
+ * Coverage: one thread's life under -- COMMAND, from its exit,
  * and where each of its nanoseconds went. The kernel side times it with
  * offcpu's own intervals: on CPU from each switch-in to the next
  * switch-out, off CPU from switch-out to switch-in, whatever became of the
@@ -144,7 +147,7 @@ struct profile {
 	struct inline_pool *inlines;
 	struct hash_table *stacks;
 	struct hash_table *entries;
-	struct hash_table *label_sets; /* issue #19 */
+	struct hash_table *label_sets;
 	bool keep_waits;
 	struct wait *waits;
 	size_t nr_waits;
@@ -152,8 +155,8 @@ struct profile {
 	uint64_t counters[OFFCPU_CNT_MAX];
 	uint64_t total_ns; /* weights, as profile_entry's */
 	uint64_t total_count;
-	uint64_t total_runq_ns; /* issue 15 */
-	struct estimate estimated; /* issue #14: of total_ns */
+	uint64_t total_runq_ns;
+	struct estimate estimated; /* Of total_ns */
 	/* Whether a process still runs; NULL: never merge exited ones. */
 	bool (*process_alive)(void *ctx, uint32_t pid);
 	void *process_alive_ctx;
@@ -161,14 +164,25 @@ struct profile {
 	uint64_t start_time_ns; /* CLOCK_REALTIME when recording began; 0: unknown */
 	uint64_t duration_ns;	/* how long it recorded */
 	/*
-	 * Issue #20: where offcpu serve takes each wait instead: a profile
+	 * CLOCK_MONOTONIC (the waits' clock) when its window began: tracing's
+	 * start, or a serve window's. What a wait spent before it is in no
+	 * total (profile__share); 0: no window, every wait counts whole.
+	 */
+	uint64_t window_start_ns;
+	/*
+	 * Where offcpu serve takes each wait instead: a profile
 	 * with on_add interns the strings and stacks and sums nothing.
 	 */
 	int (*on_add)(void *ctx, const struct wait *w);
 	void *on_add_ctx;
-	struct thread_account *threads; /* issue #14: threads that exited, -- COMMAND */
+	struct thread_account *threads; /* Threads that exited, -- COMMAND */
 	size_t nr_threads;
 	size_t threads_cap;
+	/*
+	 * The executable profiled (the traced program's, or offcpu's own):
+	 * pprof's main binary. NULL: none named.
+	 */
+	char *main_binary;
 };
 
 int profile__new(bool keep_waits, struct profile **out);
@@ -179,21 +193,36 @@ void profile__free(struct profile *p);
  */
 const struct stack *profile__intern_stack(struct profile *p, const struct frame *frames, size_t nr);
 /*
- * Adds one wait to the sums. -EOVERFLOW, adding nothing, when the total
- * would pass 2^64 ns: an exact total or none. -ENOMEM.
+ * Adds one wait to the sums, its share of the window (profile__share): a
+ * wait that ended as the window began (the kernel's stamps, converted, may
+ * be that early) is counted, with none of its time. -EOVERFLOW, adding nothing, when the total would pass 2^64 ns: an exact
+ * total or none. -ENOMEM.
  */
 int profile__add(struct profile *p, const struct wait *w);
 /*
- * Issue #20: the stacks interned so far, handed to the caller (NULL when out
+ * The stacks interned so far, handed to the caller (NULL when out
  * of memory, nothing changed), and a fresh table for those to come: offcpu
  * serve frees them once no profile window holds them.
  */
 struct hash_table *profile__take_stacks(struct profile *p);
 void profile__free_stacks(struct hash_table *stacks);
-/* Issue #14: a thread's account, copied; -ENOMEM. */
+/* Names the main binary, a copy of path; -ENOMEM. */
+int profile__set_main_binary(struct profile *p, const char *path);
+/* A thread's account, copied; -ENOMEM. */
 int profile__add_thread(struct profile *p, const struct thread_account *a);
-/* Issue #14: what w adds to totals (weight_ns, or its duration). */
+/* What w stands for, whole (weight_ns, or its duration). */
 uint64_t profile__weight(const struct wait *w);
+/*
+ * What a wait adds to the totals of a window begun at window_start_ns
+ * (CLOCK_MONOTONIC; 0: none): only its time inside, weighted as the whole
+ * wait is. A thread asleep for an hour before a 3 s recording adds 3 s.
+ */
+struct wait_share {
+	uint64_t inside_ns; /* of its duration, inside the window */
+	uint64_t weight_ns; /* inside_ns times its weight per ns (profile__weight / duration) */
+	uint64_t runq_ns;   /* of weight_ns, runnable: the end of the wait, weighted alike */
+};
+void profile__share(const struct wait *w, uint64_t window_start_ns, struct wait_share *out);
 /* The waits an entry stands for: its exact ones and the estimated count. */
 double profile__estimated_count(const struct profile_entry *e);
 /* An estimate's relative standard error, 0 for none. */
@@ -202,7 +231,7 @@ void estimate__add(struct estimate *into, const struct estimate *e);
 /* Calls fn on every frame of every stack, which it may complete. */
 void profile__for_each_frame(struct profile *p, void (*fn)(void *ctx, struct frame *f), void *ctx);
 /*
- * Issue #19: the one copy of these labels (sorted by name here; names and
+ * The one copy of these labels (sorted by name here; names and
  * values are interned by the call); NULL for none, or out of memory
  * (*err = -ENOMEM).
  */
@@ -211,7 +240,7 @@ const struct labels *profile__intern_labels(struct profile *p, struct label *ite
 /* The value of the label name (compared as a string); NULL if it has none. */
 const char *profile__label(const struct labels *labels, const char *name);
 /*
- * Issue #20 item 7, offcpu serve's sweep (lib/strpool.h): marks in strings
+ * offcpu serve's sweep (lib/strpool.h): marks in strings
  * (and inlines) what the profile holds: its stacks' frames, label sets,
  * entries, waits and thread accounts. A window's profile holds the base
  * profile's strings and stacks: its entries are marked into the base's

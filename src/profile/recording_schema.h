@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The json recording's names (SPEC.md, "json"), defined once for the
+ * The json recording's names (docs/formats.md, "json"), defined once for the
  * writer (output/output_json.c) and the reader of `offcpu report`
  * (trace/recording.c): a field renamed or added on one side is renamed or
  * added on the other. The stats record's counters are named by
@@ -20,7 +20,7 @@
 #define REC_TYPE_WAIT "offcpu"
 #define REC_TYPE_STATS "stats"
 /*
- * Issue #14: a thread of -- COMMAND that exited, its life accounted for
+ * A thread of -- COMMAND that exited, its life accounted for
  * (struct thread_account), before the stats record.
  */
 #define REC_TYPE_THREAD "thread"
@@ -32,7 +32,7 @@
 #define REC_RECORDED_NS "recorded_ns"
 #define REC_DROPPED_NS "dropped_ns"
 #define REC_KERNEL_RUN_NS "kernel_run_ns"
-/* Issue #16: "before", "after" or "both" (profile__open_name), absent when neither. */
+/* "before", "after" or "both" (profile__open_name), absent when neither. */
 #define REC_OPEN "open"
 #define REC_UNSEEN_NS "unseen_ns"
 
@@ -42,19 +42,22 @@
 #define REC_TID "tid"
 #define REC_COMM "comm"
 #define REC_TITLE "title"
-#define REC_CGROUP "cgroup" /* issue #20 */
+#define REC_CGROUP "cgroup"
 #define REC_STATE "state"
 #define REC_WAIT "wait"
 #define REC_DURATION_NS "duration_ns"
-/* Issue #14: what the wait adds to totals (duration_ns unless kept by chance). */
+/*
+ * What the wait adds to totals: its part inside the window
+ * (REC_RECORDING_START_TS_NS), times its weight if kept by chance.
+ */
 #define REC_WEIGHT_NS "weight_ns"
 #define REC_CPU "cpu"
 #define REC_KERNEL_STACK "kernel_stack"
 #define REC_USER_STACK "user_stack"
-/* Issue #19: {"NAME":"VALUE",...}, read from the process at block time by a rule pack. */
+/* {"NAME":"VALUE",...}, read from the process at block time by a rule pack. */
 #define REC_LABELS "labels"
 /*
- * Issue 15: runq_ns, and the waker: {"pid","tid","comm"} of a task, or
+ * runq_ns, and the waker: {"pid","tid","comm"} of a task, or
  * {"context":"hardirq"|"softirq"} with the pid, tid and comm of the task
  * the interrupt interrupted; with --wakers its kernel_stack and user_stack.
  */
@@ -63,7 +66,7 @@
 #define REC_CONTEXT "context"
 
 /*
- * A frame. Beyond the SPEC's fields, what pprof needs to place the code
+ * A frame. Beyond docs/formats.md's fields, what pprof needs to place the code
  * as a live profile does: module_off (the offset in the module's file, on
  * user frames with a module; absent, it is addr, as in the kernel),
  * build_id (hex GNU build ID of the module) and mangled (the symbol as the
@@ -82,7 +85,7 @@
 #define REC_INLINED "inlined"
 /* "0x...": the start of a function only the unwind tables know; then no sym nor off. */
 #define REC_FUNC_START "func_start"
-/* Issue #21: interpreted code, "python"; absent on native frames. */
+/* Interpreted code, "python"; absent on native frames. */
 #define REC_KIND "kind"
 
 /*
@@ -121,9 +124,19 @@ static inline bool unnamed_function__start(const char *sym, const char *module, 
 
 /*
  * The stats record, besides the counters: when the recording began
- * (CLOCK_REALTIME, ns since the epoch, unlike ts_ns) and how long it ran.
+ * (CLOCK_REALTIME, ns since the epoch, unlike ts_ns) and how long it ran;
+ * and when its window began (CLOCK_MONOTONIC, as ts_ns): the part of a
+ * wait before it is in no weight_ns. Absent in older recordings, whose
+ * weight_ns are whole waits.
  */
 #define REC_RECORDING_START_NS "recording_start_ns"
 #define REC_RECORDING_DURATION_NS "recording_duration_ns"
+#define REC_RECORDING_START_TS_NS "recording_start_ts_ns"
+/*
+ * And the executable profiled, which a report's pprof names as its main
+ * binary as the live one did (profile.main_binary). Absent in older
+ * recordings.
+ */
+#define REC_RECORDING_MAIN_BINARY "recording_main_binary"
 
 #endif

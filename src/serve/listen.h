@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Issue #20: offcpu serve's --listen ADDR:PORT, parsed, checked and bound. */
+/* offcpu serve's --listen ADDR:PORT, parsed, checked and bound. */
 #ifndef OFFCPU_LISTEN_H
 #define OFFCPU_LISTEN_H
 

@@ -39,6 +39,8 @@ struct metrics {
 	struct label_values comms;
 	struct label_values cgroups;
 	uint64_t runq_ns;
+	uint64_t hidden_ns; /* metrics__add_hidden */
+	uint64_t window_start_ns; /* metrics__count_since */
 };
 
 static uint64_t hash_pointer(const void *key)
@@ -162,29 +164,30 @@ void metrics__tick(struct metrics *m)
 	promote(&m->cgroups);
 }
 
-/*
- * The part of a wait spent runnable, waiting for a CPU (issue #15's
- * runq_ns: wakeup to switch-in, all of a preempted wait), weighted as the
- * wait is (issue #14), as the profile weighs it.
- */
-static uint64_t runq_ns_of(const struct wait *w, uint64_t weight)
+void metrics__count_since(struct metrics *m, uint64_t start_ns)
 {
-	if (weight == w->duration_ns || !w->duration_ns)
-		return w->runq_ns;
-	return (uint64_t)((unsigned __int128)w->runq_ns * weight / w->duration_ns);
+	m->window_start_ns = start_ns;
 }
 
 int metrics__add(struct metrics *m, const struct wait *w)
 {
 	struct series key = { .state = w->state, .wait_class = w->wait_class }, *s;
-	/* Issue #14: what it adds to totals, a sampled wait's estimate included. */
-	uint64_t weight = profile__weight(w);
+	struct wait_share share;
+	uint64_t weight;
 
+	/*
+	 * What it adds to totals, a sampled wait's estimate
+	 * included; and only since counting began, so that a counter's rate
+	 * does not jump by the sleep of every thread when serve restarts.
+	 */
+	profile__share(w, m->window_start_ns, &share);
+	weight = share.weight_ns;
 	key.comm = label_of(&m->comms, w->comm, weight);
 	key.cgroup = label_of(&m->cgroups, w->cgroup, weight);
 	if (!key.comm || !key.cgroup)
 		return -ENOMEM;
-	m->runq_ns += runq_ns_of(w, weight);
+	/* Runnable, waiting for a CPU (all of a preempted wait), weighted alike. */
+	m->runq_ns += share.runq_ns;
 	s = hash_table__find(m->series, &key);
 	if (!s && hash_table__size(m->series) >= METRICS_MAX_SERIES) {
 		key.comm = other;
@@ -204,6 +207,15 @@ int metrics__add(struct metrics *m, const struct wait *w)
 	s->ns += weight;
 	s->count++;
 	return 0;
+}
+
+void metrics__add_hidden(struct metrics *m, const struct wait *w)
+{
+	struct wait_share share;
+
+	/* Since counting began, as every series. */
+	profile__share(w, m->window_start_ns, &share);
+	m->hidden_ns += share.weight_ns;
 }
 
 static void mark_values(const struct hash_table *values, struct strpool *strings)
@@ -329,6 +341,11 @@ void metrics__write(FILE *out, const struct metrics *m, const struct metrics_now
 		     "Time threads were runnable but waited for a CPU.");
 	fputs("offcpu_runqueue_seconds_total", out);
 	write_seconds(out, m->runq_ns);
+	write_header(out, "offcpu_hidden_idle_seconds_total", "counter",
+		     "Time of kernel threads idling (wait class idle), in no series above; "
+		     "offcpu serve -k shows them.");
+	fputs("offcpu_hidden_idle_seconds_total", out);
+	write_seconds(out, m->hidden_ns);
 	if (now->open_waits)
 		write_open_waits(out, now->open_waits);
 	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
@@ -341,6 +358,15 @@ void metrics__write(FILE *out, const struct metrics *m, const struct metrics_now
 	write_header(out, "offcpu_profile_windows_open", "gauge",
 		     "Profile requests being recorded (/debug/pprof/offcpu).");
 	fprintf(out, "offcpu_profile_windows_open %u\n", now->windows_open);
+	write_header(out, "offcpu_http_connections_refused_total", "counter",
+		     "Connections answered 429 at accept, past their client's cap.");
+	fprintf(out, "offcpu_http_connections_refused_total %llu\n",
+		(unsigned long long)now->connections_refused);
+	write_header(
+	    out, "offcpu_http_connections_cut_total", "counter",
+	    "Connections cut: headers not in within 5 s, or an answer not out within 10 s.");
+	fprintf(out, "offcpu_http_connections_cut_total %llu\n",
+		(unsigned long long)now->connections_cut);
 	write_header(out, "process_cpu_seconds_total", "counter",
 		     "User and system CPU time offcpu has used.");
 	fputs("process_cpu_seconds_total", out);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #20: offcpu serve's /metrics, in the Prometheus text exposition
+ * offcpu serve's /metrics, in the Prometheus text exposition
  * format (version 0.0.4). The main thread adds each wait to counters by
  * state, wait class, comm and cgroup, and renders them, with the health
  * counters, the open waits and the process's own CPU and memory, into a
@@ -41,16 +41,26 @@ struct metrics_now {
 	uint64_t rss_bytes;
 	uint64_t start_time_s; /* CLOCK_REALTIME at start */
 	uint32_t windows_open; /* profile windows being recorded */
+	/* server__connection_drops */
+	uint64_t connections_refused;
+	uint64_t connections_cut;
 };
 
 int metrics__new(struct metrics **out);
 void metrics__free(struct metrics *m);
-/* One wait into its series; -ENOMEM. */
+/*
+ * CLOCK_MONOTONIC when the counters began: of a wait begun before, only
+ * the time since counts (profile__share). 0, the default: all of it.
+ */
+void metrics__count_since(struct metrics *m, uint64_t start_ns);
+/* One wait into its series (its share since the counters began); -ENOMEM. */
 int metrics__add(struct metrics *m, const struct wait *w);
+/* One wait the views leave out (output__hides) into the time of no series. */
+void metrics__add_hidden(struct metrics *m, const struct wait *w);
 /* Gives a free label slot to the largest value not shown yet. */
 void metrics__tick(struct metrics *m);
 /*
- * Issue #20 item 7 (lib/strpool.h): marks the interned strings the metrics
+ * For lib/strpool.h's sweep: marks the interned strings the metrics
  * hold, the label values shown and the candidates, and each series' labels.
  */
 void metrics__mark_strings(const struct metrics *m, struct strpool *strings);

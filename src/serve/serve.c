@@ -45,7 +45,7 @@
 #define TRIM_INTERVAL_NS 1000000000ULL
 
 /*
- * Issue #20 item 7: the interned strings are swept (sweep_strings) once
+ * The interned strings are swept (sweep_strings) once
  * they hold twice what the last sweep kept plus SWEEP_FLOOR_BYTES, at
  * most once a SWEEP_INTERVAL_NS: memory follows the strings still held,
  * not every title, comm, path and symbol name of the run. A sweep's time
@@ -81,6 +81,7 @@ struct window {
 
 struct serve {
 	const struct serve_opts *opts;
+	struct output_opts view; /* what the windows and the metrics show */
 	struct tracer *tracer;
 	struct collector *collector;
 	struct profile *base;
@@ -97,7 +98,7 @@ struct serve {
 	uint64_t last_trim_ns;
 	uint64_t memstats_ns; /* OFFCPU_TEST_MEMSTATS: log what is held this often; 0: never */
 	uint64_t last_memstats_ns;
-	/* Issue #20 item 7: sweep_strings. */
+	/* sweep_strings. */
 	bool sweep_every_tick;	   /* OFFCPU_TEST_SWEEP_STRINGS=1 */
 	unsigned long swept_bytes; /* what the last sweep kept */
 	uint64_t last_sweep_ns;
@@ -111,6 +112,7 @@ static void counters_now(struct serve *s, uint64_t *out)
 	unsigned int i;
 
 	memcpy(out, s->base->counters, OFFCPU_CNT_MAX * sizeof(*out));
+	out[OFFCPU_CNT_FEATURES_MISSING] = tracer__features_missing(s->tracer);
 	if (tracer__counters(s->tracer, bpf))
 		return;
 	for (i = 0; i < OFFCPU_CNT_BPF_MAX; i++)
@@ -127,7 +129,11 @@ static int on_add(void *ctx, const struct wait *w)
 			continue;
 		win->err = profile__add(win->profile, w);
 	}
-	return metrics__add(s->metrics, w);
+	/* As every view: kernel threads idling only when asked for. */
+	if (!output__hides(&s->view, w))
+		return metrics__add(s->metrics, w);
+	metrics__add_hidden(s->metrics, w);
+	return 0;
 }
 
 static uint64_t realtime_ns(void)
@@ -142,7 +148,11 @@ static void open_window(struct serve *s, struct profile_request *r, uint64_t now
 {
 	struct window *win = calloc(1, sizeof(*win));
 
-	if (!win || profile__new(false, &win->profile)) {
+	if (!win || profile__new(false, &win->profile) ||
+	    (s->base->main_binary &&
+	     profile__set_main_binary(win->profile, s->base->main_binary))) {
+		if (win)
+			profile__free(win->profile);
 		free(win);
 		profile_request__finish(r, NULL, 0, -ENOMEM);
 		return;
@@ -152,6 +162,8 @@ static void open_window(struct serve *s, struct profile_request *r, uint64_t now
 	win->end_ns = now_ns + profile_request__seconds(r) * 1000000000ULL;
 	win->profile->start_time_ns = realtime_ns();
 	win->profile->duration_ns = win->end_ns - win->start_ns;
+	/* A wait begun before the window adds only its time inside. */
+	win->profile->window_start_ns = win->start_ns;
 	counters_now(s, win->counters_at_start);
 	win->generation = s->generation;
 	win->next = s->windows;
@@ -176,7 +188,6 @@ static void resolve_stack(struct symbolizer *sym, const struct stack *st)
 /* The window's pprof bytes, with lines and the counters of its time; NULL and *err. */
 static char *encode_window(struct serve *s, struct window *win, size_t *size, int *err)
 {
-	struct output_opts opts = { 0 };
 	struct hash_table_iter it = { 0 };
 	uint64_t now[OFFCPU_CNT_MAX];
 	char *bytes = NULL;
@@ -198,7 +209,7 @@ static char *encode_window(struct serve *s, struct window *win, size_t *size, in
 		*err = -errno;
 		return NULL;
 	}
-	*err = output_pprof__write(out, win->profile, &opts);
+	*err = output_format__write(output_format__by_name("pprof"), out, win->profile, &s->view);
 	if (fclose(out) && !*err)
 		*err = -errno;
 	if (*err) {
@@ -283,6 +294,7 @@ static void render_metrics(struct serve *s)
 	now.rss_bytes = rss_bytes();
 	now.start_time_s = s->start_time_s;
 	now.windows_open = server__windows_open(s->server);
+	server__connection_drops(s->server, &now.connections_refused, &now.connections_cut);
 	out = open_memstream(&text, &size);
 	if (!out)
 		return;
@@ -295,7 +307,7 @@ static void render_metrics(struct serve *s)
 }
 
 /*
- * Issue #20 item 7: glibc keeps what was freed in its heap, so the RSS
+ * Glibc keeps what was freed in its heap, so the RSS
  * stayed at the busiest window's peak: 153 MiB against 39 MiB in use
  * after a 10 s window under bench/soak-serve's load. malloc_trim gives
  * its free pages back (madvise): 1.5 ms (8 ms at most) with 80 MiB in
@@ -369,7 +381,7 @@ static unsigned long retired_generations(const struct serve *s)
 }
 
 /*
- * Issue #20 item 7, test-only: what memory is held, to see what grows
+ * test-only: what memory is held, to see what grows
  * over a run (processes, files, lines, strings, stacks, the heap).
  */
 static void log_memstats(struct serve *s, uint64_t now_ns)
@@ -395,7 +407,7 @@ static void log_memstats(struct serve *s, uint64_t now_ns)
 }
 
 /*
- * Issue #20 item 7: every interned string still held, marked where it is
+ * Every interned string still held, marked where it is
  * held (the list is in lib/strpool.h): the base profile's stacks, current
  * and retired, its label sets; the windows' entries; the metrics; the
  * collector's caches and parked waits; the symbolizer's. The inline
@@ -446,7 +458,7 @@ static void sweep_strings(struct serve *s, uint64_t now_ns)
 		give_back(s);
 }
 
-/* Issue #20 item 7: the files no process maps are freed, their lines kept for open windows. */
+/* The files no process maps are freed, their lines kept for open windows. */
 static void release_lines(struct serve *s)
 {
 	uint64_t oldest = UINT64_MAX;
@@ -469,7 +481,7 @@ static void tick(struct serve *s, uint64_t now_ns)
 	release_lines(s);
 	rotate_stacks(s);
 	free_generations(s, false);
-	/* Issue #20 item 7: before the sweep, which then frees their titles. */
+	/* Before the sweep, which then frees their titles. */
 	if (collector__reap(s->collector, now_ns))
 		log__warn("cannot free the processes gone: out of memory");
 	sweep_strings(s, now_ns);
@@ -488,6 +500,7 @@ int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c
 	uint64_t started_ns = clock__monotonic_ns(), deadline = 0, now;
 	struct serve s = {
 		.opts = o,
+		.view = { .show_idle = o->show_idle },
 		.tracer = t,
 		.collector = c,
 		.base = profile,
@@ -517,6 +530,8 @@ int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c
 		log__error("cannot set up the metrics: %s", strerror(-err));
 		return err;
 	}
+	/* The counters start at 0 with tracing: nothing waited before then is in them. */
+	metrics__count_since(s.metrics, profile->window_start_ns);
 	profile->on_add = on_add;
 	profile->on_add_ctx = &s;
 	symbolizer__free_unmapped(symbolizer);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #20: offcpu serve's main loop. The one thread that reads the ring
+ * offcpu serve's main loop. The one thread that reads the ring
  * buffer also aggregates: each wait goes into the metrics and into every
  * profile window open at its end; windows are closed, their lines looked
  * up and encoded here, and handed to the HTTP threads (serve/server.h)
@@ -23,6 +23,7 @@ struct serve_opts {
 	uint64_t duration_ns; /* -d; 0: until *stop */
 	bool verbose;
 	bool stats;		     /* --stats: the health counters to stderr at the end */
+	bool show_idle;		     /* -k, -c, -p, -t: kernel threads idling in every view */
 	volatile sig_atomic_t *stop; /* set by the signal handler */
 };
 

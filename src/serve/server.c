@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "serve/peer_owner.h"
 #include "serve/server.h"
+
+/* A limit's number in the messages that name it. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* /healthz: unhealthy when the main loop has not come round for this long. */
 #define ALIVE_NS (5 * 1000000000ULL)
@@ -25,6 +33,35 @@
 #define IDLE_TIMEOUT_S 30
 /* At stop, connections still open get this long to send what they were answered. */
 #define STOP_GRACE_MS 1000
+/*
+ * A request's line and headers must be in this long after the connection
+ * was accepted, or after its request line came on a kept-alive connection:
+ * the idle timeout never fires while a byte trickles in every few seconds,
+ * and 70 such connections from one user shut every scraper out.
+ */
+#define REQUEST_DEADLINE_MS 5000
+/*
+ * An answer must be out this long after it was queued, or the connection
+ * is cut: a client that reads a byte now and then counts as active to
+ * libmicrohttpd's idle timeout, and held its connection and thread for as
+ * long as it liked. 10 s lets a 2 MB profile go at 200 KB/s.
+ */
+#define SEND_DEADLINE_MS 10000
+/* The deadlines are looked at this often. */
+#define DEADLINE_STEP_MS 250
+
+/* One TCP connection, from its accept to its close (libmicrohttpd's socket context). */
+struct client {
+	struct client *next, **pprev;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	bool owner_known; /* a peer on this host: the caps count its owner, uid */
+	uid_t uid;
+	int fd;		 /* our dup of its socket: its number is never another's under us */
+	uint64_t due_ns; /* its headers must be in, or its answer out, by then; 0: none pending */
+	bool idle;	 /* due_ns is a kept-alive connection's idle timeout: no drop */
+	bool window;	 /* it waits for a profile window */
+};
 
 struct profile_request {
 	struct server *server;
@@ -45,6 +82,13 @@ struct server {
 	pthread_cond_t metrics_cond;
 	struct profile_request *pending_head, **pending_tail;
 	uint32_t windows_open;
+	struct client *clients;
+	struct peer_owner *owner; /* NULL: every client counted by its address */
+	uint64_t connections_refused;
+	uint64_t connections_cut;
+	pthread_t watchdog;
+	bool watchdog_started;
+	pthread_cond_t watchdog_cond;
 	bool stopping;
 	uint64_t alive_ns;
 	uint64_t metrics_wanted; /* requests asked for */
@@ -143,19 +187,224 @@ static int init_cond(pthread_cond_t *cond)
 	return -err;
 }
 
+static struct client *client_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return info ? info->socket_context : NULL;
+}
+
+static bool same_address(const struct client *a, const struct client *b)
+{
+	const struct sockaddr_in *a4 = (const void *)&a->addr, *b4 = (const void *)&b->addr;
+	const struct sockaddr_in6 *a6 = (const void *)&a->addr, *b6 = (const void *)&b->addr;
+
+	if (a->addr.ss_family != b->addr.ss_family)
+		return false;
+	if (a->addr.ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->addr.ss_family == AF_INET6)
+		return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+	return false;
+}
+
+/* Whether a and b count as one client: the same user on this host, else the same address. */
+static bool same_client(const struct client *a, const struct client *b)
+{
+	if (a->owner_known != b->owner_known)
+		return false;
+	return a->owner_known ? a->uid == b->uid : same_address(a, b);
+}
+
+/* The connections of c's client, and the profile windows they wait for. Under the lock. */
+static unsigned int connections_of_client(const struct server *s, const struct client *c)
+{
+	const struct client *o;
+	unsigned int n = 0;
+
+	for (o = s->clients; o; o = o->next)
+		if (same_client(o, c))
+			n++;
+	return n;
+}
+
+static unsigned int windows_of_client(const struct server *s, const struct client *c)
+{
+	const struct client *o;
+	unsigned int n = 0;
+
+	for (o = s->clients; o; o = o->next)
+		if (o->window && same_client(o, c))
+			n++;
+	return n;
+}
+
+/*
+ * A connection past its client's cap: told so and cut before a byte of it
+ * is read, so that it holds its slot and thread for no longer than the
+ * thread takes to see the end. The answer fits any fresh socket's buffer.
+ */
+static void refuse(int fd)
+{
+	static const char body[] = "too many connections from this client: at most " STR(
+	    SERVER_MAX_CONNECTIONS_PER_CLIENT) "\n";
+	char answer[256];
+	int n = snprintf(answer, sizeof(answer),
+			 "HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n"
+			 "Content-Type: text/plain; charset=utf-8\r\nContent-Length: %zu\r\n\r\n%s",
+			 sizeof(body) - 1, body);
+
+	/* Unsent, the client sees its connection closed unanswered: nothing else to do. */
+	send(fd, answer, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	shutdown(fd, SHUT_RDWR);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *info;
+	struct server *s = cls;
+	struct client *c = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (!c)
+			return;
+		pthread_mutex_lock(&s->lock);
+		*c->pprev = c->next;
+		if (c->next)
+			c->next->pprev = c->pprev;
+		pthread_mutex_unlock(&s->lock);
+		if (c->fd >= 0)
+			close(c->fd);
+		free(c);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (info && info->client_addr) {
+		c->addr_len = info->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+								       : sizeof(struct sockaddr_in);
+		memcpy(&c->addr, info->client_addr, c->addr_len);
+	}
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	/*
+	 * A peer whose socket is not found on this host (remote, in another
+	 * network namespace, gone already, or the lookup failed) is counted
+	 * by its address: that is all that is known of it, and a local user
+	 * gains nothing by it, as every socket of this host is found.
+	 */
+	c->owner_known =
+	    info && s->owner && !peer_owner__lookup(s->owner, info->connect_fd, &c->uid);
+	c->fd = info ? fcntl(info->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
+	c->due_ns = clock__monotonic_ns() + REQUEST_DEADLINE_MS * 1000000ULL;
+	pthread_mutex_lock(&s->lock);
+	if (connections_of_client(s, c) >= SERVER_MAX_CONNECTIONS_PER_CLIENT) {
+		s->connections_refused++;
+		pthread_mutex_unlock(&s->lock);
+		if (info)
+			refuse(info->connect_fd);
+		if (c->fd >= 0)
+			close(c->fd);
+		free(c);
+		return;
+	}
+	c->next = s->clients;
+	if (c->next)
+		c->next->pprev = &c->next;
+	c->pprev = &s->clients;
+	s->clients = c;
+	pthread_mutex_unlock(&s->lock);
+	*socket_context = c;
+}
+
+/* A request line came: its headers are due REQUEST_DEADLINE_MS from now at the latest. */
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct server *s = cls;
+	struct client *c = client_of(conn);
+	uint64_t due = clock__monotonic_ns() + REQUEST_DEADLINE_MS * 1000000ULL;
+
+	(void)uri;
+	if (!c)
+		return NULL;
+	pthread_mutex_lock(&s->lock);
+	if (!c->due_ns || c->due_ns > due) {
+		c->due_ns = due;
+		c->idle = false;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Answered: a kept-alive connection's next request is due within the idle timeout. */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode code)
+{
+	struct server *s = cls;
+	struct client *c = client_of(conn);
+
+	(void)con_cls;
+	(void)code;
+	if (!c)
+		return;
+	pthread_mutex_lock(&s->lock);
+	c->due_ns = clock__monotonic_ns() + IDLE_TIMEOUT_S * 1000000000ULL;
+	c->idle = true;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Connections past their deadline are shut down (our dup of the socket):
+ * libmicrohttpd's thread then reads the end and closes it as a hang-up.
+ * They are reset at that close (a zero linger): a plain close leaves the
+ * answer's unsent bytes in the kernel, still trickling to a slow reader.
+ */
+static void *watch_deadlines(void *arg)
+{
+	const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+	struct server *s = arg;
+	struct timespec ts;
+	struct client *c;
+	uint64_t now;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping) {
+		deadline_in(&ts, DEADLINE_STEP_MS);
+		pthread_cond_timedwait(&s->watchdog_cond, &s->lock, &ts);
+		now = clock__monotonic_ns();
+		for (c = s->clients; c; c = c->next) {
+			if (!c->due_ns || now < c->due_ns || c->fd < 0)
+				continue;
+			setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+			shutdown(c->fd, SHUT_RDWR);
+			if (!c->idle)
+				s->connections_cut++;
+			c->due_ns = 0;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
 /* /debug/pprof/offcpu?seconds=N: blocks this connection's thread only. */
 static enum MHD_Result serve_profile(struct server *s, struct MHD_Connection *conn)
 {
 	const char *arg = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "seconds");
+	struct client *c = client_of(conn);
 	uint64_t seconds = SERVER_DEFAULT_SECONDS;
+	const char *why = NULL;
 	struct profile_request *r;
 	struct timespec ts;
 	bool watch = true, gone = false;
 	enum MHD_Result ret;
 
 	if (arg && parse__uint(arg, 1, SERVER_MAX_SECONDS, &seconds))
-		return respond_text(conn, MHD_HTTP_BAD_REQUEST,
-				    "seconds: a whole number from 1 to 600\n");
+		return respond_text(
+		    conn, MHD_HTTP_BAD_REQUEST,
+		    "seconds: a whole number from 1 to " STR(SERVER_MAX_SECONDS) " (the cap)\n");
 	r = calloc(1, sizeof(*r));
 	if (!r || init_cond(&r->cond)) {
 		free(r);
@@ -165,7 +414,14 @@ static enum MHD_Result serve_profile(struct server *s, struct MHD_Connection *co
 	r->seconds = seconds;
 	r->refs = 2;
 	pthread_mutex_lock(&s->lock);
-	if (s->stopping || s->windows_open >= SERVER_MAX_WINDOWS) {
+	if (s->stopping)
+		why = "offcpu is stopping\n";
+	else if (s->windows_open >= SERVER_MAX_WINDOWS)
+		why = "too many profiles being recorded at once\n";
+	else if (c && windows_of_client(s, c) >= SERVER_MAX_WINDOWS_PER_CLIENT)
+		why = "too many profiles being recorded for this client at once: at most " STR(
+		    SERVER_MAX_WINDOWS_PER_CLIENT) "\n";
+	if (why) {
 		bool stopping = s->stopping;
 
 		pthread_mutex_unlock(&s->lock);
@@ -173,9 +429,10 @@ static enum MHD_Result serve_profile(struct server *s, struct MHD_Connection *co
 		free(r);
 		return respond_text(
 		    conn, stopping ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_TOO_MANY_REQUESTS,
-		    stopping ? "offcpu is stopping\n"
-			     : "too many profiles being recorded at once\n");
+		    why);
 	}
+	if (c)
+		c->window = true;
 	s->windows_open++;
 	*s->pending_tail = r;
 	s->pending_tail = &r->next;
@@ -195,6 +452,8 @@ static enum MHD_Result serve_profile(struct server *s, struct MHD_Connection *co
 	}
 	if (!r->done)
 		r->cancelled = true;
+	if (c)
+		c->window = false;
 	pthread_mutex_unlock(&s->lock);
 	if (gone) {
 		request_put(s, r);
@@ -258,15 +517,9 @@ static enum MHD_Result serve_health(struct server *s, struct MHD_Connection *con
 		  : respond_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "not tracing\n");
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-				  const char *method, const char *version, const char *upload_data,
-				  size_t *upload_data_size, void **con_cls)
+static enum MHD_Result answer(struct server *s, struct MHD_Connection *conn, const char *url,
+			      const char *method, size_t *upload_data_size)
 {
-	struct server *s = cls;
-
-	(void)version;
-	(void)upload_data;
-	(void)con_cls;
 	/* A body is not read: no path takes one. */
 	if (*upload_data_size)
 		return respond_text(conn, MHD_HTTP_CONTENT_TOO_LARGE, "no body expected\n");
@@ -282,11 +535,38 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			    "not found: /metrics, /debug/pprof/offcpu?seconds=N, /healthz\n");
 }
 
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
+{
+	struct server *s = cls;
+	struct client *c = client_of(conn);
+	enum MHD_Result ret;
+
+	(void)version;
+	(void)upload_data;
+	(void)con_cls;
+	if (c) {
+		pthread_mutex_lock(&s->lock);
+		c->due_ns = 0;
+		pthread_mutex_unlock(&s->lock);
+	}
+	ret = answer(s, conn, url, method, upload_data_size);
+	/* The answer is queued: it must be out by SEND_DEADLINE_MS (on_completed ends it). */
+	if (c) {
+		pthread_mutex_lock(&s->lock);
+		c->due_ns = clock__monotonic_ns() + SEND_DEADLINE_MS * 1000000ULL;
+		c->idle = false;
+		pthread_mutex_unlock(&s->lock);
+	}
+	return ret;
+}
+
 int server__start(int listen_fd, bool verbose, struct server **out)
 {
 	struct server *s = calloc(1, sizeof(*s));
 	sigset_t stop, saved;
-	int err;
+	int err, owner_err;
 
 	if (!s) {
 		close(listen_fd);
@@ -294,12 +574,22 @@ int server__start(int listen_fd, bool verbose, struct server **out)
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	err = init_cond(&s->metrics_cond);
+	if (!err) {
+		err = init_cond(&s->watchdog_cond);
+		if (err)
+			pthread_cond_destroy(&s->metrics_cond);
+	}
 	if (err) {
 		close(listen_fd);
 		free(s);
 		return err;
 	}
 	s->pending_tail = &s->pending_head;
+	owner_err = peer_owner__new(&s->owner);
+	if (owner_err)
+		log__warn(
+		    "cannot look up the users of local clients (%s): each address is a client",
+		    strerror(-owner_err));
 	/* SIGINT and SIGTERM are the main thread's: it stops tracing. Threads inherit the mask. */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
@@ -310,12 +600,22 @@ int server__start(int listen_fd, bool verbose, struct server **out)
 		(verbose ? MHD_USE_ERROR_LOG : 0),
 	    0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, listen_fd,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)SERVER_MAX_CONNECTIONS,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_TIMEOUT_S, MHD_OPTION_END);
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_TIMEOUT_S,
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_URI_LOG_CALLBACK,
+	    on_request_line, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+	if (s->daemon) {
+		err = -pthread_create(&s->watchdog, NULL, watch_deadlines, s);
+		s->watchdog_started = !err;
+	}
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (!s->daemon) {
 		close(listen_fd);
 		server__stop(s);
 		return -EIO;
+	}
+	if (err) {
+		server__stop(s);
+		return err;
 	}
 	*out = s;
 	return 0;
@@ -352,7 +652,10 @@ void server__stop(struct server *s)
 	pthread_mutex_lock(&s->lock);
 	s->stopping = true;
 	pthread_cond_broadcast(&s->metrics_cond);
+	pthread_cond_broadcast(&s->watchdog_cond);
 	pthread_mutex_unlock(&s->lock);
+	if (s->watchdog_started)
+		pthread_join(s->watchdog, NULL);
 	/* Requests never taken by the main thread: the handlers answer 503 and let go. */
 	while ((r = server__next_request(s))) {
 		pthread_mutex_lock(&s->lock);
@@ -363,7 +666,9 @@ void server__stop(struct server *s)
 	if (s->daemon)
 		let_answers_go_out(s);
 	pthread_cond_destroy(&s->metrics_cond);
+	pthread_cond_destroy(&s->watchdog_cond);
 	pthread_mutex_destroy(&s->lock);
+	peer_owner__free(s->owner);
 	free(s->metrics);
 	free(s);
 }
@@ -463,4 +768,12 @@ uint32_t server__windows_open(struct server *s)
 	n = s->windows_open;
 	pthread_mutex_unlock(&s->lock);
 	return n;
+}
+
+void server__connection_drops(struct server *s, uint64_t *refused, uint64_t *cut)
+{
+	pthread_mutex_lock(&s->lock);
+	*refused = s->connections_refused;
+	*cut = s->connections_cut;
+	pthread_mutex_unlock(&s->lock);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #20: offcpu serve's HTTP side, on libmicrohttpd: a thread per
+ * offcpu serve's HTTP side, on libmicrohttpd: a thread per
  * connection (at most SERVER_MAX_CONNECTIONS), none of which ever touches
  * the profile. A request for a profile is queued for the main thread, which
  * records its window and hands back the finished bytes; /metrics asks the
@@ -15,13 +15,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Threads: one per connection, slow and stuck clients included. */
-#define SERVER_MAX_CONNECTIONS 64
-/* Profile windows recorded at once; more get 429. */
+/*
+ * Threads: one per connection, slow and stuck clients included. A client
+ * is a user for a peer on this host (whatever its source addresses: any of
+ * 127/8 can be bound, and ::1 besides), an address for a remote one; one
+ * client holds at most a sixteenth of the connections, so others still get
+ * in. A connection past a client's cap is answered 429 and closed at once.
+ */
+#define SERVER_MAX_CONNECTIONS 256
+#define SERVER_MAX_CONNECTIONS_PER_CLIENT 16
+/* Profile windows recorded at once, and for one client; more get 429. */
 #define SERVER_MAX_WINDOWS 8
-/* /debug/pprof/offcpu?seconds=N: 1..600, as Go's net/http/pprof's default 30. */
+#define SERVER_MAX_WINDOWS_PER_CLIENT 4
+/*
+ * /debug/pprof/offcpu?seconds=N: 1..300, default 30 as Go's net/http/pprof.
+ * Parca and Pyroscope ask for their scrape interval, 10-60 s; 600 s windows
+ * held every slot for ten minutes.
+ */
 #define SERVER_DEFAULT_SECONDS 30
-#define SERVER_MAX_SECONDS 600
+#define SERVER_MAX_SECONDS 300
 
 struct server;
 struct profile_request;
@@ -52,5 +64,10 @@ uint64_t server__metrics_ticket(struct server *s);
 void server__set_metrics(struct server *s, char *text, size_t size, uint64_t answers);
 /* Profile requests being recorded or waiting to be. */
 uint32_t server__windows_open(struct server *s);
+/*
+ * Connections refused at the accept, past their client's cap, and cut
+ * past a deadline: headers not in, or an answer not out, in time.
+ */
+void server__connection_drops(struct server *s, uint64_t *refused, uint64_t *cut);
 
 #endif

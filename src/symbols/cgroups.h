@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #20: cgroup v2 ids, as the BPF side reads them (the kernfs node id
+ * Cgroup v2 ids, as the BPF side reads them (the kernfs node id
  * of the cgroup, which is its directory's inode number on 64-bit kernels),
  * named by their path below the cgroup v2 mount, "/system.slice/cron.service",
  * as /proc/PID/cgroup writes them. The tree is walked once and again on a
@@ -28,7 +28,7 @@ void cgroups__free(struct cgroups *c);
  */
 const char *cgroups__name(struct cgroups *c, uint64_t id, uint64_t now_ns);
 /*
- * Issue #20 item 7 (lib/strpool.h): marks the paths of the cgroups known
+ * For lib/strpool.h's sweep: marks the paths of the cgroups known
  * (an unknown one's name is the caller's to hold); NULL is fine.
  */
 void cgroups__mark_strings(const struct cgroups *c, struct strpool *strings);

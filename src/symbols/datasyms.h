@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #19: a program's own variables by name (its .dynsym and .symtab,
+ * A program's own variables by name (its .dynsym and .symtab,
  * objects included, which elfsyms.c leaves out), the version string in its
  * read-only data, and where a mapped file offset lands in its addresses:
  * what a rule pack's read lines need to find a value in a process.

@@ -56,7 +56,8 @@ static bool crc_matches(int fd, uint64_t size, struct read_budget *budget, uint3
 
 /*
  * A candidate debug file, kept only if it is a regular file of sane size
- * owned by root or by f's owner, and the one: the same build ID, or for a
+ * owned by root or by f's owner (one a process names was opened only if
+ * the process may read it), and the one: the same build ID, or for a
  * file without one, the CRC32 its .gnu_debuglink gives. Else closed.
  */
 static int verified(int fd, struct elf_file *f, const unsigned char *id, size_t id_len,

@@ -10,8 +10,10 @@
  * The debug link is the traced process's to choose, and so is what lies
  * beside its file: a candidate is opened without following a symlink or
  * blocking on a FIFO, and read only if it is a regular file no larger
- * than the limit, owned by root or by the file's owner; reading it for
- * its CRC32 is paid from the file's read budget.
+ * than the limit, owned by root or by the file's owner, and one found by
+ * its link inside the process's root only if the process may read it
+ * itself (proc_root.h); reading it for its CRC32 is paid from the file's
+ * read budget.
  */
 #ifndef OFFCPU_DEBUGFILE_H
 #define OFFCPU_DEBUGFILE_H

@@ -10,7 +10,7 @@
 
 /*
  * What libelf allocates per section header, its own struct and a copy of
- * the header: 5,000,000 sections cost 1.66 GB (issue #12).
+ * the header: 5,000,000 sections cost 1.66 GB.
  */
 #define SECTION_COST 384
 

@@ -9,7 +9,7 @@
 #include "symbols/limits.h"
 
 /*
- * #12 follow-up: 1 GiB for every file of every process at once, twice one
+ * 1 GiB for every file of every process at once, twice one
  * process's share (so the largest process alone never leaves the others
  * unnamed) and twenty times what every file on a busy host held (offcpu
  * serve system wide beside three sessions' builds and tests: 45 files,

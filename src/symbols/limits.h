@@ -22,7 +22,7 @@ struct symbol_limits {
 	uint64_t max_file_spend_bytes;	  /* read and kept for one file and its debug file */
 	uint64_t max_process_spend_bytes; /* the same, for every file one process brought */
 	/*
-	 * #12 follow-up: the same, held at once by every file (and perf map)
+	 * The same, held at once by every file (and perf map)
 	 * of every process: a fork bomb gets this, not one process's share
 	 * per process.
 	 */

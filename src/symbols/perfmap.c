@@ -177,51 +177,25 @@ int perfmap__parse(FILE *file, struct perfmap *map, struct read_budget *budget)
 	return merge_new(map, nr_old) ?: err;
 }
 
-/* The process's real UID and its PID in its own namespace, from /proc/PID/status. */
-static int read_status(int pid, uid_t *uid, long *ns_pid)
-{
-	char path[64], *line = NULL;
-	size_t size = 0;
-	FILE *f;
-	int found = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	*ns_pid = pid;
-	while (getline(&line, &size, f) > 0) {
-		if (!strncmp(line, "Uid:", 4)) {
-			*uid = (uid_t)strtoul(line + 4, NULL, 10);
-			found = 1;
-		} else if (!strncmp(line, "NSpid:", 6)) {
-			/* The last one is its PID in its innermost namespace. */
-			char *last = strrchr(line, '\t') ?: line + 6;
-
-			*ns_pid = strtol(last, NULL, 10);
-		}
-	}
-	free(line);
-	fclose(f);
-	return found ? 0 : -EINVAL;
-}
-
+/*
+ * The map its JIT wrote: owned by the process's real UID (or root), so no
+ * other user plants one for it in /tmp, and one the process itself may read.
+ */
 int perfmap__open(int pid, FILE **out)
 {
+	struct proc_creds creds;
 	char path[96];
 	struct stat st;
-	long ns_pid = pid;
-	uid_t uid = (uid_t)-1;
-	int fd, err = read_status(pid, &uid, &ns_pid);
+	int fd, err = proc_creds__read((uint32_t)pid, &creds);
 
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "/tmp/perf-%ld.map", ns_pid);
+	snprintf(path, sizeof(path), "/tmp/perf-%ld.map", creds.ns_pid >= 0 ? creds.ns_pid : pid);
 	/* O_NONBLOCK: a planted FIFO must not hang us before the type check. */
-	fd = proc_root__open((uint32_t)pid, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+	fd = proc_root__open_as((uint32_t)pid, &creds, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return fd == -ELOOP ? -EPERM : fd;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_uid != uid && st.st_uid != 0) ||
+		return fd == -ELOOP || fd == -EACCES ? -EPERM : fd;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_uid != creds.uid && st.st_uid != 0) ||
 	    st.st_size > PERFMAP_MAX_BYTES) {
 		close(fd);
 		return -EPERM;

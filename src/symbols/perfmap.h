@@ -39,7 +39,8 @@ int perfmap__parse(FILE *file, struct perfmap *map, struct read_budget *budget);
 /*
  * Opens the map of pid inside its own mount namespace and with its
  * namespace PID, without following symlinks, only if it is a regular file
- * owned by the process's user or root and at most PERFMAP_MAX_BYTES.
+ * owned by the process's user or root, one the process may read itself
+ * (proc_creds__may_read), and at most PERFMAP_MAX_BYTES.
  * -ENOENT when there is none, -EPERM when it fails a check.
  */
 int perfmap__open(int pid, FILE **out);

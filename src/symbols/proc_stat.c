@@ -74,3 +74,11 @@ bool proc_stat__exited(const struct proc_stat *st)
 {
 	return (st->state == 'Z' || st->state == 'X') && st->threads <= 1;
 }
+
+bool proc_stat__pid_exited(uint32_t pid)
+{
+	struct proc_stat st;
+	int err = proc_stat__read(pid, &st);
+
+	return err == -ENOENT || (!err && proc_stat__exited(&st));
+}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #20: who a process is and whether it still runs, from one read of
+ * Who a process is and whether it still runs, from one read of
  * /proc/PID/stat: its state, its threads and its start time.
  */
 #ifndef OFFCPU_PROC_STAT_H
@@ -26,5 +26,11 @@ int proc_stat__read(uint32_t pid, struct proc_stat *out);
  * too (seen: 'Z' with 2 threads), while the process runs on.
  */
 bool proc_stat__exited(const struct proc_stat *st);
+/*
+ * Whether pid can no longer open a file through /proc/PID: reaped, or
+ * exited and not yet reaped (a zombie keeps /proc/PID, not its map_files
+ * or root). A file it failed to open then says nothing of the file.
+ */
+bool proc_stat__pid_exited(uint32_t pid);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols/proc_root.h"
 #include "symbols/procmaps.h"
@@ -113,8 +114,19 @@ int procmaps__open_file(uint32_t pid, const struct proc_map *map, bool by_name)
 		 map->end);
 	/* O_NONBLOCK, as by name: that file may have been swapped for a FIFO since. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd >= 0)
+	if (fd >= 0) {
+		/*
+		 * The very file mapped, yet not always one the process may read:
+		 * the kernel maps an executable it may only run (mode 0711).
+		 */
+		int err = proc_creds__check_fd(pid, fd);
+
+		if (err) {
+			close(fd);
+			return err;
+		}
 		return fd;
+	}
 	if (!by_name || map->path[0] != '/')
 		return -errno;
 	return proc_root__open(pid, map->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);

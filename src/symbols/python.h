@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #21: CPython processes and their frames. Finds CPython in a
+ * CPython processes and their frames. Finds CPython in a
  * process (its executable or a libpython exporting _PyRuntime, whatever
  * the command is called), gives the layout its BPF walk needs, and names
  * the frames that walk sends: each code object read from /proc/PID/mem
@@ -55,7 +55,7 @@ size_t python__name(struct python *py, const struct offcpu_python_record *r, str
 		    size_t max, uint64_t *unnamed);
 
 /*
- * Issue #20 item 7 (lib/strpool.h): marks the interned strings it keeps,
+ * For lib/strpool.h's sweep: marks the interned strings it keeps,
  * its frames' kind (the names it gives are the frames' to hold).
  */
 void python__mark_strings(const struct python *py, struct strpool *strings);

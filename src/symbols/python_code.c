@@ -31,7 +31,7 @@ static int32_t i32_at(const uint8_t *buf, uint16_t off)
  * and at most 3.12's immortal UINT_MAX; pymalloc's free writes the pool's
  * next free block (a pointer, or NULL) over it, and leaves the rest of a
  * freed code object as it was: its type and the pointers to its name, file
- * and line table, which may be freed and reused too (issue #21's churn
+ * and line table, which may be freed and reused too (a process's churn
  * test named gen_10 at line 0: its line table was someone else's bytes).
  */
 #define OB_REFCNT 0

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #21: a CPython code object read from its process's memory: its
+ * A CPython code object read from its process's memory: its
  * qualified name, file, first line and line table, and the fields that
  * tell whether the object at that address is still the one read. Memory
  * is read through struct python_memory, so tests feed images they build.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #21: is this ELF file CPython (the interpreter with the runtime
+ * Is this ELF file CPython (the interpreter with the runtime
  * linked in, or libpython)? Its _PyRuntime, Py_Version and PyCode_Type,
  * which every CPython exports, and its load segments.
  */

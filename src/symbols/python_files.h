@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #21: what python_elf__read found in each file, by device, inode,
+ * What python_elf__read found in each file, by device, inode,
  * size and modification time: system wide, every process is looked at
  * when it execs and at its first wait, and nearly all run one of a few
  * executables. python__detect of a process running bash, measured: 90 us

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #21: where CPython keeps what offcpu reads, version by version:
+ * Where CPython keeps what offcpu reads, version by version:
  * the frame chain (struct offcpu_python_layout, for the BPF walk) and the
  * code objects, strings and line tables (struct python_code_layout, read
  * in user space). 3.9 to 3.12 from each version's headers; 3.13 and later

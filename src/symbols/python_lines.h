@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #21: the source line of an instruction from a code object's line
+ * The source line of an instruction from a code object's line
  * table, in each format CPython has used since 3.9 (python_layout.h).
  */
 #ifndef OFFCPU_PYTHON_LINES_H

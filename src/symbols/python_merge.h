@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #21: hybrid stacks. A native stack says _PyEval_EvalFrameDefault
+ * Hybrid stacks. A native stack says _PyEval_EvalFrameDefault
  * where CPython runs Python code; each such frame is replaced by the Python
  * frames that C call was running, in order.
  */

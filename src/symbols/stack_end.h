@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Where a symbolized user stack really ends (issue #17 item 6): a
+ * Where a symbolized user stack really ends: a
  * frame-pointer walk does not know where a thread's own frames stop. Go's
  * stack switches (runtime.mcall, runtime.systemstack) chain on into a
  * goroutine's frames, its roots (runtime.mstart, runtime.goexit,

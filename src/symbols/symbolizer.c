@@ -19,6 +19,7 @@
 #include "symbols/limits.h"
 #include "symbols/perfmap.h"
 #include "symbols/proc_root.h"
+#include "symbols/proc_stat.h"
 #include "symbols/procmaps.h"
 #include "symbols/symbolizer.h"
 
@@ -37,7 +38,7 @@ struct dso {
 	struct elfsyms *syms;	 /* NULL: no symbols could be read */
 	const char *build_id;	 /* interned; NULL: none */
 	struct debuginfo *debug; /* NULL: no DWARF */
-	/* Issue #20 item 7: freed once no process maps it (symbolizer__free_unmapped). */
+	/* Freed once no process maps it (symbolizer__free_unmapped). */
 	unsigned long mappings; /* processes' mappings of it */
 	uint64_t bytes;		/* what reading it cost (limits.h), for symbolizer__stats */
 	struct line_list lines; /* the code lines noted from it */
@@ -95,7 +96,7 @@ struct process {
 	struct rereads maps_rereads;
 	struct rereads perfmap_rereads;
 	uint64_t spent_bytes; /* reading the files it brought (limits.h) */
-	/* #12 follow-up: see max_total_spend_bytes and retry_unpaid(). */
+	/* See max_total_spend_bytes and retry_unpaid(). */
 	uint64_t perfmap_bytes; /* what its perf map holds */
 	bool unpaid_for_total;	/* a file of it was skipped for want of the total's room */
 	uint64_t unpaid_room;	/* the room left then */
@@ -123,7 +124,7 @@ struct code_line {
 	uint64_t vaddr;		 /* of the call, for a return address */
 	bool resolved;
 	struct source_location where;
-	/* Issue #20 item 7: in its dso's list, or, once the dso is freed, in dead_lines. */
+	/* In its dso's list, or, once the dso is freed, in dead_lines. */
 	struct dso *dso; /* NULL: its dso was freed, the line resolved */
 	uint64_t dead_ns;
 	struct code_line *prev;
@@ -146,11 +147,11 @@ struct symbolizer {
 	const char *kernel_module;
 	struct young young[YOUNG_MAX];
 	size_t nr_young;
-	/* Issue #20 item 7 (offcpu serve): see symbolizer__free_unmapped. */
+	/* offcpu serve: see symbolizer__free_unmapped. */
 	bool free_unmapped;
 	uint64_t lines_needed_since_ns; /* UINT64_MAX: no frame named so far needs its line */
 	struct line_list dead_lines;	/* of freed files, by dead_ns */
-	/* #12 follow-up: what every file and perf map holds, for max_total_spend_bytes. */
+	/* What every file and perf map holds, for max_total_spend_bytes. */
 	uint64_t file_bytes;
 	uint64_t perfmap_bytes;
 	bool total_warned; /* the one warning that it is full */
@@ -489,7 +490,7 @@ static uint64_t total_left(const struct symbolizer *s)
 }
 
 /*
- * #12 follow-up: a file (or perf map) not read because what every file
+ * A file (or perf map) not read because what every file
  * holds leaves too little room. Said once in a warning, not once per file
  * (a fork bomb of distinct files would bring thousands); -v names the
  * others.
@@ -556,7 +557,7 @@ static struct dso *file_dso(struct symbolizer *s, struct process *p, const struc
 	 * mapping it must still get named ("no symbols for libc.so.6 (pid N):
 	 * No such file or directory" left libc unnamed for the run).
 	 */
-	if (read_dso(s, dso, p->pid, map, &budget) && proc_root__gone(p->pid)) {
+	if (read_dso(s, dso, p->pid, map, &budget) && proc_stat__pid_exited(p->pid)) {
 		dso_free(dso);
 		return &s->unpaid;
 	}
@@ -936,7 +937,7 @@ static bool may_reread(const struct symbolizer *s, struct rereads *r, uint64_t n
 }
 
 /*
- * #12 follow-up: the files of a process skipped while all files held what
+ * The files of a process skipped while all files held what
  * they may are read once there is more room (in offcpu serve, a file no
  * process maps any more gives its bytes back): tried again when a frame
  * falls in one of them, if more room is left than at the last try, as

@@ -90,18 +90,18 @@ void symbolizer__fork(struct symbolizer *s, uint32_t parent_pid, uint32_t child_
 /* The process is gone: its mappings are no longer needed. */
 void symbolizer__exit(struct symbolizer *s, uint32_t pid);
 uint64_t symbolizer__processes_gone(const struct symbolizer *s);
-/* Issue #20 item 7: fn(ctx, pid) for each process held, to find those gone unseen. */
+/* Fn(ctx, pid) for each process held, to find those gone unseen. */
 void symbolizer__for_each_process(const struct symbolizer *s, void (*fn)(void *ctx, uint32_t pid),
 				  void *ctx);
 /*
- * Issue #17 item 6: whether pid's executable mappings are known (read, and
+ * Whether pid's executable mappings are known (read, and
  * the process was not gone), so a user address in none of them is in no
  * executable mapping at all.
  */
 bool symbolizer__maps_known(struct symbolizer *s, uint32_t pid);
 
 /*
- * Issue #20 item 7, for offcpu serve: from now on a mapped file's symbols
+ * For offcpu serve: from now on a mapped file's symbols
  * and DWARF are freed as soon as no process maps it (offcpu record keeps
  * them to the end, where it looks up its lines). If a window is open then
  * (symbolizer__lines_needed_since), the file's code lines are looked up
@@ -115,19 +115,19 @@ void symbolizer__free_unmapped(struct symbolizer *s);
 void symbolizer__lines_needed_since(struct symbolizer *s, uint64_t since_ns);
 
 /*
- * Issue #20 item 7 (lib/strpool.h): marks the interned strings the
+ * For lib/strpool.h's sweep: marks the interned strings the
  * symbolizer holds (the kernel's module name, each file's build ID, each
  * process's perf map name, the code lines' keys and their sources) and
  * the lines' inline frames in the inline pool it was given.
  */
 void symbolizer__mark_strings(const struct symbolizer *s, struct strpool *strings);
 
-/* Issue #20 item 7: what the symbolizer holds, for measuring memory over time. */
+/* What the symbolizer holds, for measuring memory over time. */
 struct symbolizer_stats {
 	unsigned long processes;
 	unsigned long files; /* mapped files' symbols and DWARF (struct dso) */
 	uint64_t file_bytes; /* what reading them cost (limits.h's budget) */
-	uint64_t perfmap_bytes; /* #12 follow-up: what the perf maps of live processes hold */
+	uint64_t perfmap_bytes; /* What the perf maps of live processes hold */
 	unsigned long lines; /* code whose source line is noted or looked up */
 	unsigned long dead_lines; /* of them, those of freed files kept for open windows */
 };

@@ -75,6 +75,7 @@ struct unwind_result {
 	size_t nr; /* pcs[0] is the leaf's instruction pointer, then return addresses */
 	enum unwind_stop stop;
 	size_t fp_frames; /* callers found by frame pointer, where no CFI covered the code */
+	bool cfi_rejected; /* stopped at CFI outside the bounds libdw is run within (cfi_check.h) */
 };
 
 struct unwinder_opts {
@@ -89,6 +90,7 @@ struct unwinder_stats {
 	uint64_t modules_cached;
 	uint64_t bytes_cached;
 	uint64_t rule_hits, rule_misses;
+	uint64_t cfi_rejected; /* lookups in a file whose CFI failed cfi_check */
 };
 
 struct unwinder;

@@ -16,6 +16,7 @@
 #include "lib/u32_key.h"
 #include "offcpu.h"
 #include "symbols/cgroups.h"
+#include "symbols/proc_root.h"
 #include "symbols/proctitle.h"
 #include "symbols/python.h"
 #include "symbols/python_merge.h"
@@ -37,7 +38,7 @@
 /* A stack as the kernel gave it, with what it symbolized to. */
 struct cached_stack {
 	const struct stack *stack;
-	const char *parked; /* issue #17 item 6: a Go goroutine's park class, or NULL */
+	const char *parked; /* A Go goroutine's park class, or NULL */
 	uint32_t nr;
 	uint64_t ips[];
 };
@@ -53,17 +54,26 @@ struct process_info {
 	struct hash_table *stacks; /* raw -> cached_stack */
 	const char *title;	   /* interned; NULL: none, or the same as comm */
 	struct proctitle_age title_age;
-	/* Issue #21: times CPython was looked for in this image (look_for_python()). */
+	/* Times CPython was looked for in this image (look_for_python()). */
 	uint8_t python_tries;
-	/* Issue #21 item 1: when the first look was (a wait's end), for the late one. */
+	/* When the first look was (a wait's end), for the late one. */
 	uint64_t python_looked_ns;
-	/* Issue #21 follow-up: when the maps last looked at were read (symbolizer__maps_since). */
+	/* When the maps last looked at were read (symbolizer__maps_since). */
 	uint64_t python_maps_ns;
 };
 
-/* Issue #21: a thread's Python frames, named, waiting for their wait's record. */
-struct python_pending {
+/*
+ * What is held for one thread until its next record: the first member of
+ * each such entry, so that a look frees those of threads gone (reap_threads).
+ */
+struct thread_leftover {
 	uint32_t tid;
+	bool looked; /* held at the last look already */
+};
+
+/* A thread's Python frames, named, waiting for their wait's record. */
+struct python_pending {
+	struct thread_leftover left;
 	uint64_t end_ts_ns;
 	uint64_t c_call_ends;
 	size_t nr;
@@ -72,26 +82,35 @@ struct python_pending {
 
 /* Waits of one thread that take the user stack of its next record. */
 struct chain {
-	uint32_t tid;
+	struct thread_leftover left;
 	struct wait *waits;
 	size_t nr;
 };
 
-/* --wakers: the waker's stacks of a thread's next wait (OFFCPU_RECORD_WAKER). */
+/*
+ * --wakers: the waker's stacks of a wait of a thread still to come
+ * (OFFCPU_RECORD_WAKER), newest first. In dwarf mode a waker's record is
+ * sent at the wakeup, so a thread that blocks again before its wait's
+ * record is sent (from rseq_update) has the next wait's too.
+ */
 struct waker_stacks {
-	uint32_t tid;
-	uint64_t end_ts_ns;
+	struct thread_leftover left;
+	uint64_t start_ts_ns;
 	const struct stack *kernel_stack;
 	const struct stack *user_stack;
+	struct waker_stacks *older;
 };
+
+/* A thread's waker records held at most, the oldest dropped beyond (unmatched). */
+#define WAKER_STACKS_HELD 4
 
 /* Classifying runs every rule over every frame: once per stacks and state. */
 struct cached_class {
 	const struct stack *kernel_stack;
 	const struct stack *user_stack;
 	unsigned int state;
-	const struct labels *labels; /* issue #19 */
-	const char *parked; /* issue #17 item 6: a static string: compared by address */
+	const struct labels *labels;
+	const char *parked; /* A static string: compared by address */
 	const char *wait_class;
 };
 
@@ -102,20 +121,20 @@ struct collector {
 	struct hash_table *processes;	  /* pid -> process_info */
 	struct hash_table *chains;	  /* tid -> chain */
 	struct hash_table *classes;	  /* (stacks, state) -> cached_class */
-	struct hash_table *waker_stacks;  /* issue 15: wakee tid -> waker_stacks */
+	struct hash_table *waker_stacks;  /* Wakee tid -> waker_stacks */
 	struct cached_stack *key;	  /* lookup key, room for the deepest stack */
 	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
 	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
 	const struct rule_set *rules;
-	struct label_reader *label_reader; /* issue #19; NULL: no labels */
+	struct label_reader *label_reader; /* NULL: no labels */
 	uint32_t state_mask;
 	bool malformed_reported;
-	uint64_t short_min_ns; /* issue #14: collector__set_weights */
+	uint64_t short_min_ns; /* collector__set_weights */
 	uint32_t sample_rate;
-	struct thread_accounts *threads; /* issue #14: collector__account_threads */
-	const char *parked; /* issue #17 item 6: of the user stack symbolize() gave last */
+	struct thread_accounts *threads; /* collector__account_threads */
+	const char *parked; /* Of the user stack symbolize() gave last */
 	/*
-	 * Issue #17 item 6: the user stack being symbolized is a frame-pointer
+	 * The user stack being symbolized is a frame-pointer
 	 * walk, which may take any word for a return address (a CFI unwind
 	 * stops where no CFI is): its frames in no executable mapping are cut.
 	 * Only there, since a mapping the symbolizer has not seen yet (a
@@ -123,15 +142,15 @@ struct collector {
 	 */
 	bool fp_walk;
 	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
-	struct cgroups *cgroups; /* issue #20: made at the first wait */
-	/* Issue #21: CPython processes, and the frames their waits bring. */
+	struct cgroups *cgroups; /* Made at the first wait */
+	/* CPython processes, and the frames their waits bring. */
 	struct python *python;
 	struct symbol_limits python_limits;
 	struct hash_table *python_pending; /* tid -> python_pending */
 	collector_python_fn python_sink;
 	void *python_sink_ctx;
 	struct frame merged[OFFCPU_MAX_STACK_DEPTH + OFFCPU_PY_MAX_FRAMES];
-	/* Issue #20 item 7: processes whose exit record was lost, freed (collector__reap). */
+	/* Processes whose exit record was lost, freed (collector__reap). */
 	struct reaper *reaper;
 	bool drop_exits; /* OFFCPU_TEST_DROP_EXIT=1: exit records are ignored */
 	bool log_reaps;	 /* OFFCPU_TEST_MEMSTATS: each look is logged */
@@ -246,6 +265,28 @@ static void chain_free(void *value)
 	free(chain);
 }
 
+static void waker_stacks_free(void *value)
+{
+	struct waker_stacks *ws = value, *older;
+
+	for (; ws; ws = older) {
+		older = ws->older;
+		free(ws);
+	}
+}
+
+/* ws and the older ones after it, freed: their wait never came. */
+static void drop_waker_stacks(struct collector *c, struct waker_stacks *ws)
+{
+	struct waker_stacks *older;
+
+	for (; ws; ws = older) {
+		older = ws->older;
+		c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED]++;
+		free(ws);
+	}
+}
+
 void collector__free(struct collector *c)
 {
 	if (!c)
@@ -254,7 +295,7 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->classes, free);
 	hash_table__free_values(c->processes, process_info_free);
 	hash_table__free_values(c->chains, chain_free);
-	hash_table__free_values(c->waker_stacks, free);
+	hash_table__free_values(c->waker_stacks, waker_stacks_free);
 	hash_table__free_values(c->python_pending, free);
 	python__free(c->python);
 	free(c->key);
@@ -292,7 +333,7 @@ static struct process_info *process_of(struct collector *c, uint32_t pid)
 		process_info_free(p);
 		return NULL;
 	}
-	/* Issue #20 item 7: who it is, so that a reused PID tells (reaper.h). */
+	/* Who it is, so that a reused PID tells (reaper.h). */
 	reaper__hold(c->reaper, pid);
 	return p;
 }
@@ -314,7 +355,7 @@ static const char *title_of(struct collector *c, struct process_info *p, const c
 }
 
 /*
- * Issue #17 item 6: a user stack, however unwound, ends where the thread's
+ * A user stack, however unwound, ends where the thread's
  * own frames do (symbols/stack_end.h); a Go M that parked a goroutine keeps,
  * not its frames, but why it parked.
  */
@@ -379,7 +420,7 @@ static const struct stack *symbolize(struct collector *c, uint32_t pid, const __
 	}
 	cached->stack = profile__intern_stack(c->profile, first, kept);
 	/*
-	 * #12 follow-up: a frame in a file skipped for want of room, which
+	 * A frame in a file skipped for want of room, which
 	 * offcpu serve reads once files are freed: not cached, so the next
 	 * wait with this stack is named again (and its misses counted again).
 	 */
@@ -458,9 +499,8 @@ static uint32_t user_frames_kept(struct collector *c, const struct offcpu_wait_r
  * The struct offcpu_user_copy at byte off of the record, as the unwinder
  * takes it; NULL if the record is too short for it.
  */
-static const struct offcpu_user_copy *copy_at(const struct offcpu_wait_record *r, size_t size,
-					      size_t off, struct unwind_regs *regs,
-					      struct unwind_stack *stack)
+static const struct offcpu_user_copy *copy_at(const void *r, size_t size, size_t off,
+					      struct unwind_regs *regs, struct unwind_stack *stack)
 {
 	const struct offcpu_user_copy *copy;
 	unsigned int i;
@@ -479,31 +519,40 @@ static const struct offcpu_user_copy *copy_at(const struct offcpu_wait_record *r
 	return copy;
 }
 
-static int unwind_copy(struct collector *c, const struct offcpu_wait_record *r, size_t size,
-		       uint32_t kernel_frames, bool *cut_short)
+/* A record's --stack-depth as the frames a stack holds at most. */
+static size_t depth_max(uint8_t stack_depth)
 {
-	size_t off = OFFCPU_WAIT_HEADER_SIZE + kernel_frames * sizeof(__u64);
+	return stack_depth && stack_depth <= OFFCPU_MAX_STACK_DEPTH ? stack_depth
+								    : OFFCPU_MAX_STACK_DEPTH;
+}
+
+/*
+ * The copy at byte off of a record of size bytes (a wait's or a waker's),
+ * of process pid as seen at seen_ns, unwound into c->unwound, at most max
+ * frames.
+ */
+static int unwind_copy(struct collector *c, const void *r, size_t size, size_t off, uint32_t pid,
+		       uint64_t seen_ns, size_t max, bool *cut_short)
+{
 	const struct offcpu_user_copy *copy;
 	const struct proc_maps *maps;
 	struct unwind_result res;
 	struct unwind_regs regs;
 	struct unwind_stack stack;
-	size_t max = r->stack_depth && r->stack_depth <= OFFCPU_MAX_STACK_DEPTH
-			 ? r->stack_depth
-			 : OFFCPU_MAX_STACK_DEPTH;
 
 	copy = copy_at(r, size, off, &regs, &stack);
 	if (!copy)
 		return -EINVAL;
 	if (!copy->size)
 		return 0;
-	maps = symbolizer__maps(c->symbolizer, r->pid, copy->regs[UNWIND_REG_RIP], r->end_ts_ns);
+	maps = symbolizer__maps(c->symbolizer, pid, copy->regs[UNWIND_REG_RIP], seen_ns);
 	if (!maps ||
-	    unwinder__unwind(c->unwinder, r->pid, maps, &regs, &stack, c->unwound, max, &res)) {
+	    unwinder__unwind(c->unwinder, pid, maps, &regs, &stack, c->unwound, max, &res)) {
 		*cut_short = true;
 		return 0;
 	}
 	*cut_short = res.stop != UNWIND_STOP_ROOT;
+	c->profile->counters[OFFCPU_CNT_CFI_REJECTED] += res.cfi_rejected;
 	return (int)res.nr;
 }
 
@@ -522,9 +571,7 @@ static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, siz
 		    const __u64 *ips, uint32_t nr)
 {
 	size_t off = OFFCPU_WAIT_HEADER_SIZE + (r->kernel_frames + r->user_frames) * sizeof(__u64);
-	uint32_t max = r->stack_depth && r->stack_depth <= OFFCPU_MAX_STACK_DEPTH
-			   ? r->stack_depth
-			   : OFFCPU_MAX_STACK_DEPTH;
+	uint32_t max = (uint32_t)depth_max(r->stack_depth);
 	uint64_t pcs[LEAF_STEPS + 2];
 	const struct offcpu_user_copy *copy;
 	const struct proc_maps *maps;
@@ -587,7 +634,7 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 static int add_chain(struct collector *c, const struct wait *w)
 {
 	struct chain *chain = u32_key__find_or_add(c->chains, w->tid, sizeof(*chain),
-						   offsetof(struct chain, tid), NULL);
+						   offsetof(struct chain, left.tid), NULL);
 	struct wait *grown;
 
 	if (!chain)
@@ -604,7 +651,7 @@ static int add_chain(struct collector *c, const struct wait *w)
  * The thread's waits that were waiting for this user stack; cut_short: it
  * stopped before the thread's root, which each of them counts.
  */
-/* parked: what user_stack's goroutine parked for (issue #17 item 6), or NULL. */
+/* parked: what user_stack's goroutine parked for, or NULL. */
 static int close_chain(struct collector *c, uint32_t tid, const struct stack *user_stack,
 		       bool cut_short, const char *parked, const struct labels *labels)
 {
@@ -654,18 +701,18 @@ static int malformed(struct collector *c, const void *data, size_t size, const c
 	return -EINVAL;
 }
 
-static const struct stack *symbolize_unwound(struct collector *c,
-					     const struct offcpu_wait_record *r, uint32_t nr)
+static const struct stack *symbolize_unwound(struct collector *c, uint32_t pid, uint64_t seen_ns,
+					     uint32_t nr)
 {
 	__u64 pcs[OFFCPU_MAX_STACK_DEPTH];
 	uint32_t i;
 
 	for (i = 0; i < nr; i++)
 		pcs[i] = c->unwound[i];
-	return symbolize(c, r->pid, pcs, nr, false, r->end_ts_ns);
+	return symbolize(c, pid, pcs, nr, false, seen_ns);
 }
 
-/* Issue #20: the wait's cgroup by its path; NULL when out of memory. */
+/* The wait's cgroup by its path; NULL when out of memory. */
 static const char *cgroup_of(struct collector *c, uint64_t id, uint64_t now_ns)
 {
 	if (!c->cgroups && cgroups__new(NULL, c->profile->strings, &c->cgroups))
@@ -674,13 +721,14 @@ static const char *cgroup_of(struct collector *c, uint64_t id, uint64_t now_ns)
 }
 
 /*
- * Issue 15: the waker and the run-queue part of a wait; with --wakers, the
+ * The waker and the run-queue part of a wait; with --wakers, the
  * waker's stacks its OFFCPU_RECORD_WAKER brought just before.
  */
 static int fill_wakeup(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
 {
 	char comm[OFFCPU_COMM_LEN + 1];
-	struct waker_stacks *ws;
+	struct waker_stacks *ws, *newer = NULL;
+	uint64_t start;
 
 	w->runq_ns = r->runq_ns < r->duration_ns ? r->runq_ns : r->duration_ns;
 	if (r->waker >= OFFCPU_WAKER_TASK && r->waker <= OFFCPU_WAKER_SOFTIRQ) {
@@ -689,53 +737,106 @@ static int fill_wakeup(struct collector *c, const struct offcpu_wait_record *r, 
 		w->waker.context = r->waker;
 		w->waker.pid = r->waker_pid;
 		w->waker.tid = r->waker_tid;
+		w->waker.cpu = r->waker_cpu;
 		w->waker.comm = strpool__intern(c->profile->strings, comm);
 		if (!w->waker.comm)
 			return -ENOMEM;
 	}
 	if (!r->waker_stack)
 		return 0;
-	ws = hash_table__find(c->waker_stacks, &r->tid);
-	if (!ws || ws->end_ts_ns != r->end_ts_ns)
+	/*
+	 * A thread's waits come in order: the stacks of waits that began
+	 * before this one never will find theirs (not kept, or lost).
+	 */
+	start = r->end_ts_ns - r->duration_ns;
+	for (ws = hash_table__find(c->waker_stacks, &r->tid); ws && ws->start_ts_ns > start;
+	     ws = ws->older)
+		newer = ws;
+	if (!ws)
 		return 0;
-	hash_table__remove(c->waker_stacks, &r->tid);
+	if (newer)
+		newer->older = NULL;
+	else
+		hash_table__remove(c->waker_stacks, &r->tid);
+	if (ws->start_ts_ns != start) {
+		drop_waker_stacks(c, ws);
+		return 0;
+	}
 	w->waker_kernel_stack = ws->kernel_stack;
 	w->waker_user_stack = ws->user_stack;
+	drop_waker_stacks(c, ws->older);
 	free(ws);
 	return 0;
+}
+
+/* The waker's user stack of r, as its record brought it. */
+static int waker_user_stack(struct collector *c, const struct offcpu_waker_record *r, size_t size,
+			    const struct stack **out)
+{
+	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
+	bool cut_short = false;
+	int nr;
+
+	c->fp_walk = r->user_stack != OFFCPU_USTACK_COPIED;
+	if (r->user_stack == OFFCPU_USTACK_COPIED) {
+		nr = unwind_copy(c, r, size,
+				 OFFCPU_WAKER_HEADER_SIZE + kernel_frames * sizeof(__u64), r->pid,
+				 r->ts_ns, depth_max(r->stack_depth), &cut_short);
+		if (nr < 0)
+			return malformed(c, r, size, "shorter than its waker's user stack copy");
+		if (!nr)
+			return 0;
+		*out = symbolize_unwound(c, r->pid, r->ts_ns, (uint32_t)nr);
+		return *out ? 0 : -ENOMEM;
+	}
+	/* Frame-pointer walks end on a zero return address: not a frame. */
+	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
+		user_frames--;
+	if (!user_frames)
+		return 0;
+	*out = symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->ts_ns);
+	return *out ? 0 : -ENOMEM;
 }
 
 /* Symbolized at once: the waker's process may be gone by the wait's record. */
 static int waker_record(struct collector *c, const struct offcpu_waker_record *r, size_t size)
 {
 	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
-	struct waker_stacks *ws;
+	struct waker_stacks *ws, *last;
+	size_t held;
+	int err;
 
 	if (size < OFFCPU_WAKER_HEADER_SIZE)
 		return malformed(c, r, size, "shorter than a waker record's header");
 	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH ||
 	    size < OFFCPU_WAKER_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
 		return malformed(c, r, size, "shorter than its waker frames");
-	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
-		user_frames--;
-	ws = hash_table__remove(c->waker_stacks, &r->tid);
-	if (ws)
-		c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED]++;
-	else
-		ws = malloc(sizeof(*ws));
+	if (r->user_stack == OFFCPU_USTACK_COPIED && user_frames)
+		return malformed(c, r, size, "both a waker's user frames and a copy");
+	ws = calloc(1, sizeof(*ws));
 	if (!ws)
 		return -ENOMEM;
-	memset(ws, 0, sizeof(*ws));
-	ws->tid = r->tid;
-	ws->end_ts_ns = r->end_ts_ns;
-	if (kernel_frames)
-		ws->kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true, r->end_ts_ns);
-	if (user_frames)
-		ws->user_stack =
-		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
-	if ((kernel_frames && !ws->kernel_stack) || (user_frames && !ws->user_stack) ||
-	    hash_table__insert(c->waker_stacks, &ws->tid, ws)) {
+	ws->left.tid = r->tid;
+	ws->start_ts_ns = r->start_ts_ns;
+	if (kernel_frames) {
+		ws->kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true, r->ts_ns);
+		if (!ws->kernel_stack) {
+			free(ws);
+			return -ENOMEM;
+		}
+	}
+	err = waker_user_stack(c, r, size, &ws->user_stack);
+	if (err) {
 		free(ws);
+		return err;
+	}
+	ws->older = hash_table__remove(c->waker_stacks, &r->tid);
+	for (held = 1, last = ws; last->older && held < WAKER_STACKS_HELD; held++)
+		last = last->older;
+	drop_waker_stacks(c, last->older);
+	last->older = NULL;
+	if (hash_table__insert(c->waker_stacks, &ws->left.tid, ws)) {
+		waker_stacks_free(ws);
 		return -ENOMEM;
 	}
 	return 0;
@@ -752,14 +853,19 @@ void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t
 	c->sample_rate = sample_rate;
 }
 
-/* What the wait stands for: see collector__set_weights. Saturates, never wraps. */
-static uint64_t weight_of(const struct collector *c, uint64_t duration_ns)
+/*
+ * What the wait stands for: see collector__set_weights. A wait open at the
+ * end was never drawn by --sample-rate (every one is written): it weighs
+ * once. Saturates, never wraps.
+ */
+static uint64_t weight_of(const struct collector *c, const struct offcpu_wait_record *r)
 {
-	uint64_t weight = duration_ns < c->short_min_ns ? c->short_min_ns : duration_ns;
+	uint64_t weight = r->duration_ns < c->short_min_ns ? c->short_min_ns : r->duration_ns;
+	uint32_t rate = r->flags & OFFCPU_WAIT_OPEN_AFTER ? 1 : c->sample_rate;
 
-	if (c->sample_rate > 1 && weight > UINT64_MAX / c->sample_rate)
+	if (rate > 1 && weight > UINT64_MAX / rate)
 		return UINT64_MAX;
-	return c->sample_rate > 1 ? weight * c->sample_rate : weight;
+	return rate > 1 ? weight * rate : weight;
 }
 
 void collector__set_python_sink(struct collector *c, collector_python_fn fn, void *ctx)
@@ -769,7 +875,7 @@ void collector__set_python_sink(struct collector *c, collector_python_fn fn, voi
 }
 
 /*
- * Issue #21: looks for CPython in a process, in the maps the symbolizer
+ * Looks for CPython in a process, in the maps the symbolizer
  * holds of it (one read of a process's maps for both: CPython's own reads
  * doubled offcpu's, 124-146 against 55-70 for 40 short processes), and
  * hands what it found to the BPF side: at its exec (or its first wait, for
@@ -831,9 +937,10 @@ static int python_record(struct collector *c, const struct offcpu_python_record 
 	    size < OFFCPU_PYTHON_HEADER_SIZE + r->frames * sizeof(r->frame[0]))
 		return malformed(c, r, size, "shorter than its Python frames");
 	p = u32_key__find_or_add(c->python_pending, r->tid, sizeof(*p),
-				 offsetof(struct python_pending, tid), NULL);
+				 offsetof(struct python_pending, left.tid), NULL);
 	if (!p)
 		return -ENOMEM;
+	p->left.looked = false;
 	p->end_ts_ns = r->end_ts_ns;
 	p->c_call_ends = r->c_call_ends;
 	p->nr = python__name(c->python, r, p->frames, OFFCPU_PY_MAX_FRAMES,
@@ -861,7 +968,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	uint32_t kernel_frames, user_frames;
 	struct process_info *process;
 	bool filtered, cut_short = false;
-	const char *parked = NULL; /* issue #17 item 6 */
+	const char *parked = NULL;
 	struct wait w = { 0 };
 	char comm[OFFCPU_COMM_LEN + 1];
 	int err;
@@ -884,12 +991,14 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	comm[OFFCPU_COMM_LEN] = '\0';
 	w.end_ts_ns = r->end_ts_ns;
 	w.duration_ns = r->duration_ns;
-	w.weight_ns = weight_of(c, r->duration_ns);
+	w.weight_ns = weight_of(c, r);
 	w.pid = r->pid;
 	w.tid = r->tid;
 	w.cpu = r->cpu;
 	w.state = r->state < OFFCPU_STATE_COUNT ? r->state : OFFCPU_STATE_OTHER;
 	w.open = r->flags & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER);
+	if (r->flags & OFFCPU_WAIT_LEAF_MISSED)
+		c->profile->counters[OFFCPU_CNT_KERNEL_LEAF_MISSED]++;
 	w.comm = strpool__intern(c->profile->strings, comm);
 	if (!w.comm)
 		return -ENOMEM;
@@ -905,12 +1014,14 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		user_frames--;
 	c->fp_walk = r->user_stack != OFFCPU_USTACK_COPIED;
 	if (r->user_stack == OFFCPU_USTACK_COPIED) {
-		int nr = unwind_copy(c, r, size, kernel_frames, &cut_short);
+		int nr =
+		    unwind_copy(c, r, size, OFFCPU_WAIT_HEADER_SIZE + kernel_frames * sizeof(__u64),
+				r->pid, r->end_ts_ns, depth_max(r->stack_depth), &cut_short);
 
 		if (nr < 0)
 			return malformed(c, r, size, "shorter than its user stack copy");
 		if (nr) {
-			w.user_stack = symbolize_unwound(c, r, (uint32_t)nr);
+			w.user_stack = symbolize_unwound(c, r->pid, r->end_ts_ns, (uint32_t)nr);
 			if (!w.user_stack)
 				return -ENOMEM;
 		}
@@ -921,7 +1032,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 		nr = fix_leaf(c, r, size, r->ips + kernel_frames, user_frames);
 		if (nr < 0)
 			return malformed(c, r, size, "shorter than its user stack copy");
-		w.user_stack = symbolize_unwound(c, r, (uint32_t)nr);
+		w.user_stack = symbolize_unwound(c, r->pid, r->end_ts_ns, (uint32_t)nr);
 		if (!w.user_stack)
 			return -ENOMEM;
 	} else if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
@@ -966,7 +1077,7 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
 		return filtered ? 0 : add_chain(c, &w);
 	/*
-	 * Issue #17.2: a wait recovered at a later switch-out has no user
+	 * A wait recovered at a later switch-out has no user
 	 * stack: the thread's chain waits on for its next record's.
 	 */
 	if (r->flags & OFFCPU_WAIT_RECOVERED) {
@@ -1038,14 +1149,86 @@ static int task_record(struct collector *c, const struct offcpu_task_record *r)
 		if (c->label_reader)
 			label_reader__fork(c->label_reader, r->parent_pid, r->pid);
 		return 0;
-	case OFFCPU_RECORD_RUNNING:
+	case OFFCPU_RECORD_RUNNING: {
+		struct process_info *p;
+
 		symbolizer__exec(c->symbolizer, r->pid);
+		/* Its waits open now may not end by the stop: their Python frames are walked. */
+		p = process_of(c, r->pid);
+		if (p)
+			look_for_python(c, p, 0);
 		return 0;
+	}
 	default:
 		if (!c->drop_exits)
 			process_gone(c, r->pid);
 		return 0;
 	}
+}
+
+/*
+ * The tids of table's entries whose thread is gone (no /proc/TID) and
+ * that were held at the look before this one already: a thread's records
+ * come within the reader's 50 ms poll of its exit, a look 10 s apart.
+ */
+static int gone_threads(struct hash_table *table, uint32_t **tids, size_t *nr)
+{
+	struct hash_table_iter it = { 0 };
+	size_t cap = 0;
+	void *value;
+
+	*tids = NULL;
+	*nr = 0;
+	while (hash_table__next(table, &it, NULL, &value)) {
+		struct thread_leftover *left = value;
+
+		if (!left->looked) {
+			left->looked = true;
+			continue;
+		}
+		if (!proc_root__gone(left->tid))
+			continue;
+		if (*nr == cap) {
+			uint32_t *grown = realloc(*tids, (cap = cap ? 2 * cap : 16) * sizeof(**tids));
+
+			if (!grown)
+				return -ENOMEM;
+			*tids = grown;
+		}
+		(*tids)[(*nr)++] = left->tid;
+	}
+	return 0;
+}
+
+/*
+ * What threads that exited left for a next record that never comes:
+ * their chained waits (added without a user stack, counted lost, as at a
+ * recording's end), wakers' stacks (unmatched) and Python frames. A
+ * recording frees them at its end; offcpu serve held them for good, one
+ * set per thread that ever exited so.
+ */
+static int reap_threads(struct collector *c)
+{
+	struct hash_table *tables[] = { c->chains, c->waker_stacks, c->python_pending };
+	uint32_t *tids;
+	size_t nr, i, t;
+	int err = 0;
+
+	for (t = 0; t < ARRAY_SIZE(tables) && !err; t++) {
+		err = gone_threads(tables[t], &tids, &nr);
+		for (i = 0; i < nr && !err; i++) {
+			if (tables[t] == c->chains) {
+				err = close_chain(c, tids[i], NULL, false, NULL, NULL);
+			} else if (tables[t] == c->waker_stacks) {
+				drop_waker_stacks(c, hash_table__remove(tables[t], &tids[i]));
+			} else {
+				free(hash_table__remove(tables[t], &tids[i]));
+			}
+		}
+		c->profile->counters[OFFCPU_CNT_THREAD_LEFTOVERS_REAPED] += i;
+		free(tids);
+	}
+	return err;
 }
 
 int collector__reap(struct collector *c, uint64_t now_ns)
@@ -1070,6 +1253,7 @@ int collector__reap(struct collector *c, uint64_t now_ns)
 	}
 	free(pids);
 	c->profile->counters[OFFCPU_CNT_PROCESSES_REAPED] += nr;
+	err = reap_threads(c) ?: err;
 	if (c->log_reaps)
 		fprintf(stderr, "reap: held %zu reaped %zu took %" PRIu64 " us\n", held, nr,
 			(clock__monotonic_ns() - started) / 1000);
@@ -1156,10 +1340,12 @@ int collector__forget_stacks(struct collector *c)
 	/* --wakers: the wakers' stacks waiting for their wait's record. */
 	memset(&it, 0, sizeof(it));
 	while (!err && hash_table__next(c->waker_stacks, &it, NULL, &value)) {
-		struct waker_stacks *ws = value;
+		struct waker_stacks *ws;
 
-		err = intern_again(c, &ws->kernel_stack);
-		err = err ?: intern_again(c, &ws->user_stack);
+		for (ws = value; ws && !err; ws = ws->older) {
+			err = intern_again(c, &ws->kernel_stack);
+			err = err ?: intern_again(c, &ws->user_stack);
+		}
 	}
 	return err;
 }
@@ -1209,6 +1395,7 @@ int collector__finish(struct collector *c)
 {
 	struct hash_table_iter it = { 0 };
 	const void *key;
+	void *value;
 	int err = 0;
 
 	/* Removing while iterating is unsafe: take one at a time. */
@@ -1218,7 +1405,13 @@ int collector__finish(struct collector *c)
 		err = close_chain(c, tid, NULL, false, NULL, NULL);
 		memset(&it, 0, sizeof(it));
 	}
-	c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED] += hash_table__size(c->waker_stacks);
+	memset(&it, 0, sizeof(it));
+	while (hash_table__next(c->waker_stacks, &it, NULL, &value)) {
+		const struct waker_stacks *ws;
+
+		for (ws = value; ws; ws = ws->older)
+			c->profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED]++;
+	}
 	c->profile->counters[OFFCPU_CNT_PROC_GONE] = symbolizer__processes_gone(c->symbolizer);
 	profile__for_each_frame(c->profile, resolve_lines, c->symbolizer);
 	return err;

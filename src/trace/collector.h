@@ -24,19 +24,19 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   const struct rule_set *rules, uint32_t state_mask, struct collector **out);
 void collector__free(struct collector *c);
 /*
- * Issue #14: how the tracer kept waits, so each gets its weight_ns: a wait
+ * How the tracer kept waits, so each gets its weight_ns: a wait
  * shorter than short_min_ns (--short sample's -m; 0: none are kept) weighs
  * short_min_ns, any other its duration, and all of them sample_rate times
  * that (--sample-rate).
  */
 void collector__set_weights(struct collector *c, uint64_t short_min_ns, uint32_t sample_rate);
 /*
- * Issue #14, -- COMMAND: sums each thread's recorded waits, for the account
+ * -- COMMAND: sums each thread's recorded waits, for the account
  * its exit record brings (profile->threads). -ENOMEM.
  */
 int collector__account_threads(struct collector *c);
 /*
- * Issue #21: fn(ctx, pid, layout) is told of each process found running
+ * Fn(ctx, pid, layout) is told of each process found running
  * CPython, whose Python frames the BPF side should walk; 0 or -errno.
  */
 typedef int (*collector_python_fn)(void *ctx, uint32_t pid, const struct offcpu_python_layout *l);
@@ -46,11 +46,11 @@ void collector__set_python_sink(struct collector *c, collector_python_fn fn, voi
  * it says (log__error) the first time.
  */
 int collector__record(struct collector *c, const void *data, size_t size);
-/* Issue #19: where waits' read values become labels; lr must outlive c. */
+/* Where waits' read values become labels; lr must outlive c. */
 struct label_reader;
 void collector__set_label_reader(struct collector *c, struct label_reader *lr);
 /*
- * Issue #20: forgets every stack the collector caches, once the profile's
+ * Forgets every stack the collector caches, once the profile's
  * were taken (profile__take_stacks): the next records intern theirs anew,
  * and the waits of open chains and the wakers' stacks waiting for their
  * wait get theirs interned again, so nothing here points at the old ones.
@@ -58,7 +58,7 @@ void collector__set_label_reader(struct collector *c, struct label_reader *lr);
  */
 int collector__forget_stacks(struct collector *c);
 /*
- * Issue #20 item 7 (lib/strpool.h): marks the interned strings the
+ * For lib/strpool.h's sweep: marks the interned strings the
  * collector holds between records: process titles, the open chains'
  * waits, the wait class cache, the Python frames waiting for their wait,
  * and those of its python and cgroups. The stacks it caches are marked
@@ -67,7 +67,7 @@ int collector__forget_stacks(struct collector *c);
  */
 void collector__mark_strings(const struct collector *c, struct strpool *strings);
 /*
- * Issue #20 item 7: every REAPER_INTERVAL_NS (trace/reaper.h), frees what
+ * Every REAPER_INTERVAL_NS (trace/reaper.h), frees what
  * is held of the processes gone whose exit record never came (the ring
  * buffer was full), as that record would have: counted in
  * processes_reaped. To be called between records; now_ns: CLOCK_MONOTONIC.

@@ -26,6 +26,7 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_USTACK_AT_OUT] = "user_stack_at_switch_out",
 	[OFFCPU_CNT_WAKER_STACKS] = "waker_stacks",
 	[OFFCPU_CNT_WAKER_STACK_FAIL] = "waker_stack_failures",
+	[OFFCPU_CNT_WAKER_UNSEEN] = "wakers_unseen",
 	[OFFCPU_CNT_BELOW_MIN_NS] = "below_min_duration_ns",
 	[OFFCPU_CNT_ABOVE_MAX_NS] = "above_max_duration_ns",
 	[OFFCPU_CNT_SAMPLED_OUT_NS] = "sampled_out_ns",
@@ -50,6 +51,10 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_PY_UNNAMED] = "python_frames_unnamed",
 	[OFFCPU_CNT_OPEN_STACKS_RACED] = "open_wait_stacks_raced",
 	[OFFCPU_CNT_PROCESSES_REAPED] = "processes_reaped",
+	[OFFCPU_CNT_THREAD_LEFTOVERS_REAPED] = "thread_leftovers_reaped",
+	[OFFCPU_CNT_KERNEL_LEAF_MISSED] = "kernel_leaf_missed",
+	[OFFCPU_CNT_CFI_REJECTED] = "cfi_rejected",
+	[OFFCPU_CNT_FEATURES_MISSING] = "kernel_features_missing",
 };
 
 const char *counters__name(unsigned int index)

@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "lib/u32_key.h"
 #include "symbols/datasyms.h"
+#include "symbols/proc_creds.h"
 #include "symbols/procmaps.h"
 #include "trace/label_reader.h"
 
@@ -174,9 +175,14 @@ static int resolve(struct label_reader *lr, uint32_t pid, const struct read_grou
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	/*
+	 * The symbols give the addresses read: not those of a program the
+	 * process may only run (mode 0711), which the kernel execs for it.
+	 */
+	err = proc_creds__check_fd(pid, fd);
+	if (err || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return -ENOENT;
+		return err ? err : -ENOENT;
 	}
 	b = binary_of(lr, fd, &st, g);
 	close(fd);
@@ -216,6 +222,7 @@ void label_reader__match(struct label_reader *lr, uint32_t pid)
 	struct matched *m;
 	char comm[32];
 	unsigned int version = 0;
+	int err;
 
 	/* Matched already (the scan before attaching): the same image, the same reads. */
 	if (hash_table__find(lr->procs, &pid))
@@ -223,7 +230,13 @@ void label_reader__match(struct label_reader *lr, uint32_t pid)
 	if (!lr->sink || read_comm(pid, comm, sizeof(comm)))
 		return;
 	g = group_of(lr, comm);
-	if (!g || !g->nr_reads || resolve(lr, pid, g, &reads, &version))
+	if (!g || !g->nr_reads)
+		return;
+	err = resolve(lr, pid, g, &reads, &version);
+	if (err == -EACCES)
+		log__info("process %u (%s): its program is not one it may read: no labels", pid,
+			  comm);
+	if (err)
 		return;
 	m = malloc(sizeof(*m));
 	if (!m)

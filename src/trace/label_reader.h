@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #19: the processes a rule pack's read lines match, and the labels
+ * The processes a rule pack's read lines match, and the labels
  * of their waits. A process matches a "process COMM" group when its comm
  * is COMM and its own binary (/proc/PID/exe) defines every symbol the
  * group reads; its addresses are the symbols' plus its load base, given to

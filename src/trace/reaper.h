@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #20 item 7: the processes held (the collector's, the symbolizer's)
+ * The processes held (the collector's, the symbolizer's)
  * whose exit record never came, found by looking at them. Under load the
  * ring buffer drops records, the exit records with the rest: in an
  * 18-minute bench/soak-serve system wide at -m 0 (87.8 million drops) the

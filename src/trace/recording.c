@@ -24,6 +24,21 @@ struct reader {
 	uint64_t recorded_duration_ns; /* 0: the recording does not say */
 	bool saw_wait;
 	bool saw_stats;
+	/*
+	 * The waits begun before the recording, added once the stats record
+	 * says where its window began: their weight_ns are of the part inside.
+	 * One per thread off CPU at the start at most, and the rare wait the
+	 * kernel's stamps end as the window began.
+	 */
+	struct held_wait *held;
+	size_t nr_held;
+	size_t held_cap;
+};
+
+struct held_wait {
+	struct wait w;
+	size_t line;
+	size_t at; /* the profile's waits listed before it: where it goes back */
 };
 
 static int bad(struct reader *r, const char *why)
@@ -219,7 +234,7 @@ static bool passes(const struct recording_filter *f, const struct wait *w)
 	return f->nr_comms == 0;
 }
 
-/* Issue #19: "labels":{"NAME":"VALUE",...}; absent is none. */
+/* "labels":{"NAME":"VALUE",...}; absent is none. */
 static int read_labels(struct reader *r, const struct json_value *v, const struct labels **out)
 {
 	const struct json_value *m = json_value__member(v, REC_LABELS);
@@ -243,12 +258,12 @@ static int read_labels(struct reader *r, const struct json_value *v, const struc
 	return err;
 }
 
-/* Issue 15: runq_ns and the waker; absent in older recordings. */
+/* runq_ns and the waker; absent in older recordings. */
 static int read_wakeup(struct reader *r, const struct json_value *v, struct wait *w)
 {
 	const struct json_value *k = json_value__member(v, REC_WAKER);
 	const char *context, *comm;
-	uint64_t pid, tid;
+	uint64_t pid, tid, cpu;
 	int err;
 
 	if (optional_u64_member(v, REC_RUNQ_NS, &w->runq_ns) || w->runq_ns > w->duration_ns)
@@ -274,6 +289,11 @@ static int read_wakeup(struct reader *r, const struct json_value *v, struct wait
 			   "a waker lacks a numeric " REC_PID " or " REC_TID ", or its " REC_COMM);
 	w->waker.pid = (uint32_t)pid;
 	w->waker.tid = (uint32_t)tid;
+	/* Recordings before the waker's CPU was kept have none. */
+	cpu = WAKER_CPU_UNKNOWN;
+	if (optional_u64_member(k, REC_CPU, &cpu) || cpu > WAKER_CPU_UNKNOWN)
+		return bad(r, "a waker's \"" REC_CPU "\" is not a CPU number");
+	w->waker.cpu = (uint32_t)cpu;
 	w->waker.comm = intern(r, comm);
 	if (!w->waker.comm)
 		return -ENOMEM;
@@ -282,7 +302,7 @@ static int read_wakeup(struct reader *r, const struct json_value *v, struct wait
 }
 
 /*
- * Issue #17 item 6: a Go M's stack ends at runtime.mcall, past which the
+ * A Go M's stack ends at runtime.mcall, past which the
  * goroutine it parked was (not recorded): what it parked for is the class
  * recorded, kept unless the user's rules say otherwise.
  */
@@ -292,6 +312,95 @@ static const char *parked_class(const struct wait *w, const char *recorded)
 
 	return u && u->nr && stack_end__is_goroutine_switch(&u->frames[u->nr - 1]) ? recorded
 										      : NULL;
+}
+
+static int add_wait(struct reader *r, const struct wait *w)
+{
+	int err = profile__add(r->profile, w);
+
+	if (err == -EOVERFLOW)
+		return bad(r, "its waits' duration_ns add up to more than 2^64 ns (584 years): "
+			      "one of them is wrong");
+	return err;
+}
+
+static int hold(struct reader *r, const struct wait *w)
+{
+	if (r->nr_held == r->held_cap) {
+		size_t cap = r->held_cap ? r->held_cap * 2 : 64;
+		struct held_wait *grown = realloc(r->held, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		r->held = grown;
+		r->held_cap = cap;
+	}
+	r->held[r->nr_held].w = *w;
+	r->held[r->nr_held].line = r->line;
+	r->held[r->nr_held++].at = r->profile->nr_waits;
+	return 0;
+}
+
+/*
+ * A wait begun before the window, its weight_ns (of the part inside) made
+ * the whole wait's again, rounded up: the profile's share of it, rounded
+ * down, is then that weight_ns exactly, as the live profile had it.
+ */
+static int add_held(struct reader *r, struct held_wait *h, uint64_t window_start_ns)
+{
+	struct wait *w = &h->w;
+	struct wait whole = *w;
+	struct wait_share share;
+	unsigned __int128 weight;
+
+	r->line = h->line;
+	whole.weight_ns = 0;
+	profile__share(&whole, window_start_ns, &share);
+	if (w->weight_ns && w->weight_ns < share.inside_ns)
+		return bad(r, "a wait's \"" REC_WEIGHT_NS "\" is less than its time inside the "
+			      "recording's window");
+	/* Ended as the window began, it adds nothing, whatever its weight. */
+	if (w->weight_ns && share.inside_ns && share.inside_ns < w->duration_ns) {
+		weight = ((unsigned __int128)w->weight_ns * w->duration_ns + share.inside_ns - 1) /
+			 share.inside_ns;
+		if (weight > UINT64_MAX)
+			return bad(r, "a wait's \"" REC_WEIGHT_NS "\" is past 2^64 ns once whole");
+		w->weight_ns = (uint64_t)weight;
+	}
+	return add_wait(r, w);
+}
+
+/*
+ * The waits held, added last, go back among the others where the
+ * recording had them: a json report of a recording is the recording.
+ */
+static void restore_order(struct reader *r, size_t first_held)
+{
+	struct wait *waits = r->profile->waits;
+	size_t n = first_held, h = r->nr_held, to = first_held + r->nr_held;
+
+	while (h > 0) {
+		h--;
+		while (n > r->held[h].at)
+			waits[--to] = waits[--n];
+		waits[--to] = r->held[h].w;
+	}
+}
+
+/* At the stats record: the waits held, in the window it says. */
+static int add_held_waits(struct reader *r, uint64_t window_start_ns)
+{
+	size_t line = r->line, first_held = r->profile->nr_waits, i;
+	int err = 0;
+
+	r->profile->window_start_ns = window_start_ns;
+	for (i = 0; i < r->nr_held && !err; i++)
+		err = add_held(r, &r->held[i], window_start_ns);
+	if (!err && r->profile->keep_waits)
+		restore_order(r, first_held);
+	r->nr_held = 0;
+	r->line = line;
+	return err;
 }
 
 static int read_wait(struct reader *r, const struct json_value *v)
@@ -313,9 +422,16 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	state = string_member(v, REC_STATE);
 	if (!state || states__from_name(state, &w.state))
 		return bad(r, "a wait's \"" REC_STATE "\" is not a thread state name");
-	/* Issue #14: recordings before weight_ns weigh every wait its duration. */
+	if (string_member(v, REC_OPEN) &&
+	    profile__open_from_name(string_member(v, REC_OPEN), &w.open))
+		return bad(r, "a wait's \"" REC_OPEN "\" is not \"before\", \"after\" or \"both\"");
+	/*
+	 * Recordings before weight_ns weigh every wait its duration. One
+	 * begun before the recording weighs its part inside the window,
+	 * checked once the stats record says where that began.
+	 */
 	if (optional_u64_member(v, REC_WEIGHT_NS, &w.weight_ns) ||
-	    (w.weight_ns && w.weight_ns < w.duration_ns))
+	    (w.weight_ns && w.weight_ns < w.duration_ns && !(w.open & OFFCPU_WAIT_OPEN_BEFORE)))
 		return bad(r, "a wait's \"" REC_WEIGHT_NS "\" is not a number of at least its "
 			      "\"" REC_DURATION_NS "\"");
 	w.pid = (uint32_t)pid;
@@ -325,10 +441,7 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	if (!passes(r->filter, &w))
 		return 0;
 	w.title = intern(r, string_member(v, REC_TITLE));
-	w.cgroup = intern(r, string_member(v, REC_CGROUP)); /* issue #20 */
-	if (string_member(v, REC_OPEN) &&
-	    profile__open_from_name(string_member(v, REC_OPEN), &w.open))
-		return bad(r, "a wait's \"" REC_OPEN "\" is not \"before\", \"after\" or \"both\"");
+	w.cgroup = intern(r, string_member(v, REC_CGROUP));
 	err = read_stack(r, v, REC_KERNEL_STACK, true, &w.kernel_stack);
 	err = err ?: read_stack(r, v, REC_USER_STACK, false, &w.user_stack);
 	err = err ?: read_labels(r, v, &w.labels);
@@ -356,15 +469,21 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	if (w.end_ts_ns > r->last_end_ns)
 		r->last_end_ns = w.end_ts_ns;
 	r->saw_wait = true;
-	err = profile__add(r->profile, &w);
-	if (err == -EOVERFLOW)
-		return bad(r, "its waits' duration_ns add up to more than 2^64 ns (584 years): "
-			      "one of them is wrong");
-	return err;
+	/*
+	 * Added at the stats record, which says the window: a wait begun
+	 * before it, and one with none of its time in it (weight_ns 0, not
+	 * absent).
+	 */
+	if ((w.open & OFFCPU_WAIT_OPEN_BEFORE) ||
+	    (json_value__member(v, REC_WEIGHT_NS) && !w.weight_ns && w.duration_ns))
+		return hold(r, &w);
+	return add_wait(r, &w);
 }
 
 static int read_stats(struct reader *r, const struct json_value *v)
 {
+	const struct json_value *main_binary = json_value__member(v, REC_RECORDING_MAIN_BINARY);
+	uint64_t window_start_ns = 0;
 	unsigned int i;
 
 	for (i = 0; i < OFFCPU_CNT_MAX; i++) {
@@ -372,14 +491,20 @@ static int read_stats(struct reader *r, const struct json_value *v)
 			return bad(r, "a counter of the stats record is not a number");
 	}
 	if (optional_u64_member(v, REC_RECORDING_START_NS, &r->profile->start_time_ns) ||
-	    optional_u64_member(v, REC_RECORDING_DURATION_NS, &r->recorded_duration_ns))
+	    optional_u64_member(v, REC_RECORDING_DURATION_NS, &r->recorded_duration_ns) ||
+	    optional_u64_member(v, REC_RECORDING_START_TS_NS, &window_start_ns))
 		return bad(r, "the stats record's \"" REC_RECORDING_START_NS
-			      "\" or \"" REC_RECORDING_DURATION_NS "\" is not a number");
+			      "\", \"" REC_RECORDING_DURATION_NS
+			      "\" or \"" REC_RECORDING_START_TS_NS "\" is not a number");
+	if (main_binary && main_binary->type != JSON_STRING)
+		return bad(r, "the stats record's \"" REC_RECORDING_MAIN_BINARY "\" is not a string");
+	if (main_binary && profile__set_main_binary(r->profile, main_binary->string))
+		return -ENOMEM;
 	r->saw_stats = true;
-	return 0;
+	return add_held_waits(r, window_start_ns);
 }
 
-/* Issue #14: -p, -t and -c select threads' accounts as they do waits; --state, -m, -M not. */
+/* -p, -t and -c select threads' accounts as they do waits; --state, -m, -M not. */
 static bool passes_thread(const struct recording_filter *f, const struct thread_account *a)
 {
 	size_t i;
@@ -474,6 +599,45 @@ static int end_of_lines(struct reader *r, FILE *in)
 	return -err;
 }
 
+/*
+ * getline() with a cap: the line without its '\n' in *line (NUL-terminated,
+ * NULs inside kept), its length, or -1 at the end or a failure (errno).
+ * -E2BIG for a line longer than RECORDING_MAX_LINE, the rest unread.
+ */
+static ssize_t next_line(FILE *in, char **line, size_t *cap)
+{
+	size_t len = 0;
+	char *grown;
+	int c;
+
+	for (;;) {
+		c = getc_unlocked(in);
+		if (len == RECORDING_MAX_LINE && c != EOF && c != '\n')
+			return -E2BIG;
+		/* Room for c or the NUL: an empty line too has its NUL. */
+		if (len + 1 >= *cap) {
+			size_t want = *cap ? *cap * 2 : 4096;
+
+			if (want > RECORDING_MAX_LINE + 1)
+				want = RECORDING_MAX_LINE + 1;
+			grown = realloc(*line, want);
+			if (!grown) {
+				errno = ENOMEM;
+				return -1;
+			}
+			*line = grown;
+			*cap = want;
+		}
+		if (c == EOF || c == '\n')
+			break;
+		(*line)[len++] = (char)c;
+	}
+	if (c == EOF && !len)
+		return -1;
+	(*line)[len] = '\0';
+	return (ssize_t)len;
+}
+
 int recording__read(FILE *in, const char *name, const struct recording_filter *filter,
 		    struct profile *p)
 {
@@ -485,7 +649,13 @@ int recording__read(FILE *in, const char *name, const struct recording_filter *f
 
 	while (!err) {
 		errno = 0;
-		len = getline(&line, &cap, in);
+		len = next_line(in, &line, &cap);
+		if (len == -E2BIG) {
+			log__error("%s:%zu: a line longer than %u MiB: not an offcpu recording",
+				   name, r.line + 1, RECORDING_MAX_LINE >> 20);
+			err = -EINVAL;
+			break;
+		}
 		if (len < 0) {
 			err = end_of_lines(&r, in);
 			break;
@@ -508,5 +678,6 @@ int recording__read(FILE *in, const char *name, const struct recording_filter *f
 		p->duration_ns = r.last_end_ns - r.first_start_ns;
 	free(line);
 	free(r.frames);
+	free(r.held);
 	return err;
 }

@@ -33,6 +33,13 @@ struct recording_filter {
  * said the same way (-EINVAL); any other read failure (EIO, ENOMEM) returns
  * its negative errno, unsaid, for the caller to report.
  */
+/*
+ * The longest line a recording may have, in bytes: offcpu writes a wait of
+ * 127 + 127 frames with their inlined functions in well under it. A longer
+ * one is refused (-EINVAL, said), so that a stream without line ends
+ * (/dev/zero, a pipe of junk) takes no more memory than that.
+ */
+#define RECORDING_MAX_LINE (16u << 20)
 int recording__read(FILE *in, const char *name, const struct recording_filter *filter,
 		    struct profile *p);
 

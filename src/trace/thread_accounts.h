@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Issue #14, coverage: each thread's recorded off-CPU time, summed as its
+ * Coverage: each thread's recorded off-CPU time, summed as its
  * waits arrive, joined at its exit with what the kernel side timed
  * (struct offcpu_thread_record) into the profile's thread accounts.
  */

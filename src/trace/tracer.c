@@ -21,6 +21,7 @@
 #include "lib/log.h"
 #include "offcpu.h"
 #include "offcpu.skel.h"
+#include "trace/kernel_features.h"
 #include "trace/tracer.h"
 
 struct tracer {
@@ -34,13 +35,17 @@ struct tracer {
 	bool counting;	 /* at stop, past STOP_DRAIN_NS: waits are counted, not read */
 	uint64_t unread; /* waits left in the ring at stop */
 	uint64_t unread_ns;
-	/* Issue #16. */
 	uint64_t min_duration_ns; /* -m -M, for the open waits */
 	uint64_t max_duration_ns;
-	bool short_sample; /* issue #14: --short sample, for the recovered ones */
+	bool short_sample; /* --short sample, for the recovered ones */
+	uint32_t sample_rate; /* --sample-rate, for the recovered ones too */
+	struct bpf_program *open_waits; /* offcpu_open_waits, or its plain twin */
 	bool snapshot;	    /* nothing attached */
 	bool measure_clock; /* OFFCPU_TEST_MEASURE_CLOCK */
 	void *open_record;  /* an open wait, 8-byte aligned for the collector */
+	uint64_t python_added; /* processes given a Python layout (tracer__python_add) */
+	unsigned int missing_features; /* KERNEL_FEATURE_* bits this run goes without */
+	uint64_t features_said;	       /* those, and trusted task arguments: each said once, counted */
 };
 
 /*
@@ -81,9 +86,6 @@ struct tracer {
  */
 #define BATCH_END (-EAGAIN)
 
-/* The kernel's BTF, unless tracer_opts::btf_path names another file. */
-#define KERNEL_BTF_PATH "/sys/kernel/btf/vmlinux"
-
 /*
  * Test-only: microseconds slept before each record is handed on, a reader
  * as slow as one whose every record misses the caches and reads files.
@@ -91,7 +93,7 @@ struct tracer {
 #define RECORD_DELAY_ENV "OFFCPU_TEST_RECORD_DELAY_US"
 
 /*
- * Test and bench only (issue #17 item 4): no kernel leaf scan, the kernel
+ * Test and bench only: no kernel leaf scan, the kernel
  * stack as bpf_get_task_stack gives it, as before; bench/run and
  * bench/kernel_leaf measure both, test_fixes.py fails with it.
  */
@@ -142,14 +144,15 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_sched_process_fork, &skel->links.offcpu_sched_process_fork },
 		/* Loaded only when waits are parked for it (defer_user_stacks). */
 		{ skel->progs.offcpu_rseq_update, &skel->links.offcpu_rseq_update },
-		/* Issue #20: runs only when read (tracer__open_gauge). */
+		/* Runs only when read (tracer__open_gauge). */
 		{ skel->progs.offcpu_open_gauge, &skel->links.offcpu_open_gauge },
-		/* Issue #16: iterators, run (not attached) by run_iterator(). */
+		/* Iterators, run (not attached) by run_iterator(). */
 		{ skel->progs.offcpu_open_at_start, NULL },
 		{ skel->progs.offcpu_open_waits, NULL },
+		{ skel->progs.offcpu_open_waits_plain, NULL },
 		/* offcpu snapshot's, for a moment (pair_clocks()). */
 		{ skel->progs.offcpu_pair_clocks, NULL },
-		/* Issue 15: who woke each wait; off only under wakeups = false. */
+		/* Who woke each wait; off only under wakeups = false. */
 		{ skel->progs.offcpu_sched_waking, &skel->links.offcpu_sched_waking },
 		/*
 		 * Exits before entries: an interrupt entered with only the entry
@@ -161,6 +164,7 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_irq_entry, &skel->links.offcpu_irq_entry },
 		{ skel->progs.offcpu_local_timer_entry, &skel->links.offcpu_local_timer_entry },
 		{ skel->progs.offcpu_softirq_entry, &skel->links.offcpu_softirq_entry },
+		{ skel->progs.offcpu_softirq_raise, &skel->links.offcpu_softirq_raise },
 	};
 	struct bpf_program *prog;
 	char text[128];
@@ -199,48 +203,44 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Number of arguments of a tracepoint in the kernel's BTF; -ENOENT if absent. */
-static int tracepoint_args(const struct btf *vmlinux, const char *name)
+/* The tracepoint a program attaches to: its section's name after "tp_btf/"; NULL for iterators. */
+static const char *program_tracepoint(const struct bpf_program *prog)
 {
-	char typedef_name[128];
-	const struct btf_type *t;
-	int id;
+	const char *section = bpf_program__section_name(prog);
+	const char *name = strchr(section, '/');
 
-	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", name);
-	id = btf__find_by_name_kind(vmlinux, typedef_name, BTF_KIND_TYPEDEF);
-	if (id < 0)
-		return -ENOENT;
-	t = btf__type_by_id(vmlinux, id);
-	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
-		t = btf__type_by_id(vmlinux, t->type);
-	if (!t || !btf_is_func_proto(t))
-		return -ENOENT;
-	/* The first argument is the tracepoint's private data pointer. */
-	return btf_vlen(t) - 1;
+	if (!strncmp(section, "iter", 4))
+		return NULL;
+	return name ? name + 1 : section;
 }
 
-/*
- * The kernel's BTF, or the one line that says why not: no file (a kernel
- * built without it), a file this process cannot read, or not BTF.
- */
-static struct btf *load_btf(const char *path)
+int tracer__each_tracepoint(kernel_features_tracepoint_fn fn, void *ctx)
 {
-	struct btf *btf = btf__parse(path, NULL);
-	char text[128];
+	struct offcpu_bpf *skel = offcpu_bpf__open();
+	struct bpf_program *prog, *before;
+	const char *name;
 	int err;
 
-	if (btf)
-		return btf;
-	err = -errno;
-	if (err == -ENOENT)
-		log__error("this kernel has no BTF (%s: %s); offcpu needs CONFIG_DEBUG_INFO_BTF",
-			   path, strerror(-err));
-	else if (err == -EACCES || err == -EPERM)
-		log__error("cannot read the kernel's BTF (%s: %s)", path, strerror(-err));
-	else
-		log__error("the kernel's BTF (%s) is not valid BTF: %s", path,
-			   error_text(err, text, sizeof(text)));
-	return NULL;
+	if (!skel) {
+		err = -errno;
+		report_setup_error("open offcpu's BPF programs", err);
+		return err;
+	}
+	bpf_object__for_each_program (prog, skel->obj) {
+		name = program_tracepoint(prog);
+		if (!name)
+			continue;
+		/* Once each: two programs may take turns on one tracepoint. */
+		for (before = bpf_object__next_program(skel->obj, NULL); before != prog;
+		     before = bpf_object__next_program(skel->obj, before)) {
+			if (program_tracepoint(before) && !strcmp(program_tracepoint(before), name))
+				break;
+		}
+		if (before == prog)
+			fn(name, ctx);
+	}
+	offcpu_bpf__destroy(skel);
+	return 0;
 }
 
 /* Every program this run loads ("tp_btf/NAME") has its tracepoint. */
@@ -250,13 +250,10 @@ static int check_tracepoints(struct offcpu_bpf *skel, const struct btf *vmlinux,
 	const char *name;
 
 	bpf_object__for_each_program (prog, skel->obj) {
-		/* Iterators (issue #16) hang on no tracepoint. */
-		if (!bpf_program__autoload(prog) ||
-		    !strncmp(bpf_program__section_name(prog), "iter", 4))
+		name = program_tracepoint(prog);
+		if (!bpf_program__autoload(prog) || !name)
 			continue;
-		name = strchr(bpf_program__section_name(prog), '/');
-		name = name ? name + 1 : bpf_program__section_name(prog);
-		if (tracepoint_args(vmlinux, name) < 0) {
+		if (kernel_features__tracepoint_args(vmlinux, name) < 0) {
 			log__error("this kernel has no %s tracepoint in its BTF (%s)", name, path);
 			return -ENOENT;
 		}
@@ -269,7 +266,8 @@ static int check_tracepoints(struct offcpu_bpf *skel, const struct btf *vmlinux,
  * where fp mode's are a few hundred bytes: twice fp mode's 4 MiB, room for
  * 1,300 records of 6 KiB between two reads (50 ms apart at the most).
  * libbpf maps it twice, so each byte counts twice in offcpu's RSS. The copy
- * buffer (both modes copy at the SP): one per CPU.
+ * buffer (both modes copy at the SP): one per CPU, and with --wakers in
+ * dwarf mode one more per CPU for the wakers' copies.
  */
 #define DWARF_RING_BYTES (8U << 20)
 
@@ -285,6 +283,8 @@ static int size_stack_copies(struct offcpu_bpf *skel)
 		return cpus;
 	}
 	err = bpf_map__set_max_entries(skel->maps.copy_bufs, (__u32)cpus);
+	if (!err && skel->rodata->stack_copy_bytes && skel->rodata->want_waker_stacks)
+		err = bpf_map__set_max_entries(skel->maps.waker_copy_bufs, (__u32)cpus);
 	if (!err && skel->rodata->stack_copy_bytes)
 		err = bpf_map__set_max_entries(skel->maps.events, DWARF_RING_BYTES);
 	if (err)
@@ -293,32 +293,51 @@ static int size_stack_copies(struct offcpu_bpf *skel)
 }
 
 /*
- * Issue 15: sched_waking and the interrupt tracepoints that tell which
+ * sched_waking and the interrupt tracepoints that tell which
  * context a wakeup came from; the local timer's is x86's alone.
  */
 static void set_wakeup_autoload(struct offcpu_bpf *skel, const struct btf *vmlinux, bool on)
 {
-	bool timer = on && tracepoint_args(vmlinux, "local_timer_entry") >= 0 &&
-		     tracepoint_args(vmlinux, "local_timer_exit") >= 0;
+	bool timer = on && kernel_features__tracepoint_args(vmlinux, "local_timer_entry") >= 0 &&
+		     kernel_features__tracepoint_args(vmlinux, "local_timer_exit") >= 0;
 
 	bpf_program__set_autoload(skel->progs.offcpu_sched_waking, on);
 	bpf_program__set_autoload(skel->progs.offcpu_irq_entry, on);
 	bpf_program__set_autoload(skel->progs.offcpu_irq_exit, on);
 	bpf_program__set_autoload(skel->progs.offcpu_softirq_entry, on);
 	bpf_program__set_autoload(skel->progs.offcpu_softirq_exit, on);
+	bpf_program__set_autoload(skel->progs.offcpu_softirq_raise, on);
 	bpf_program__set_autoload(skel->progs.offcpu_local_timer_entry, timer);
 	bpf_program__set_autoload(skel->progs.offcpu_local_timer_exit, timer);
 }
 
-static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
+/* What this run would use and the kernel lacks: KERNEL_FEATURE_* bits. */
+static unsigned int missing_features(const struct btf *vmlinux, const struct tracer_opts *o)
+{
+	unsigned int missing = 0;
+
+	if (o->user_stack && !kernel_features__has(vmlinux, KERNEL_FEATURE_RSEQ_UPDATE))
+		missing |= 1u << KERNEL_FEATURE_RSEQ_UPDATE;
+	if (o->wakeups && !kernel_features__has(vmlinux, KERNEL_FEATURE_LOCAL_TIMER))
+		missing |= 1u << KERNEL_FEATURE_LOCAL_TIMER;
+	if (!o->snapshot && !kernel_features__has(vmlinux, KERNEL_FEATURE_SCHED_INFO))
+		missing |= 1u << KERNEL_FEATURE_SCHED_INFO;
+	return missing;
+}
+
+static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool enriched,
+		     unsigned int *missing)
 {
 	const char *path = o->btf_path ?: KERNEL_BTF_PATH;
-	struct btf *vmlinux = load_btf(path);
+	struct btf *vmlinux = kernel_features__load_btf(path);
 	int switch_args, err;
 
 	if (!vmlinux)
 		return -ENOENT;
-	switch_args = tracepoint_args(vmlinux, "sched_switch");
+	*missing = missing_features(vmlinux, o);
+	bpf_program__set_autoload(skel->progs.offcpu_open_waits, enriched);
+	bpf_program__set_autoload(skel->progs.offcpu_open_waits_plain, !enriched);
+	switch_args = kernel_features__tracepoint_args(vmlinux, "sched_switch");
 	skel->rodata->has_prev_state_arg = switch_args >= 4;
 	/*
 	 * In every mode, filtered or not: at rseq_update the wait's duration is
@@ -328,7 +347,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o)
 	 * space. Without rseq_update, user stacks are taken at switch-out.
 	 */
 	skel->rodata->defer_user_stacks =
-	    o->user_stack && tracepoint_args(vmlinux, "rseq_update") >= 0;
+	    o->user_stack && kernel_features__tracepoint_args(vmlinux, "rseq_update") >= 0;
 	if (!skel->rodata->defer_user_stacks)
 		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
 	set_wakeup_autoload(skel, vmlinux, o->wakeups);
@@ -474,7 +493,7 @@ static void read_record_delay(struct tracer *t)
 }
 
 /*
- * Issue #16: a CPU's clock pair is taken at its first switch after
+ * A CPU's clock pair is taken at its first switch after
  * attaching (keep_clock_pair). offcpu moves itself onto each CPU it may
  * run on, which switches every one within microseconds: sleeping 20 ms
  * for them to switch instead left 77 threads undated, switched in
@@ -578,30 +597,99 @@ static bool short_kept(const struct tracer *t, uint64_t duration_ns)
 	return (double)r * (double)t->min_duration_ns < (double)duration_ns * 4294967296.0;
 }
 
+/* --sample-rate's coin (wait_kept() in offcpu.bpf.c): kept 1 in N. */
+static bool rate_kept(const struct tracer *t)
+{
+	uint32_t r;
+
+	if (t->sample_rate <= 1)
+		return true;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		return false;
+	return r % t->sample_rate == 0;
+}
+
+static int malformed(uint32_t size, const char *what)
+{
+	log__error("malformed open-wait record: %u bytes, not %s", size, what);
+	return -EINVAL;
+}
+
+/* Of a wait begun before tracing did, the part since, as the BPF side counts it (0: snapshot). */
+static uint64_t since_start(const struct tracer *t, const struct offcpu_wait_record *r)
+{
+	uint64_t start = t->skel->bss->recording_start_ns;
+
+	return start && r->end_ts_ns - r->duration_ns < start && r->end_ts_ns > start
+		       ? r->end_ts_ns - start
+		       : r->duration_ns;
+}
+
 /*
- * The open waits the iterator wrote, each after its struct
- * offcpu_open_header, to fn; those outside -m/-M counted, and at the stop
- * every one: open, or recovered (its switch-in hidden).
+ * The next record the open-wait iterator wrote in buf, after its struct
+ * offcpu_open_header, at *off: 1 and its *size bytes before the new *off,
+ * 0 at the end, or -EINVAL (said).
+ */
+static int next_open_record(const char *buf, size_t len, size_t *off, uint32_t *size)
+{
+	struct offcpu_open_header h;
+
+	if (len - *off < sizeof(h))
+		return 0;
+	memcpy(&h, buf + *off, sizeof(h));
+	*off += sizeof(h);
+	if (h.size > len - *off || h.size < sizeof(__u32) || h.size > OPEN_RECORD_MAX) {
+		log__error("malformed open-wait record: %u bytes of %zu", h.size, len - *off);
+		return -EINVAL;
+	}
+	*size = h.size;
+	*off += h.size;
+	return 1;
+}
+
+/*
+ * The Python frames of the open wait that follows, to fn as the ring's
+ * come; counted here as the BPF side counts the ring's, since a record
+ * the seq file had no room for is written again by the next read.
+ */
+static int pass_open_python(const void *data, uint32_t size, tracer_record_fn fn, void *ctx,
+			    uint64_t *counters)
+{
+	const struct offcpu_python_record *py = data;
+
+	if (size < OFFCPU_PYTHON_HEADER_SIZE || size > sizeof(*py) ||
+	    size < OFFCPU_PYTHON_HEADER_SIZE + py->frames * sizeof(py->frame[0]))
+		return malformed(size, "a wait's Python frames");
+	if (py->cut_short)
+		counters[OFFCPU_CNT_PY_CUT_SHORT]++;
+	return fn(ctx, data, size);
+}
+
+/*
+ * The open waits the iterator wrote (and the Python frames of some, right
+ * before them) to fn; those outside -m/-M counted, and at the stop every
+ * one: open, or recovered (its switch-in hidden).
  */
 static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool at_stop,
 			   tracer_record_fn fn, void *ctx, uint64_t *counters)
 {
 	struct offcpu_wait_record *r = t->open_record;
-	struct offcpu_open_header h;
 	size_t off = 0;
+	uint32_t size;
 	int err;
 
-	while (len - off >= sizeof(h)) {
-		memcpy(&h, buf + off, sizeof(h));
-		off += sizeof(h);
-		if (h.size > len - off || h.size < OFFCPU_WAIT_HEADER_SIZE ||
-		    h.size > OPEN_RECORD_MAX) {
-			log__error("malformed open-wait record: %u bytes of %zu", h.size,
-				   len - off);
-			return -EINVAL;
+	while ((err = next_open_record(buf, len, &off, &size)) > 0) {
+		memcpy(r, buf + off - size, size);
+		if (r->type == OFFCPU_RECORD_PYTHON) {
+			err = pass_open_python(r, size, fn, ctx, counters);
+			if (err < 0)
+				return err;
+			continue;
 		}
-		memcpy(r, buf + off, h.size);
-		off += h.size;
+		if (size < OFFCPU_WAIT_HEADER_SIZE)
+			return malformed(size, "a wait");
+		if (r->flags & OFFCPU_WAIT_PYTHON_FAILED)
+			counters[OFFCPU_CNT_PY_FAIL]++;
 		if (at_stop)
 			counters[r->flags & OFFCPU_WAIT_RECOVERED ? OFFCPU_CNT_SWITCH_RECOVERED
 								  : OFFCPU_CNT_OPEN_AT_STOP]++;
@@ -609,13 +697,13 @@ static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool a
 		if (r->flags & OFFCPU_WAIT_STACKS_RACED)
 			counters[OFFCPU_CNT_OPEN_STACKS_RACED]++;
 		/*
-		 * Issue #14: durations beside counts, as the BPF side adds
+		 * Durations beside counts, as the BPF side adds
 		 * them; a wait recovered here ended, and takes --short
 		 * sample's coin as one recovered there would.
 		 */
 		if (r->duration_ns < t->min_duration_ns) {
 			counters[OFFCPU_CNT_BELOW_MIN]++;
-			counters[OFFCPU_CNT_BELOW_MIN_NS] += r->duration_ns;
+			counters[OFFCPU_CNT_BELOW_MIN_NS] += since_start(t, r);
 			if (!(r->flags & OFFCPU_WAIT_RECOVERED) || !short_kept(t, r->duration_ns))
 				continue;
 			counters[OFFCPU_CNT_SHORT_SAMPLED]++;
@@ -623,15 +711,25 @@ static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool a
 		}
 		if (r->duration_ns > t->max_duration_ns) {
 			counters[OFFCPU_CNT_ABOVE_MAX]++;
-			counters[OFFCPU_CNT_ABOVE_MAX_NS] += r->duration_ns;
+			counters[OFFCPU_CNT_ABOVE_MAX_NS] += since_start(t, r);
 			continue;
 		}
-		err = fn(ctx, r, h.size);
+		/*
+		 * A recovered wait ended, and is drawn as BPF draws every ended
+		 * one; an open wait is never drawn (each is written, for "Still
+		 * waiting") and weighs once (collector.c's weight_of).
+		 */
+		if ((r->flags & OFFCPU_WAIT_RECOVERED) && !rate_kept(t)) {
+			counters[OFFCPU_CNT_SAMPLED_OUT]++;
+			counters[OFFCPU_CNT_SAMPLED_OUT_NS] += since_start(t, r);
+			continue;
+		}
+		err = fn(ctx, r, size);
 		if (err < 0)
 			return err;
 		counters[OFFCPU_CNT_EMITTED]++;
 	}
-	return 0;
+	return err;
 }
 
 /* The open-wait iterator's records, into *buf (*len bytes). */
@@ -640,20 +738,66 @@ static int read_open_waits(struct tracer *t, enum offcpu_open_mode mode, char **
 	int err;
 
 	t->skel->bss->open_mode = mode;
-	err = run_iterator(t->skel->progs.offcpu_open_waits, buf, len);
+	err = run_iterator(t->open_waits, buf, len);
 	if (err)
 		report_setup_error("read the threads off CPU", err);
 	return err;
 }
 
+/*
+ * The processes of the open waits in buf, to fn as OFFCPU_RECORD_RUNNING
+ * records, once each in a row: a snapshot's collector has seen none of
+ * them, and looks for CPython in each.
+ */
+static int pass_processes(const char *buf, size_t len, tracer_record_fn fn, void *ctx)
+{
+	struct offcpu_task_record r = { .type = OFFCPU_RECORD_RUNNING };
+	struct offcpu_wait_record w;
+	size_t off = 0;
+	uint32_t size;
+	int err;
+
+	while ((err = next_open_record(buf, len, &off, &size)) > 0) {
+		if (size < OFFCPU_WAIT_HEADER_SIZE)
+			continue;
+		memcpy(&w, buf + off - size, OFFCPU_WAIT_HEADER_SIZE);
+		if (w.type != OFFCPU_RECORD_WAIT || w.pid == r.pid)
+			continue;
+		r.pid = w.pid;
+		err = fn(ctx, &r, sizeof(r));
+		if (err < 0)
+			return err;
+	}
+	return err;
+}
+
 int tracer__open_waits(struct tracer *t, tracer_record_fn fn, void *ctx, uint64_t *counters)
 {
+	uint64_t python_added = t->python_added;
 	size_t len = 0;
 	char *buf = NULL;
 	int err = read_open_waits(t, OFFCPU_OPEN_NOW, &buf, &len);
 
 	if (err)
 		return err;
+	/*
+	 * A snapshot knows its processes from this look only: where it found
+	 * CPython, it looks again, with those processes' Python frames walked
+	 * (a hung Python service is what a snapshot is for). Only then: the
+	 * second look costs the first's and the walks (bench/open_python).
+	 */
+	if (t->snapshot) {
+		err = pass_processes(buf, len, fn, ctx);
+		if (!err && t->python_added != python_added) {
+			free(buf);
+			buf = NULL;
+			err = read_open_waits(t, OFFCPU_OPEN_NOW, &buf, &len);
+		}
+		if (err) {
+			free(buf);
+			return err;
+		}
+	}
 	err = pass_open_waits(t, buf, len, false, fn, ctx, counters);
 	free(buf);
 	return err;
@@ -708,9 +852,48 @@ static void say_clock_errors(struct tracer *t)
 			(unsigned long long)e[i].over_10ms, (unsigned long long)e[i].worst_tid);
 }
 
-int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, struct tracer **out)
+/*
+ * The BPF object opened, configured and loaded into t->skel; enriched: the
+ * open waits' iterator with their Python frames and labels. Errors said
+ * only when not enriched: an enriched load the verifier refuses is tried
+ * again plain.
+ */
+static int open_and_load(struct tracer *t, const struct tracer_opts *opts, bool enriched)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
+	int err;
+
+	t->skel = offcpu_bpf__open_opts(&open_opts);
+	if (!t->skel) {
+		err = -errno;
+		report_setup_error("open offcpu's BPF object", err);
+		return err;
+	}
+	err = configure(t->skel, opts, enriched, &t->missing_features);
+	if (err)
+		return err;
+	err = offcpu_bpf__load(t->skel);
+	if (err && !(enriched && (err == -EINVAL || err == -EACCES)))
+		report_setup_error("load offcpu's BPF programs", err);
+	t->open_waits = enriched ? t->skel->progs.offcpu_open_waits
+				 : t->skel->progs.offcpu_open_waits_plain;
+	return err;
+}
+
+static void say_missing_features(struct tracer *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < KERNEL_FEATURE_COUNT; i++) {
+		if (t->missing_features & (1u << i)) {
+			kernel_features__say_missing(i);
+			t->features_said++;
+		}
+	}
+}
+
+int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, struct tracer **out)
+{
 	struct tracer *t = calloc(1, sizeof(*t));
 	int err;
 
@@ -724,6 +907,7 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	t->min_duration_ns = opts->min_duration_ns;
 	t->max_duration_ns = opts->max_duration_ns;
 	t->short_sample = opts->short_sample && opts->min_duration_ns;
+	t->sample_rate = opts->sample_rate;
 	t->snapshot = opts->snapshot;
 	t->measure_clock = getenv(MEASURE_CLOCK_ENV) != NULL;
 	t->open_record = malloc(OPEN_RECORD_MAX);
@@ -734,20 +918,22 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	}
 	read_record_delay(t);
 	libbpf_set_print(libbpf_log);
-	t->skel = offcpu_bpf__open_opts(&open_opts);
-	if (!t->skel) {
-		err = -errno;
-		report_setup_error("open offcpu's BPF object", err);
-		goto fail;
+	err = open_and_load(t, opts, true);
+	if (err == -EINVAL || err == -EACCES) {
+		/* The verifier's refusal: the twin without global functions. */
+		offcpu_bpf__destroy(t->skel);
+		t->skel = NULL;
+		err = open_and_load(t, opts, false);
+		if (!err) {
+			log__warn("this kernel's verifier does not trust a global function's task "
+				  "argument (6.8): waits still open come without Python frames and "
+				  "rule packs' labels");
+			t->features_said++;
+		}
 	}
-	err = configure(t->skel, opts);
 	if (err)
 		goto fail;
-	err = offcpu_bpf__load(t->skel);
-	if (err) {
-		report_setup_error("load offcpu's BPF programs", err);
-		goto fail;
-	}
+	say_missing_features(t);
 	err = fill_filters(t->skel, opts);
 	if (err)
 		goto fail;
@@ -835,6 +1021,7 @@ int tracer__stop(struct tracer *t, uint64_t *counters)
 	char *open_buf = NULL;
 	int err;
 
+	counters[OFFCPU_CNT_FEATURES_MISSING] = t->features_said;
 	bpf_link__destroy(t->skel->links.offcpu_sched_switch);
 	t->skel->links.offcpu_sched_switch = NULL;
 	/* The end of the waits still open: the last switch sched_switch could see. */
@@ -870,8 +1057,12 @@ int tracer__stop(struct tracer *t, uint64_t *counters)
 
 int tracer__python_add(struct tracer *t, uint32_t pid, const struct offcpu_python_layout *l)
 {
-	return bpf_map__update_elem(t->skel->maps.python_procs, &pid, sizeof(pid), l, sizeof(*l),
-				    BPF_ANY);
+	int err = bpf_map__update_elem(t->skel->maps.python_procs, &pid, sizeof(pid), l, sizeof(*l),
+				       BPF_ANY);
+
+	if (!err)
+		t->python_added++;
+	return err;
 }
 
 int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads *reads)
@@ -884,6 +1075,16 @@ int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads 
 	else
 		err = bpf_map_update_elem(fd, &pid, reads, BPF_ANY);
 	return err ? -errno : 0;
+}
+
+uint64_t tracer__features_missing(const struct tracer *t)
+{
+	return t->features_said;
+}
+
+uint64_t tracer__start_ns(const struct tracer *t)
+{
+	return t->skel->bss->recording_start_ns;
 }
 
 int tracer__counters(struct tracer *t, uint64_t *out)
@@ -922,7 +1123,7 @@ void tracer__free(struct tracer *t)
 	free(t);
 }
 
-/* Issue #20: the open_gauge iterator read through, one record at a time. */
+/* The open_gauge iterator read through, one record at a time. */
 int tracer__open_gauge(struct tracer *t, tracer_open_wait_fn fn, void *ctx)
 {
 	struct offcpu_open_wait w[64];

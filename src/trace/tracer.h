@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "lib/parse.h"
+#include "trace/kernel_features.h"
 
 struct tracer;
 
@@ -29,25 +30,29 @@ struct tracer_opts {
 	char *const *comms;
 	size_t nr_comms;
 	bool filter_cgroup;
-	/* Issue #16. */
 	bool date_open_waits; /* date the selected threads off CPU at the start */
 	bool snapshot;	      /* attach nothing: tracer__open_waits only (offcpu snapshot) */
 	int cgroup_fd;	      /* with filter_cgroup: the cgroup v2 directory, open */
 	const char *btf_path; /* the kernel's BTF; NULL: /sys/kernel/btf/vmlinux */
 	/*
-	 * Issue #19: called once loaded, before attaching (tracer__set_reads
+	 * Called once loaded, before attaching (tracer__set_reads
 	 * works then), so that processes running already are read from
 	 * their first wait; NULL: none.
 	 */
 	void (*before_attach)(void *ctx, struct tracer *t);
 	void *before_attach_ctx;
-	bool label_reads; /* issue #19: a rule pack reads from processes: room for them */
-	/* Issue 15. */
+	bool label_reads; /* A rule pack reads from processes: room for them */
 	bool wakeups;	   /* attach sched_waking: who woke each wait */
 	bool waker_stacks; /* --wakers: and the waker's stacks */
-	/* Issue #14: --short sample keeps waits below -m with p = duration/min. */
+	/* --short sample keeps waits below -m with p = duration/min. */
 	bool short_sample;
 };
+
+/*
+ * Calls fn with each tracepoint offcpu's programs attach to, once each
+ * (kernel_features_each_fn); the programs are opened, not loaded.
+ */
+int tracer__each_tracepoint(kernel_features_tracepoint_fn fn, void *ctx);
 
 /* Called for every ring buffer record; a negative return stops polling. */
 typedef int (*tracer_record_fn)(void *ctx, const void *data, size_t size);
@@ -72,30 +77,42 @@ int tracer__poll(struct tracer *t, int timeout_ms);
  * the rest, and reads what is left for 250 ms at most; the waits still left
  * are added to counters[OFFCPU_CNT_RINGBUF_UNREAD] (and _NS), an array of
  * OFFCPU_CNT_MAX. Then the waits still open at the detach are passed on
- * (issue #16), counted in counters[OFFCPU_CNT_OPEN_AT_STOP].
+ *, counted in counters[OFFCPU_CNT_OPEN_AT_STOP].
  */
 int tracer__stop(struct tracer *t, uint64_t *counters);
 /*
- * Issue #16: every selected thread off CPU now, one wait record each
- * (flags OFFCPU_WAIT_OPEN_AFTER, its duration so far, its stacks), passed
- * to fn as ring buffer records are, from a task iterator: for offcpu
- * snapshot, or a gauge while recording. Waits outside -m/-M are counted
- * in counters[] (OFFCPU_CNT_MAX of them), not passed. 0 or -errno, said.
+ * Every selected thread off CPU now, one wait record each
+ * (flags OFFCPU_WAIT_OPEN_AFTER, its duration so far, its stacks, a rule
+ * pack's reads; its Python frames right before it in their own record),
+ * passed to fn as ring buffer records are, from a task iterator: for
+ * offcpu snapshot, or a gauge while recording. Waits outside -m/-M are
+ * counted in counters[] (OFFCPU_CNT_MAX of them), not passed. A snapshot
+ * first passes each process as an OFFCPU_RECORD_RUNNING, and looks again
+ * if that found CPython (tracer__python_add). 0 or -errno, said.
  */
 int tracer__open_waits(struct tracer *t, tracer_record_fn fn, void *ctx, uint64_t *counters);
 /*
- * Issue #21: walk the Python frames of process pid's waits with this
+ * Walk the Python frames of process pid's waits with this
  * layout (until it execs or exits). -E2BIG when the map is full.
  */
 int tracer__python_add(struct tracer *t, uint32_t pid, const struct offcpu_python_layout *l);
+/*
+ * CLOCK_MONOTONIC when tracing began, just before sched_switch was
+ * attached: the start of the recording's window (profile.h); 0 for a
+ * snapshot, which has none.
+ */
+uint64_t tracer__start_ns(const struct tracer *t);
 /* Sums the per-CPU counters into out[OFFCPU_CNT_BPF_MAX]. */
 int tracer__counters(struct tracer *t, uint64_t *out);
-/* Issue #19: what to read from process pid's memory at its waits (NULL: nothing). */
+
+/* The optional kernel features this run goes without, each said once at the start. */
+uint64_t tracer__features_missing(const struct tracer *t);
+/* What to read from process pid's memory at its waits (NULL: nothing). */
 struct offcpu_reads;
 int tracer__set_reads(struct tracer *t, uint32_t pid, const struct offcpu_reads *reads);
 void tracer__free(struct tracer *t);
 
-/* Issue #20: one selected thread off CPU now (offcpu.h). */
+/* One selected thread off CPU now (offcpu.h). */
 struct offcpu_open_wait;
 typedef void (*tracer_open_wait_fn)(void *ctx, const struct offcpu_open_wait *w);
 /*

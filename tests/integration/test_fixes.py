@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Issue #17, item 4: the kernel leaf, checked against perf for the same waits.
+"""The kernel leaf, checked against perf for the same waits.
 
 bpf_get_task_stack() of a blocked task drops every __sched function
 (do_nanosleep, schedule_hrtimeout_range_clock...): offcpu's kernel stacks
@@ -64,6 +64,13 @@ LEAF_CALLERS = {
     "leaf-nanosleep": "do_nanosleep",
     "leaf-epoll": "schedule_hrtimeout_range_clock",
     "leaf-poll": "schedule_hrtimeout_range_clock",
+}
+# The system call each thread blocks in; a thread also waits elsewhere (the
+# GIL's futex), which has a leaf of its own.
+LEAF_SYSCALLS = {
+    "leaf-nanosleep": "__x64_sys_clock_nanosleep",
+    "leaf-epoll": "__x64_sys_epoll_wait",
+    "leaf-poll": "__x64_sys_poll",
 }
 # What offcpu trims at the leaf, and perf shows: the tracepoint (perf's walk starts
 # in __traceiter_sched_switch once a BPF program is attached to it too) and the
@@ -131,15 +138,18 @@ def test_kernel_leaf_is_perfs():
         proc.kill()
         proc.wait()
         shutil.rmtree(d, ignore_errors=True)
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    stats = lines[-1]
+    assert stats["type"] == "stats", stats
     checked = {c: 0 for c in LEAF_CALLERS}
-    for line in r.stdout.splitlines():
-        w = json.loads(line)
+    missed = 0
+    for w in lines[:-1]:
         if w["type"] != "offcpu" or w["tid"] not in mine:
             continue
-        # Issue #17.2: a wait recovered from a hidden switch-in has no stacks.
+        # A wait recovered from a hidden switch-in has no stacks.
         if not w["kernel_stack"] and not w["user_stack"]:
             continue
-        # Open at the stop (#16): the iterator's stacks are test_open_race's,
+        # Open at the stop: the iterator's stacks are test_open_race's,
         # which allows the leaf scan's rare miss there (about 1% of open
         # waits of threads waking every 100 us). The switch-in's reads, of a
         # thread that cannot run, are what is tested here.
@@ -148,12 +158,30 @@ def test_kernel_leaf_is_perfs():
         comm = mine[w["tid"]]
         addrs = tuple(int(f["addr"], 16) for f in w["kernel_stack"])
         names = [f.get("sym") for f in w["kernel_stack"]]
-        assert names and names[0] == LEAF_CALLERS[comm], (comm, names)
-        assert addrs in perf_stacks.get(w["tid"], ()), (
-            "%s: offcpu's %s is no stack perf recorded for that thread: %s" %
-            (comm, names, [list(map(hex, s)) for s in perf_stacks.get(w["tid"], ())][:3]))
+        stacks = perf_stacks.get(w["tid"], ())
+        if addrs not in stacks:
+            # The scan gave up: the stack as bpf_get_task_stack gave it,
+            # perf's less the __sched frames at its top, flagged and counted.
+            assert LEAF_CALLERS[comm] not in names and any(
+                len(s) > len(addrs) and s[len(s) - len(addrs):] == addrs for s in stacks), (
+                "%s: offcpu's %s is no stack perf recorded for that thread, nor its end: %s" %
+                (comm, names, [list(map(hex, s)) for s in stacks][:3]))
+            missed += 1
+            continue
+        # Preempted on its way in or out of the call (seen under load:
+        # exit_to_user_mode_loop first): no function decided to sleep.
+        if w["state"] != "interruptible" or LEAF_SYSCALLS[comm] not in names:
+            continue
+        if names[0] != LEAF_CALLERS[comm]:
+            assert LEAF_CALLERS[comm] not in names, (comm, names)
+            missed += 1
+            continue
         checked[comm] += 1
     assert all(n >= 10 for n in checked.values()), checked
+    # Every miss is counted, and they are rare: one in CI's 225, none in
+    # 5,200 here beside three busy loops, disk writes and perf.
+    assert missed <= stats["kernel_leaf_missed"], (missed, stats["kernel_leaf_missed"])
+    assert missed * 50 <= sum(checked.values()), (missed, checked)
 
 
 def main():

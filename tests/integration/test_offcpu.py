@@ -35,6 +35,22 @@ def run(args, **kw):
     return subprocess.run(args, **kw)
 
 
+BROWSER = os.path.join(ROOT, "tests", "browser")
+
+
+def node(args, **kw):
+    """node on a tests/browser script. Its modules (playwright-core,
+    speedscope) are npm's, not Debian's, in tests/browser/node_modules,
+    which git does not hold: a fresh checkout or worktree has none, and
+    only make test ran make test-deps. A suite run alone installs them the
+    same way, and fails saying so if that cannot."""
+    if not os.path.isdir(os.path.join(BROWSER, "node_modules", "playwright-core")):
+        r = run(["make", "-s", "-C", ROOT, "test-deps"], timeout=1800)
+        assert os.path.isdir(os.path.join(BROWSER, "node_modules", "playwright-core")), \
+            "make test-deps did not install tests/browser's modules: %s%s" % (r.stdout, r.stderr)
+    return run(["node"] + args, **kw)
+
+
 def read_json_lines(path):
     with open(path) as f:
         records = [json.loads(line) for line in f if line.strip()]
@@ -433,7 +449,9 @@ def test_container_symlinks_stay_in_the_container():
     os.chmod(root + inside, 0o1777)
     os.symlink(inside, os.path.join(root, "tmp"))
     shutil.copy(os.path.join(ROOT, "build", "tests", "workload-static"), root + "/wl")
-    p = subprocess.Popen(["chroot", root, "/wl", "jit", "40", "-1"])
+    # Rounds for as long as the recording could take to load and run (it is
+    # killed after): 40 rounds, 0.8 s, ended before a loaded machine attached.
+    p = subprocess.Popen(["chroot", root, "/wl", "jit", "500", "-1"])
     os.makedirs(inside)
     try:
         with open(os.path.join(inside, "perf-%d.map" % p.pid), "w") as f:
@@ -807,6 +825,19 @@ def test_filter_comm():
     with_two_sleepers(check)
 
 
+def test_comm_no_task_has_is_said_at_the_start():
+    """-c naming no running task says so at the start, once a name: a typo
+    is not found in an empty report at the end. The name of a running
+    task says nothing."""
+    def check(a, b):
+        r = run([OFFCPU, "-d", "300ms", "-f", "json", "-o", os.devnull, "-c", "wl_other", "-c",
+                 "no_such_comm"])
+        assert r.returncode == 0, r.stderr
+        said = [l for l in r.stderr.splitlines() if "no task is named" in l]
+        assert len(said) == 1 and "'no_such_comm'" in said[0], r.stderr
+    with_two_sleepers(check)
+
+
 def cgroup2_root():
     with open("/proc/self/mounts") as f:
         for line in f:
@@ -973,11 +1004,13 @@ def test_duration_bounds_and_sampling():
         waits, stats = trace_json(["-m", "10ms", "-M", "30ms", "-p", "%d,%d" % (p1.pid, p2.pid)])
         check_only(waits, lambda w: 10_000_000 <= w["duration_ns"] <= 30_000_000, "-m/-M")
         assert stats["below_min_duration"] > 0, stats
-        # The 5 ms sleeper's waits are below -m but for the odd one a loaded
-        # machine stretches past 10 ms.
+        # The 5 ms sleeper's waits are below -m but for those a loaded machine
+        # stretches past 10 ms (48 of about 150 in a run beside six builds):
+        # most are counted below -m, not shown.
         short = [w for w in waits if w["comm"] == "wl_short"]
         long = [w for w in waits if w["comm"] == "wl_long"]
-        assert long and len(short) < len(long) / 4, (len(short), len(long))
+        assert long and stats["below_min_duration"] > len(short), (
+            len(short), len(long), stats["below_min_duration"])
         waits, stats = trace_json(["--sample-rate", "4", "-m", "0", "-p", str(p1.pid)])
         assert stats["sampled_out"] > 0, stats
         kept = stats["emitted"] / (stats["emitted"] + stats["sampled_out"])
@@ -1132,12 +1165,19 @@ def test_exec_mid_run_and_traced_pid_exiting_early():
     assert len(mine) == 5, [(w["comm"], w["wait"]) for w in waits]
     assert all("main" in user_syms(w) for w in mine), [user_syms(w) for w in mine]
     # A traced process that exits long before the end: its waits stay, offcpu goes on.
-    p = sleeper("wl_early", rounds=40, ms=20)
+    # Its 40 waits begin once offcpu is attached (a loaded machine took
+    # longer to load it than the 0.8 s they last), from a shell that waits
+    # for a line, then execs the sleeper in the same process.
+    p = subprocess.Popen(["sh", "-c", "read go; exec %s sleep wl_early 40 20" % WORKLOAD],
+                         stdin=subprocess.PIPE, text=True)
     out = os.path.join(TMP, "early.json")
     started = time.monotonic()
-    r = run([OFFCPU, "-p", str(p.pid), "-d", "2s", "-f", "json", "-o", out])
+    tracer = start_tracer(["-p", str(p.pid), "-d", "2s", "-f", "json", "-o", out])
+    p.stdin.write("go\n")
+    p.stdin.close()
     p.wait()
-    assert r.returncode == 0, r.stderr
+    _, err = tracer.communicate(timeout=60)
+    assert tracer.returncode == 0, err
     assert time.monotonic() - started >= 2.0, "stopped when the traced process exited"
     waits, stats = read_json_lines(out)
     assert 1 <= len([w for w in waits if w["comm"] == "wl_early"]) <= 40, len(waits)
@@ -2066,6 +2106,46 @@ def test_help_and_version():
     assert r.returncode == 0 and r.stdout.startswith("offcpu ")
 
 
+def test_version_verbose_lists_what_this_kernel_has():
+    """--version -v: each tracepoint offcpu attaches to, as tracefs lists
+    them, the map types, and the optional features by what the kernel
+    itself shows (/proc/self/schedstat is CONFIG_SCHED_INFO's)."""
+    r = run([OFFCPU, "--version", "-v"])
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("offcpu ") and lines[1] == "kernel %s %s" % (
+        os.uname().release, os.uname().version), lines[:2]
+    events = set(l.strip().split(":")[1] for l in open("/sys/kernel/tracing/available_events"))
+    required = lines[lines.index("required:") + 1:lines.index("optional:")]
+    tracepoints = [l.split()[2] for l in required if " tracepoint " in l]
+    assert {"sched_switch", "sched_waking", "sched_process_exit"} <= set(tracepoints), required
+    for line in required:
+        assert line.split()[0] == "yes", line
+    assert all(t in events for t in tracepoints), [t for t in tracepoints if t not in events]
+    optional = dict((l[7:], l.split()[0]) for l in lines[lines.index("optional:") + 1:]
+                    if l[:2] == "  " and l[2] != " ")
+    assert optional["tracepoint rseq_update"] == ("yes" if "rseq_update" in events else "no")
+    sched_info = [v for k, v in optional.items() if k.startswith("task_struct::sched_info")]
+    assert sched_info == ["yes" if os.path.exists("/proc/self/schedstat") else "no"], optional
+    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    assert optional["trusted task arguments of global functions (6.8)"] == (
+        "yes" if (major, minor) >= (6, 8) else "no"), optional
+    # A run says each optional feature it goes without, and counts them: none here.
+    out = os.path.join(TMP, "features-%d.json" % os.getpid())
+    r = run([OFFCPU, "-f", "json", "-o", out, "-d", "500ms"])
+    assert r.returncode == 0, r.stderr
+    lacking = [k for k, v in optional.items() if v == "no"]
+    notices = [l for l in r.stderr.splitlines() if "this kernel lacks the " in l or
+               "does not trust a global function's task argument" in l]
+    assert len(notices) == len(lacking), (notices, lacking)
+    assert read_json_lines(out)[1]["kernel_features_missing"] == len(lacking)
+    # Unprivileged: what needs root to probe says so, and nothing fails.
+    r = run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", OFFCPU,
+             "-V", "-v"])
+    assert r.returncode == 0, r.stderr
+    assert "  ?    task local storage (5.11) (not probed: needs root)" in r.stdout, r.stdout
+
+
 def test_idle_kernel_threads_are_hidden_from_the_text_report():
     # Issue 18: kernel threads waiting for work were most of a system-wide report.
     r = run([OFFCPU, "-d", "2s"])
@@ -2124,7 +2204,7 @@ def test_svg_fills_the_window_and_outlines_kernel_frames():
     svg = report_of(os.path.join(TMP, "workload.json"), ".svg")
     os.makedirs(ARTIFACTS, exist_ok=True)
     shot = os.path.join(ARTIFACTS, "flamegraph-window.png")
-    r = run(["node", BROWSER_CHECK, svg, "nanosleep", shot], timeout=180)
+    r = node([BROWSER_CHECK, svg, "nanosleep", shot], timeout=180)
     assert r.returncode == 0, r.stderr
     seen = json.loads(r.stdout)
     assert seen["errors"] == [], seen["errors"]
@@ -2162,7 +2242,8 @@ def test_make_install_puts_binary_man_page_and_packs_under_destdir():
     prefix = os.path.join(dest, "opt", "offcpu")
     binary = os.path.join(prefix, "bin", "offcpu")
     assert os.access(binary, os.X_OK)
-    assert os.path.isfile(os.path.join(prefix, "share", "man", "man1", "offcpu.1"))
+    for page in ("offcpu.1", "offcpu-report.1", "offcpu-serve.1", "offcpu-snapshot.1"):
+        assert os.path.isfile(os.path.join(prefix, "share", "man", "man1", page)), page
     assert os.path.isfile(os.path.join(prefix, "share", "offcpu", "rules", "postgres.rules"))
     # The installed binary finds its pack beside itself, in ../share/offcpu/rules.
     r = run([binary, "report", "--rules", "postgres", "-f", "folded",
@@ -2301,6 +2382,23 @@ def test_symbols_pie_nonpie_and_debuglink():
                 assert int(own["addr"], 16) < 0x10000000, own
             else:
                 assert int(own["addr"], 16) > 0x500000000000, own
+
+
+def test_unwind_after_command_exited():
+    # A reader 30 ms behind each record unwinds the waits of this 60 ms
+    # command after it exited, before offcpu reaps it: no map_files then.
+    # libc was marked unreadable for good and every stack cut at its leaf.
+    out = os.path.join(TMP, "sym-late.json")
+    env = dict(os.environ, OFFCPU_TEST_RECORD_DELAY_US="30000")
+    r = run([OFFCPU, "--stats", "-f", "json", "-o", out, "--",
+             os.path.join(SYMBOLS, "symprog-pie"), "sym_late", "3", "20"], env=env)
+    assert r.returncode == 0, r.stderr
+    waits, _ = read_json_lines(out)
+    mine = [w for w in waits if w["comm"] == "sym_late" and w["wait"] == "sleep"]
+    assert len(mine) == 3, [(w["comm"], w["wait"]) for w in waits]
+    for w in mine:
+        syms = user_syms(w)
+        assert "prog_wait" in syms and "main" in syms, syms
 
 
 def test_symbols_stripped_without_debug_file():
@@ -2598,19 +2696,60 @@ def test_debug_link_cannot_aim_offcpu_at_anything():
         shutil.rmtree(d)
 
 
+def perf_map_parse_seconds(lines, junk):
+    """CPU seconds one parse of hostile's perf map of lines valid lines and
+    junk bytes takes here: a file of the same shape, split into fields."""
+    path = os.path.join(TMP, "perf-shape.map")
+    with open(path, "w") as f:
+        for i in range(lines):
+            f.write("%x 10 hostile_jit_function_number_%d\n" % (0x100000000 + i * 0x100, i))
+        f.write("".join("\n" if i % 61 == 60 else "x" for i in range(junk)))
+    began = time.process_time()
+    for _ in range(3):
+        with open(path) as f:
+            for line in f:
+                fields = line.split(None, 2)
+                if len(fields) == 3:
+                    try:
+                        int(fields[0], 16), int(fields[1], 16)
+                    except ValueError:
+                        pass
+    os.unlink(path)
+    return (time.process_time() - began) / 3
+
+
 def test_perf_map_missed_is_not_parsed_again_every_wait():
     # Every wait under another address of the process's anonymous code, none
     # of it in its perf map: a map of 100,000 valid lines (4.6 MB), then one
-    # of 8 MiB of junk, was parsed whole again for each.
+    # of 8 MiB of junk, was parsed whole again for each. Timings are noisy
+    # here and a recording's own cost grows with the program: the bound is
+    # in parses, what one parse of the same file costs measured in this run,
+    # against the same recording of a process whose perf map is empty, each
+    # the least of two recordings (one recording's CPU varied by 0.17 s).
+    # Parsing at every wait was 2.2-4.0 s of CPU, over 40 parses; the map
+    # is read on from where it stopped, so one parse in all, and the
+    # re-reads' budget allows a few more opens.
+    def least_cpu(lines, junk):
+        runs = []
+        for _ in range(2):
+            status, err, cpu, _, waits = traced_hostile(
+                ["perfmap", "hst_perfmap", str(lines), str(junk), "100000", "2"], seconds="3s")
+            assert status == 0, (status, err[-2000:])
+            mine = [w for w in waits if w["comm"] == "hst_perfmap"]
+            assert len(mine) > 100, len(mine)
+            runs.append((cpu, len(mine)))
+        return min(runs)
+
+    cpu_empty, _ = least_cpu(0, 0)
     for lines, junk in ((100000, 0), (0, 8 << 20)):
-        status, err, cpu, _, waits = traced_hostile(
-            ["perfmap", "hst_perfmap", str(lines), str(junk), "100000", "2"], seconds="3s")
-        assert status == 0, (status, err[-2000:])
-        mine = [w for w in waits if w["comm"] == "hst_perfmap"]
-        assert len(mine) > 100, len(mine)
-        print("    perf map of %d lines, %d junk bytes: %d waits, offcpu %.2f s of CPU" %
-              (lines, junk, len(mine), cpu))
-        assert cpu < 0.75, "%.2f s of CPU in a 3 s recording" % cpu
+        cpu, waits = least_cpu(lines, junk)
+        one_parse = perf_map_parse_seconds(lines, junk)
+        parses = (cpu - cpu_empty) / one_parse
+        print("    perf map of %d lines, %d junk bytes: %d waits, offcpu %.2f s of CPU "
+              "(empty map: %.2f s), one parse %.3f s: as %.1f parses" %
+              (lines, junk, waits, cpu, cpu_empty, one_parse, parses))
+        assert parses < 25, "%.2f s of CPU more than with an empty map: %.1f parses" % (
+            cpu - cpu_empty, parses)
 
 
 def test_maps_missed_are_not_read_again_every_wait():
@@ -3026,7 +3165,7 @@ def test_report_pprof_is_the_live_pprof():
             assert t.returncode == 0, err
     waits, stats = read_json_lines(recording)
     # Every sleep is a wait: this VM hides some switch-ins from every
-    # tracer alike (README, robustness); offcpu recovers them, without
+    # tracer alike (docs/robustness.md); offcpu recovers them, without
     # their stacks (so with no sleep class), or counts them lost.
     sleeps = len([w for w in waits if w["wait"] == "sleep" or recovered(w)])
     assert sleeps + stats["switch_in_unseen"] == 20, (sleeps, stats)
@@ -3218,7 +3357,7 @@ def check_hostile_folded(data, what):
 def check_hostile_svg(path):
     import xml.etree.ElementTree as ET
     ET.parse(path)  # raises on any character XML 1.0 refuses
-    r = run(["node", os.path.join(ROOT, "tests", "browser", "flamegraph_static_check.js"),
+    r = node([os.path.join(ROOT, "tests", "browser", "flamegraph_static_check.js"),
              path], timeout=180)
     assert r.returncode == 0, r.stderr
     seen = json.loads(r.stdout)
@@ -3317,16 +3456,20 @@ def test_report_deep_stack_every_format():
 def test_report_read_errors():
     """A read that fails is not the end of the recording: a directory is
     the wrong argument (exit 2), memory running out the machine's (exit 1);
-    one line each, no file written."""
+    one line each, no file written. A line past the cap (16 MiB) is no
+    recording's (exit 2); one within it in 20 MiB of address space (offcpu
+    and its libraries take 14) runs out of memory."""
     directory = os.path.join(TMP, "dir.json")
     os.makedirs(directory, exist_ok=True)
-    # One line of a gigabyte (a hole in a sparse file) in 256 MiB of address space.
+    # One line of a gigabyte (a hole in a sparse file).
     huge = os.path.join(TMP, "huge.json")
     with open(huge, "wb") as f:
         f.truncate(1 << 30)
     cases = [
         ([OFFCPU, "report"], directory, 2, "%s: is a directory, not a recording" % directory),
-        (["prlimit", "--as=%d" % (256 << 20), OFFCPU, "report"], huge, 1,
+        ([OFFCPU, "report"], huge, 2,
+         "%s:1: a line longer than 16 MiB: not an offcpu recording" % huge),
+        (["prlimit", "--as=%d" % (20 << 20), OFFCPU, "report"], huge, 1,
          "cannot read recording '%s': Cannot allocate memory" % huge),
     ]
     for prefix, recording, status, message in cases:
@@ -3351,7 +3494,7 @@ def test_svg_flame_graph_in_browser():
     assert expected > 0
     os.makedirs(ARTIFACTS, exist_ok=True)
     shot = os.path.join(ARTIFACTS, "flamegraph.png")
-    r = run(["node", BROWSER_CHECK, svg, term, shot], timeout=180)
+    r = node([BROWSER_CHECK, svg, term, shot], timeout=180)
     assert r.returncode == 0, r.stderr
     seen = json.loads(r.stdout)
     assert seen["errors"] == [], seen["errors"]
@@ -3379,7 +3522,7 @@ def test_svg_draws_the_same_without_scripts():
     picture is colored, with a legend, and the script draws it the same."""
     svg = report_of(os.path.join(TMP, "workload.json"), ".svg")
     check = os.path.join(ROOT, "tests", "browser", "flamegraph_static_check.js")
-    r = run(["node", check, svg], timeout=180)
+    r = node([check, svg], timeout=180)
     assert r.returncode == 0, r.stderr
     seen = json.loads(r.stdout)
     off, on = seen["noScript"], seen["script"]
@@ -3411,7 +3554,7 @@ def test_svg_draws_the_same_without_scripts():
 def test_folded_imports_in_speedscope():
     folded = report_of(os.path.join(TMP, "workload.json"), ".folded")
     os.makedirs(ARTIFACTS, exist_ok=True)
-    r = run(["node", SPEEDSCOPE_CHECK, folded, os.path.join(ARTIFACTS, "speedscope.png")],
+    r = node([SPEEDSCOPE_CHECK, folded, os.path.join(ARTIFACTS, "speedscope.png")],
             timeout=180)
     assert r.returncode == 0, r.stderr
     seen = json.loads(r.stdout)

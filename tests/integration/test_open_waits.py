@@ -263,7 +263,7 @@ def test_clock_conversion_error():
     # Switches of its own, 1 ms sleeps for the whole recording: an idle
     # machine (CI's) switches too little for the counts below (75 and 749
     # in 2 s, seen). Each sleep ends from idle, where last_arrival is
-    # early more often (see README): 4 of 2,670 switch-ins off by more
+    # early more often (see docs/design.md): 4 of 2,670 switch-ins off by more
     # than 1 ms once, against 7 of 251,356 on a busy machine. A broken
     # conversion is off by more for most (se.exec_start: 85%).
     env = dict(os.environ, OFFCPU_TEST_MEASURE_CLOCK="1")
@@ -306,6 +306,43 @@ def test_open_waits_round_trip_through_report():
         g.write(f.read().replace('"open":"both"', '"open":"sometimes"'))
     r = t.run([t.OFFCPU, "report", "-f", "json", bad])
     assert r.returncode == 2 and "open" in r.stderr, r.stderr
+
+
+def sleeping_backend(conn):
+    """A psql session whose backend sleeps in SELECT pg_sleep(120); its
+    process and the backend's pid, once pg_stat_activity shows it waiting."""
+    psql = ["runuser", "-u", "postgres", "--", t.PG_BIN + "/psql", "-At", "-X"] + conn + \
+        ["postgres"]
+    p = subprocess.Popen(psql + ["-c", "SELECT pg_sleep(120)"], stdout=subprocess.DEVNULL)
+    for _ in range(500):
+        r = t.run(psql + ["-c", "SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep'"])
+        if r.stdout.strip():
+            return p, int(r.stdout.split()[0])
+        time.sleep(0.02)
+    p.kill()
+    raise AssertionError("no backend sleeping in pg_sleep")
+
+
+def test_open_waits_carry_the_labels_of_a_rule_pack():
+    """A PostgreSQL backend in pg_sleep: its open wait, in a snapshot and at
+    a recording's stop, has the wait event and backend type a rule pack
+    reads, as the waits that end do."""
+    import test_postgres_events as pg
+    with pg.cluster() as conn:
+        p, backend = sleeping_backend(conn)
+        try:
+            time.sleep(0.2)
+            snap, _ = snapshot_json(["--rules", "postgres", "-p", str(backend)])
+            stopped, _ = t.trace_json(["--rules", "postgres", "-p", str(backend)], "1s")
+        finally:
+            p.kill()
+            p.wait()
+    want = {"pg.wait_event": "Timeout:PgSleep", "pg.backend_type": "client backend"}
+    for name, waits in (("snapshot", snap), ("stop", stopped)):
+        mine = [w for w in waits if w["tid"] == backend and "open" in w]
+        assert len(mine) == 1, (name, [(w["tid"], w.get("open")) for w in waits])
+        labels = mine[0].get("labels", {})
+        assert {k: labels.get(k) for k in want} == want, (name, labels)
 
 
 def main():

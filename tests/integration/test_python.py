@@ -298,22 +298,114 @@ def test_depth_bounded_and_counted_when_cut():
 
 
 def test_a_process_running_before_offcpu_gets_its_frames():
-    """-p on a python3 already running: found at its first wait, named after."""
-    p = t.subprocess.Popen([PYTHON, APP, "sleep", "40"])
+    """-p on a python3 already running: found when the start finds it
+    waiting, named from then on, its wait still open at the stop too."""
+    # 100 rounds, 5 s: loading offcpu took up to 3 s beside other builds,
+    # and 40 rounds had ended before the recording had 20 waits.
+    p = t.subprocess.Popen([PYTHON, APP, "sleep", "100"])
     try:
         waits, stats = t.trace_json(["-p", str(p.pid), "-m", "1ms"], seconds="1500ms")
     finally:
         p.kill()
         p.wait()
-    # Waits open at the start or the stop (issue #16: sent by the iterator,
-    # with no Python walk) are left out; of the others the first may end
-    # before offcpu has looked at the process. With the open one at the
-    # stop counted, one run in five had three without frames.
-    long = [w for w in long_waits(waits) if "open" not in w]
+    # Open waits included: the first may end before the start has looked at the process.
+    long = long_waits(waits)
     chained = [w for w in long if chain_at(w) is not None]
     assert len(chained) >= len(long) - 2 >= 20, (len(chained), len(long))
     for w in chained:
         check_chain(w)
+
+
+HANG = os.path.join(ROOT, "tests", "integration", "python", "hang.py")
+HANG_AT = marker_lines(HANG)
+
+
+class Hang:
+    """hang.py WAITERS, returned once its threads are all blocked: the main
+    thread in time.sleep(120), each waiter in a lock's acquire."""
+
+    def __init__(self, waiters=1):
+        self.p = t.subprocess.Popen([PYTHON, HANG, str(waiters)], stdout=t.subprocess.PIPE,
+                                    text=True)
+        tids = [int(x) for x in self.p.stdout.readline().split()]
+        self.main, self.waiters = tids[0], tids[1:]
+        for tid in tids:
+            self.wait_blocked(tid)
+
+    def wait_blocked(self, tid):
+        stat = "/proc/%d/task/%d/stat" % (self.p.pid, tid)
+        for _ in range(200):
+            with open(stat) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "S":
+                    return
+            t.time.sleep(0.01)
+        raise AssertionError("thread %d never blocked" % tid)
+
+    def kill(self):
+        self.p.kill()
+        self.p.wait()
+
+
+def check_open_python_frames(waits, hang):
+    """The main thread's open sleep under <module> at hang.py's line, the
+    waiter's acquire under waiter_blocks at its line, then threading.py's
+    run: the frames an ended wait there would carry."""
+    by_tid = {w["tid"]: w for w in waits if "open" in w}
+    assert hang.main in by_tid and hang.waiters[0] in by_tid, \
+        ([(w["tid"], w.get("open")) for w in waits], hang.main, hang.waiters)
+    main = by_tid[hang.main]
+    py = python_frames(main)
+    assert [(f.get("sym"), f.get("line"), f.get("file")) for f in py] == \
+        [("<module>", HANG_AT["sleep"], HANG)], [f.get("sym") for f in main["user_stack"]]
+    names = [f.get("sym") for f in main["user_stack"]]
+    assert "_PyEval_EvalFrameDefault" not in names and "clock_nanosleep" in names, names
+    assert main["wait"] == "sleep", main["wait"]
+    waiter = by_tid[hang.waiters[0]]
+    py = python_frames(waiter)
+    names = [f.get("sym") for f in py]
+    assert py and (py[0].get("sym"), py[0].get("line"), py[0].get("file")) == \
+        ("waiter_blocks", HANG_AT["acquire"], HANG), names
+    assert "Thread.run" in names and "Thread._bootstrap" in names, names
+    assert all(f["file"].endswith("/threading.py") for f in py[1:]), py
+    assert waiter["wait"] == "lock:semaphore", waiter["wait"]
+
+
+def test_open_waits_in_a_snapshot_carry_their_python_frames():
+    """offcpu snapshot of a hung Python process: its open waits name the
+    Python code they block in, in json and in the text report."""
+    hang = Hang()
+    try:
+        r = t.run([OFFCPU, "snapshot", "-f", "json", "-p", str(hang.p.pid)])
+        assert r.returncode == 0, r.stderr
+        lines = [json.loads(line) for line in r.stdout.splitlines()]
+        text = t.run([OFFCPU, "snapshot", "-p", str(hang.p.pid)])
+        assert text.returncode == 0, text.stderr
+    finally:
+        hang.kill()
+    check_open_python_frames(lines[:-1], hang)
+    assert "<module> (hang.py:%d)" % HANG_AT["sleep"] in text.stdout, text.stdout
+    assert "waiter_blocks (hang.py:%d)" % HANG_AT["acquire"] in text.stdout, text.stdout
+
+
+def test_open_waits_at_the_stop_carry_their_python_frames():
+    """offcpu -p PID -d 1s on a hung Python process: its waits are open at
+    both ends, and name the Python code they block in, in json and in the
+    text report's still-waiting section."""
+    hang = Hang()
+    try:
+        waits, stats = t.trace_json(["-p", str(hang.p.pid)], seconds="1s")
+        out = os.path.join(TMP, "py-hang.txt")
+        r = t.run([OFFCPU, "-p", str(hang.p.pid), "-d", "1s", "-o", out])
+        assert r.returncode == 0, r.stderr
+        with open(out) as f:
+            text = f.read()
+    finally:
+        hang.kill()
+    check_open_python_frames(waits, hang)
+    assert {w["open"] for w in waits if w["tid"] == hang.main} == {"both"}, waits
+    still = text[text.index("Still waiting"):]
+    assert "<module> (hang.py:%d)" % HANG_AT["sleep"] in still, text
+    assert "waiter_blocks (hang.py:%d)" % HANG_AT["acquire"] in still, text
 
 
 def test_every_version_3_9_to_3_13_where_installed():

@@ -207,7 +207,9 @@ def test_a_process_running_before_offcpu_without_rseq():
     """-p on a python3 without rseq already running: found at its first
     wait, its switch-outs walked from then on."""
     env = dict(os.environ, GLIBC_TUNABLES=NO_RSEQ)
-    p = subprocess.Popen([PYTHON, APP, "sleep", "40"], env=env)
+    # 100 rounds, 5 s: loading offcpu took up to 3 s beside other builds,
+    # and 40 rounds had ended before the recording had 20 waits.
+    p = subprocess.Popen([PYTHON, APP, "sleep", "100"], env=env)
     try:
         out = os.path.join(TMP, "pyso-running.json")
         r = t.run([t.OFFCPU, "--stats", "-p", str(p.pid), "-m", "1ms", "-d", "1500ms",
@@ -353,8 +355,14 @@ def test_a_process_without_cpython_is_never_walked():
     but it is in no python_procs entry: no walk."""
     r = traced(["-m", "1ms", "-f", "json", "-o", os.path.join(TMP, "pyso-c.json")],
                [t.WORKLOAD, "sleep", "cwork", "20", "5"], rseq=False)
-    _, stats = t.read_json_lines(os.path.join(TMP, "pyso-c.json"))
-    assert stats["user_stack_at_switch_out"] >= 20, (stats, r.stderr[-500:])
+    waits, stats = t.read_json_lines(os.path.join(TMP, "pyso-c.json"))
+    # Its 20 sleeps, each sent with the stack walked at its switch-out, but
+    # for a wait recovered after a hidden switch-in: sent without stacks
+    # (so no sleep by its stack), and not counted (seen once in CI: 19 and
+    # switch_in_recovered 1).
+    sleeps = [w for w in waits if w["comm"] == "cwork" and w["wait"] == "sleep"]
+    assert len(sleeps) + stats["switch_in_recovered"] >= 20, (len(sleeps), stats)
+    assert stats["user_stack_at_switch_out"] >= len(sleeps), (stats, r.stderr[-500:])
     assert stats["python_walks_at_switch_out"] == 0, stats
     assert stats["python_stack_at_switch_out"] == 0, stats
 

@@ -374,6 +374,32 @@ def test_offcpu_dwarf_every_wait_whole_as_gdb_prints_it():
     assert stats["user_stack_at_switch_out"] == 0, stats
 
 
+def test_preempted_anywhere_unwinds_to_the_root():
+    """A thread preempted at every instruction of -O2 code (spinner: two
+    hogs share its CPU) unwinds whole from each: epilogues too, where the
+    CFI still places a popped register below the stack pointer."""
+    proc = subprocess.Popen([os.path.join(UNWIND, "spinner")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.2)
+        tids = tids_by_comm(proc.pid)
+        waits, stats = offcpu_waits(proc.pid, duration="2s")
+    finally:
+        proc.kill()
+        proc.wait()
+    mine = [w for w in waits.get(tids["spinner"], []) if w["state"] == "preempted" and w["addrs"]]
+    assert len(mine) >= 20, len(mine)
+    cut = [w["names"] for w in mine if not rooted(w)]
+    assert not cut, "%d of %d preempted waits cut short: %s" % (len(cut), len(mine), cut[:5])
+    leaves = {w["names"][0] for w in mine}
+    assert {"spin_leaf", "mix"} & leaves, leaves
+    chain = ["spin_leaf", "spin_c", "spin_b", "spin_a"]
+    for w in mine:
+        at = [n for n in w["names"] if n and n.startswith("spin_")]
+        # Preempted in spinner's own loop, between two calls: no spin_ frame.
+        assert at == chain[-len(at):] if at else w["names"][0] == "spinner", w["names"]
+
+
 def test_offcpu_cxx_condition_variable_wait_as_gdb_prints_it():
     """Each std::condition_variable::wait, woken every period: whole, gdb's."""
     with Program([os.path.join(UNWIND, "cv_waiter"), str(PERIOD_MS)], 3) as proc:

@@ -6,7 +6,8 @@
  *
  *   condvar ROUNDS DELAY_MS   "waiter" waits on a condition variable that
  *                             "peer" signals DELAY_MS after it saw the
- *                             waiter waiting (truth: the peer's clock)
+ *                             waiter waiting (truth: the peer's clock, and
+ *                             "waiting": since the waiter said it waits)
  *   pinned ROUNDS SLEEP_MS    "sleeper" (nice 19) sleeps SLEEP_MS beside
  *                             CPU hogs "hog" and "hog2", all pinned to CPU 0
  *   contexts ROUNDS MS        "napper" sleeps on a timer; "reader" reads a
@@ -15,9 +16,13 @@
  *   chain ROUNDS WORK_MS      "chain-c" works WORK_MS and posts to
  *                             "chain-b", which posts to "chain-a"
  *   convoy ROUNDS             "convoy-x" and "convoy-y" wake each other
+ *   loopback ROUNDS MS        "server" works MS, then sends a byte over a
+ *                             loopback TCP connection that "client" reads
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -26,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,6 +108,8 @@ static void pin_to_cpu0(void)
 /* condvar */
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int waiting, signalled;
+/* The waiter's clock as it said it waits: the peer sees that up to a poll later. */
+static uint64_t waiting_since;
 
 static void *waiter(void *arg)
 {
@@ -112,6 +120,7 @@ static void *waiter(void *arg)
 	for (i = 0; i < rounds; i++) {
 		pthread_mutex_lock(&lock);
 		waiting = 1;
+		waiting_since = now_ns();
 		while (!signalled)
 			pthread_cond_wait(&cond, &lock);
 		signalled = 0;
@@ -143,6 +152,7 @@ static void *peer(void *arg)
 		pthread_mutex_lock(&lock);
 		signalled = 1;
 		truth("peer", now_ns() - start);
+		truth("waiting", now_ns() - waiting_since);
 		pthread_cond_signal(&cond);
 		pthread_mutex_unlock(&lock);
 	}
@@ -244,6 +254,64 @@ static void wait_children(void)
 		keep_line("%s %llu", "child", (unsigned long long)child);
 		waitpid(child, NULL, 0);
 	}
+}
+
+/* loopback: the listening socket, bound before the threads start */
+static int listen_fd;
+
+static void *server(void *arg)
+{
+	int fd, i;
+
+	(void)arg;
+	name_self("server");
+	fd = accept(listen_fd, NULL, NULL);
+	if (fd < 0)
+		exit(1);
+	for (i = 0; i < rounds; i++) {
+		/* Busy, not asleep: the client's wakeup is then the send's alone. */
+		uint64_t until = now_ns() + (uint64_t)delay_ms * 1000000ULL;
+
+		while (now_ns() < until)
+			;
+		if (send(fd, "x", 1, 0) != 1)
+			exit(1);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *client(void *arg)
+{
+	struct sockaddr_in addr;
+	socklen_t len = sizeof(addr);
+	int fd, i;
+	char c;
+
+	(void)arg;
+	name_self("client");
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || getsockname(listen_fd, (struct sockaddr *)&addr, &len) ||
+	    connect(fd, (struct sockaddr *)&addr, len))
+		exit(1);
+	for (i = 0; i < rounds; i++) {
+		if (recv(fd, &c, 1, MSG_WAITALL) != 1)
+			exit(1);
+	}
+	close(fd);
+	return NULL;
+}
+
+static int listen_loopback(void)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    listen(listen_fd, 1))
+		return -1;
+	return 0;
 }
 
 /* chain and convoy: semaphores, whose post never blocks the poster */
@@ -372,6 +440,13 @@ int main(int argc, char **argv)
 		sem_init(&to_b, 0, 0);
 		return run_threads(fns, 3);
 	}
+	if (!strcmp(argv[1], "loopback") && argc == 4) {
+		void *(*fns[])(void *) = { server, client };
+
+		if (listen_loopback())
+			return 1;
+		return run_threads(fns, 2);
+	}
 	if (!strcmp(argv[1], "convoy") && argc == 3) {
 		void *(*fns[])(void *) = { convoy_x, convoy_y };
 
@@ -381,7 +456,7 @@ int main(int argc, char **argv)
 		return err;
 	}
 usage:
-	fprintf(stderr, "usage: wake_workload condvar|pinned|contexts|chain ROUNDS MS | convoy "
+	fprintf(stderr, "usage: wake_workload condvar|pinned|contexts|chain|loopback ROUNDS MS | convoy "
 			"ROUNDS\n");
 	return 2;
 }

@@ -540,6 +540,27 @@ static void *cls_child(void *arg)
 	return NULL;
 }
 
+/* The parent of a vfork waits, uninterruptible, until its child exits. */
+static void *cls_vfork(void *arg)
+{
+	pid_t child;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "c_child:vfork");
+	child = vfork();
+	if (child == 0) {
+		/* Sharing the parent's memory: a system call and _exit only. */
+		struct timespec ts = { 0, WAIT_MS * 1000000L };
+
+		prctl(PR_SET_NAME, "helper");
+		nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, NULL, 0) != child)
+		abort();
+	return NULL;
+}
+
 static void *cls_signal(void *arg)
 {
 	struct timespec ts = { 0, WAIT_MS * 1000000L };
@@ -878,6 +899,7 @@ static const thread_fn class_threads[] = {
 	cls_epoll, cls_select,	cls_poll,	cls_child,   cls_signal,
 	cls_mutex, cls_condvar, cls_flock,	cls_fsync,   cls_pagefault,
 	cls_fcntl, cls_send,	cls_sigsuspend, cls_stopped, cls_cold_read,
+	cls_vfork,
 };
 
 static int run_classes(const char *dir)

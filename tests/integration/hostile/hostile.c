@@ -16,6 +16,9 @@
 //       write /tmp/perf-PID.map (LINES valid lines, then JUNK_BYTES of
 //       junk), then wait under a frame in anonymous executable memory
 //       that the map does not name, at another address each time
+//   hostile jitat NAME ADDR ROUNDS MS
+//       map anonymous executable memory at ADDR (hex) and wait under a
+//       frame in it, as a JIT whose perf map names ADDR would
 //   hostile maps NAME MAPPINGS ROUNDS MS
 //       make MAPPINGS executable mappings, then wait under a return
 //       address in none of them, another each time
@@ -186,6 +189,23 @@ static int run_perfmap(const char *name, long lines, long junk, int rounds, int 
 	return 0;
 }
 
+static int run_jitat(const char *name, uint64_t addr, int rounds, int ms)
+{
+	void *code = mmap((void *)(uintptr_t)addr, JIT_BYTES, PROT_READ | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	struct timespec ts = ms_to_ts(ms);
+	struct fake_frame frame = { 0 };
+	int i;
+
+	if (code != (void *)(uintptr_t)addr)
+		return 1;
+	frame.ret = addr + 0x10 + 1;
+	ready(name);
+	for (i = 0; i < rounds; i++)
+		fake_stack_sleep(&frame, &ts);
+	return 0;
+}
+
 static int run_maps(const char *name, long nr, int rounds, int ms)
 {
 	long page = sysconf(_SC_PAGESIZE), i;
@@ -224,6 +244,8 @@ int main(int argc, char **argv)
 	if (argc == 7 && !strcmp(argv[1], "perfmap"))
 		return run_perfmap(argv[2], atol(argv[3]), atol(argv[4]), atoi(argv[5]),
 				   atoi(argv[6]));
+	if (argc == 6 && !strcmp(argv[1], "jitat"))
+		return run_jitat(argv[2], strtoull(argv[3], NULL, 16), atoi(argv[4]), atoi(argv[5]));
 	if (argc == 6 && !strcmp(argv[1], "maps"))
 		return run_maps(argv[2], atol(argv[3]), atoi(argv[4]), atoi(argv[5]));
 	fprintf(stderr, "usage: see the comment at the top of hostile.c\n");

@@ -275,6 +275,26 @@ static void futex_refined_by_user_frames(void **state)
 	assert_string_equal(classify_recorded(NULL, S, k, u), "sleep");
 }
 
+/*
+ * Recorded on Debian 12's 6.1 PREEMPT_RT kernel: FUTEX_WAIT waiting for the
+ * hash bucket's spinlock_t, an rt_mutex there (prev_state TASK_RTLOCK_WAIT,
+ * uninterruptible). The futex call around it does not make it lock:futex.
+ */
+static void rt_spinlock_waits(void **state)
+{
+	const unsigned int S = OFFCPU_STATE_UNINTERRUPTIBLE;
+	size_t k, u;
+
+	(void)state;
+	k = FRAMES(0, "schedule_rtlock", "rtlock_slowlock_locked", "rt_spin_lock", "futex_q_lock",
+		   "futex_wait_setup", "futex_wait", "do_futex", "__x64_sys_futex");
+	u = FRAMES(1, "syscall", "hammer", "start_thread");
+	assert_string_equal(classify_recorded(NULL, S, k, u), "lock:rt-spin");
+	/* Without its leaf schedule_rtlock, the slow path below it still says it. */
+	k = FRAMES(0, "rtlock_slowlock_locked", "rt_spin_lock", "futex_q_lock", "futex_wait");
+	assert_string_equal(classify_recorded(NULL, S, k, u), "lock:rt-spin");
+}
+
 /* Recorded on 6.18: a CPU hog's switch on its way to user space, and a yield. */
 static void yield_or_preempted(void **state)
 {
@@ -393,6 +413,7 @@ int main(void)
 		cmocka_unit_test(postgres_pack),
 		cmocka_unit_test(user_rules_before_builtin),
 		cmocka_unit_test(futex_refined_by_user_frames),
+		cmocka_unit_test(rt_spinlock_waits),
 		cmocka_unit_test(yield_or_preempted),
 		cmocka_unit_test(syscall_wrappers_of_every_arch),
 		cmocka_unit_test(titles),

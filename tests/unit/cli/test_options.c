@@ -131,6 +131,29 @@ static void help_ends_with_examples(void **state)
 	free(text);
 }
 
+/* -o picks the format by its extension; one no format has is an error, not a text report. */
+static void output_extension(void **state)
+{
+	struct options o;
+
+	(void)state;
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-o", "dir.d/wait.svg"), 0);
+	assert_string_equal(o.format->name, "svg");
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-o", "dir.d/wait"), 0);
+	assert_string_equal(o.format->name, "text");
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-o", ".wait"), 0);
+	assert_string_equal(o.format->name, "text");
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-f", "json", "-o", "wait.png"), 0);
+	assert_string_equal(o.format->name, "json");
+	options__free(&o);
+	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-o", "wait.png"), -EINVAL);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-o", "wait.png", "in.json"),
+			 -EINVAL);
+}
+
 /* Issue #16: offcpu snapshot takes the filters and -m, not -d nor a command. */
 static void snapshot_options(void **state)
 {
@@ -363,6 +386,7 @@ int main(void)
 		cmocka_unit_test(help_ends_with_examples),
 		cmocka_unit_test(idle_shown_when_asked_for),
 		cmocka_unit_test(call_graph),
+		cmocka_unit_test(output_extension),
 		cmocka_unit_test(snapshot_options),
 	};
 

@@ -397,7 +397,9 @@ static void text_report(void **state)
 	assert_non_null(strstr(text,
 			       "  #1 app;[interruptible];[lock:futex]  50.000 ms, 50.0%, 1 wait\n"
 			       "    kernel:\n      futex_wait_queue\n      __x64_sys_futex\n"));
-	assert_non_null(strstr(text, "Health counters\n  switches"));
+	/* No counter counted anything: one line says so. */
+	assert_non_null(strstr(text, "\nHealth counters\n  all counters: 0\n"));
+	assert_null(strstr(text, "  switches"));
 	free(text);
 	profile__free(p);
 }
@@ -522,6 +524,10 @@ static void formats_by_name_and_extension(void **state)
 	assert_null(output_format__by_path("out.data"));
 	/* A hidden file named ".json" has no extension. */
 	assert_null(output_format__by_path(".json"));
+	/* The longer extension wins, wherever the table lists it. */
+	assert_string_equal(output_format__by_path("run.trace.json")->name, "trace");
+	assert_string_equal(output_format__by_path("trace.json")->name, "json");
+	assert_string_equal(output_format__by_name("trace")->name, "trace");
 }
 
 static void protobuf_wire_format(void **state)
@@ -1054,6 +1060,87 @@ static struct profile *full_profile(bool keep_waits)
 	return p;
 }
 
+/* Each mapping's file name in order of the profile, and its memory limit. */
+static size_t pprof_mappings(const char *main_binary, const char *names[8], uint64_t limits[8])
+{
+	struct profile *p = fixture_profile(false);
+	struct output_opts opts = { 0 };
+	char *gz = NULL;
+	size_t gz_len = 0, len, at = 0, nr = 0, nr_strings = 0, i;
+	FILE *out = open_memstream(&gz, &gz_len);
+	uint64_t name_index[8];
+	const char *strings[128];
+	struct pb_field f, g;
+	uint8_t *pb;
+
+	if (main_binary)
+		assert_int_equal(profile__set_main_binary(p, main_binary), 0);
+	assert_int_equal(output_pprof__write(out, p, &opts), 0);
+	fclose(out);
+	pb = gunzip(gz, gz_len, &len);
+	while (next_field(pb, len, &at, &f)) {
+		size_t inner = 0;
+
+		if (f.number == 6 && nr_strings < 128)
+			strings[nr_strings++] = strndup((const char *)f.data, f.len);
+		if (f.number != 3)
+			continue;
+		assert_true(nr < 8);
+		limits[nr] = 0;
+		while (next_field(f.data, f.len, &inner, &g)) {
+			if (g.number == 1) /* IDs go 1, 2, ... in order */
+				assert_int_equal(g.value, nr + 1);
+			if (g.number == 3)
+				limits[nr] = g.value;
+			if (g.number == 5)
+				name_index[nr] = g.value;
+		}
+		nr++;
+	}
+	for (i = 0; i < nr; i++)
+		names[i] = strdup(strings[name_index[i]]);
+	for (i = 0; i < nr_strings; i++)
+		free((char *)strings[i]);
+	free(pb);
+	free(gz);
+	profile__free(p);
+	return nr;
+}
+
+/*
+ * pprof takes the first mapping for the main binary ("File:"): the one
+ * named, whether frames are in it (they keep their span) or not (it spans
+ * nothing); without one, the first module met, the kernel's, leaf first.
+ */
+static void pprof_main_binary_is_the_first_mapping(void **state)
+{
+	const char *names[8];
+	uint64_t limits[8];
+	size_t nr, i;
+
+	(void)state;
+	nr = pprof_mappings("/usr/bin/app", names, limits);
+	assert_int_equal(nr, 2);
+	assert_string_equal(names[0], "/usr/bin/app");
+	assert_true(limits[0] > 0);
+	assert_string_equal(names[1], "[kernel.kallsyms]");
+	for (i = 0; i < nr; i++)
+		free((char *)names[i]);
+	nr = pprof_mappings("/usr/sbin/offcpu", names, limits);
+	assert_int_equal(nr, 3);
+	assert_string_equal(names[0], "/usr/sbin/offcpu");
+	assert_int_equal(limits[0], 0);
+	assert_string_equal(names[1], "[kernel.kallsyms]");
+	assert_string_equal(names[2], "/usr/bin/app");
+	for (i = 0; i < nr; i++)
+		free((char *)names[i]);
+	nr = pprof_mappings(NULL, names, limits);
+	assert_int_equal(nr, 2);
+	assert_string_equal(names[0], "[kernel.kallsyms]");
+	for (i = 0; i < nr; i++)
+		free((char *)names[i]);
+}
+
 /* The frame fields beyond the SPEC's: named as pprof and perf users know them. */
 static void json_frames_place_the_code(void **state)
 {
@@ -1108,8 +1195,13 @@ static void pprof_of_recording_is_the_live_one(void **state)
 	char *text;
 
 	(void)state;
+	/* The main binary too, which the stats record carries. */
+	assert_int_equal(profile__set_main_binary(live, "/usr/bin/app"), 0);
+	assert_int_equal(profile__set_main_binary(recorded, "/usr/bin/app"), 0);
 	text = render(output_json__write, recorded);
+	assert_non_null(strstr(text, "\"recording_main_binary\":\"/usr/bin/app\""));
 	back = read_back(text, &all, false);
+	assert_string_equal(back->main_binary, "/usr/bin/app");
 	live_pb = pprof_of(live, &live_len);
 	back_pb = pprof_of(back, &back_len);
 	assert_int_equal(back_len, live_len);
@@ -1481,6 +1573,7 @@ int main(void)
 		cmocka_unit_test(formats_by_name_and_extension),
 		cmocka_unit_test(protobuf_wire_format),
 		cmocka_unit_test(pprof_encoding),
+		cmocka_unit_test(pprof_main_binary_is_the_first_mapping),
 		cmocka_unit_test(svg_flame_graph),
 		cmocka_unit_test(svg_many_stacks_stay_readable),
 		cmocka_unit_test(recording_round_trip),

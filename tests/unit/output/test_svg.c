@@ -42,7 +42,7 @@ static void render_idle(const struct profile *p, bool show_idle, char **text, si
 	FILE *out = open_memstream(text, size);
 
 	assert_non_null(out);
-	assert_int_equal(output_svg__write(out, p, &opts), 0);
+	assert_int_equal(output_format__write(output_format__by_name("svg"), out, p, &opts), 0);
 	assert_int_equal(fclose(out), 0);
 }
 
@@ -50,6 +50,8 @@ static void render(const struct profile *p, char **text, size_t *size)
 {
 	render_idle(p, false, text, size);
 }
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static size_t count_of(const char *text, const char *needle)
 {
@@ -160,10 +162,11 @@ static void classes_from_a_recording_are_escaped(void **state)
 }
 
 /*
- * Idle kernel threads are a collapsed base at the right edge, after the
- * user's own waits however much larger, in their own color; -k expands it.
+ * Idle kernel threads are left out, as from every view, and a subtitle
+ * says how much; -k shows them, at the right edge after the user's own
+ * waits however much larger, in their own color.
  */
-static void idle_is_a_collapsed_base_at_the_right(void **state)
+static void idle_is_left_out_and_said_so(void **state)
 {
 	struct profile *p;
 	char *text = NULL, idle[16], sleep[16];
@@ -175,18 +178,101 @@ static void idle_is_a_collapsed_base_at_the_right(void **state)
 	add_wait(p, "sleep", "do_nanosleep", 1000000);
 	render(p, &text, &size);
 	assert_null(strstr(text, "<title>worker_thread\n"));
+	assert_null(strstr(text, "data-c=\"idle\""));
 	assert_non_null(strstr(text, "<title>do_nanosleep\n"));
+	assert_non_null(strstr(text, ">Off-CPU time: 1.000 ms in 1 waits</text>"));
+	assert_non_null(strstr(text, "<text id=\"subtitle\" x=\"600\" y=\"36\" "
+				     "text-anchor=\"middle\">hidden: 9.000 ms (90.0%) in 1 wait of "
+				     "kernel threads idling (wait class idle); -k or -c/-p/-t shows "
+				     "them</text>"));
+	/* The legend goes a row down, under it. */
+	assert_non_null(strstr(text, "<rect x=\"10\" y=\"48\" width=\"12\""));
+	free(text);
+	text = NULL;
+	render_idle(p, true, &text, &size);
+	assert_null(strstr(text, "id=\"subtitle\""));
+	assert_non_null(strstr(text, "<title>worker_thread\n"));
 	assert_true(strstr(text, "<title>sleep\n") < strstr(text, "<title>idle\n"));
 	fill_of(text, "idle", idle, sizeof(idle));
 	fill_of(text, "sleep", sleep, sizeof(sleep));
 	assert_string_not_equal(idle, sleep);
 	assert_string_not_equal(idle, "#c7c7c7"); /* the grey of unknown classes */
 	free(text);
-	text = NULL;
-	render_idle(p, true, &text, &size);
-	assert_non_null(strstr(text, "<title>worker_thread\n"));
-	free(text);
 	profile__free(p);
+}
+
+/* The x of an attribute "name=" after at, and where it is. */
+static double number_after(const char **at, const char *name)
+{
+	const char *found = strstr(*at, name);
+
+	assert_non_null(found);
+	*at = found + strlen(name);
+	return strtod(*at, NULL);
+}
+
+/*
+ * Every class of the palette in the legend: its entries stay inside the
+ * picture, in rows; none runs under the hint, which sits right of the last
+ * row or under it; the frames begin below both.
+ */
+static void legend_rows_clear_of_the_hint(void **state)
+{
+	/* The palette's classes, then some a recording may name, to fill more than a row. */
+	static const char *const classes[] = {
+		"cpu",	 "sleep",	 "lock:futex",	     "io:read",		 "net",
+		"poll",	 "pipe",	 "child",	     "signal",		 "pagefault",
+		"other", "a-class-from-a-recording", "another-class-from-a-recording",
+		"yet-another-class-from-a-recording", "one-more-class-from-a-recording",
+	};
+	double hint_y, hint_right, hint_left, last_right = 0, y, x, top;
+	char *text = NULL, caption[64];
+	const char *at, *end;
+	size_t size, i, rows = 0;
+
+	(void)state;
+	for (size_t nr = 1; nr <= ARRAY_LEN(classes); nr++) {
+		struct profile *p;
+		double row_y = -1;
+
+		assert_int_equal(profile__new(false, &p), 0);
+		for (i = 0; i < nr; i++)
+			add_wait(p, classes[i], "do_nanosleep", 1000000 * (i + 1));
+		render(p, &text, &size);
+		at = strstr(text, "<text id=\"hint\" ");
+		assert_non_null(at);
+		hint_right = number_after(&at, "x=\"");
+		hint_y = number_after(&at, "y=\"");
+		/* 11px monospace: 0.6 em a character. */
+		at = strchr(at, '>') + 1;
+		hint_left = hint_right - (double)strcspn(at, "<") * 0.6 * 11;
+		at = strstr(text, "<g id=\"legend\">");
+		end = strstr(at, "</g>\n");
+		rows = 0;
+		while ((at = strstr(at, "<g class=\"button legend-item\"")) && at < end) {
+			x = number_after(&at, "<text x=\"");
+			y = number_after(&at, "y=\"");
+			at = strchr(at, '>') + 1;
+			snprintf(caption, sizeof(caption), "%.*s", (int)strcspn(at, "<"), at);
+			if (y != row_y)
+				rows++;
+			row_y = y;
+			last_right = x + (double)strlen(caption) * 7.2;
+			assert_true(x >= 10 && last_right <= 1190);
+			/* Above the hint's row, or left of the hint on it. */
+			assert_true(y < hint_y || (y == hint_y && last_right < hint_left));
+		}
+		assert_true(row_y > 0 && hint_y >= row_y && hint_left >= 10);
+		at = text;
+		top = number_after(&at, "data-top=\"");
+		assert_true(top >= hint_y + 4);
+		/* The frames' top row, in icicle mode at data-top, is below the header. */
+		free(text);
+		text = NULL;
+		profile__free(p);
+	}
+	/* All of them do not fit one row. */
+	assert_true(rows >= 2);
 }
 
 /* Kernel frames are outlined apart from user frames, and the script scales the picture. */
@@ -214,7 +300,8 @@ int main(void)
 		cmocka_unit_test(colors_and_legend_in_the_file),
 		cmocka_unit_test(geometry_for_the_script),
 		cmocka_unit_test(classes_from_a_recording_are_escaped),
-		cmocka_unit_test(idle_is_a_collapsed_base_at_the_right),
+		cmocka_unit_test(idle_is_left_out_and_said_so),
+		cmocka_unit_test(legend_rows_clear_of_the_hint),
 		cmocka_unit_test(kernel_frames_outlined),
 	};
 

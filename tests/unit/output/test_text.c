@@ -22,7 +22,7 @@ static void report_top(const struct profile *p, uint32_t top, char **text, size_
 	FILE *out = open_memstream(text, size);
 
 	assert_non_null(out);
-	assert_int_equal(output_text__write(out, p, &opts), 0);
+	assert_int_equal(output_format__write(output_format__by_name("text"), out, p, &opts), 0);
 	assert_int_equal(fclose(out), 0);
 }
 
@@ -97,8 +97,8 @@ static void deepest_stack_keeps_its_leaf(void **state)
 	profile__free(p);
 }
 
-/* 30 threads, one stack each, in three wait classes and two states. */
-static struct profile *many_threads(void)
+/* 30 threads, one stack each, in 3 wait classes and 2 states; the first nr_open still waiting. */
+static struct profile *many_threads_open(uint32_t nr_open)
 {
 	static const char *const classes[] = { "sleep", "io", "lock:futex" };
 	struct frame kernel = { .addr = 0xffffffff81000000ULL, .kernel = true };
@@ -119,9 +119,15 @@ static struct profile *many_threads(void)
 		w.wait_class = strpool__intern(p->strings, classes[i % 3]);
 		w.kernel_stack = profile__intern_stack(p, &kernel, 1);
 		w.duration_ns = 1000000 + i;
+		w.open = i < nr_open ? OFFCPU_WAIT_OPEN_AFTER : 0;
 		assert_int_equal(profile__add(p, &w), 0);
 	}
 	return p;
+}
+
+static struct profile *many_threads(void)
+{
+	return many_threads_open(0);
 }
 
 static size_t count(const char *text, const char *needle)
@@ -130,6 +136,16 @@ static size_t count(const char *text, const char *needle)
 
 	for (; (text = strstr(text, needle)); text++)
 		n++;
+	return n;
+}
+
+/* Rows of the threads named thread_N (a health counter's name starts "thread_" too). */
+static size_t thread_rows(const char *text)
+{
+	size_t n = 0;
+
+	for (; (text = strstr(text, "  thread_")); text++)
+		n += text[9] >= '0' && text[9] <= '9';
 	return n;
 }
 
@@ -145,7 +161,7 @@ static void top_cuts_every_table(void **state)
 	assert_non_null(strstr(text, "\nBy thread state\n"));
 	assert_non_null(strstr(text, "\nBy wait class\n"));
 	assert_non_null(strstr(text, "\nBy thread (top 20)\n"));
-	assert_int_equal(count(text, "  thread_"), 20);
+	assert_int_equal(thread_rows(text), 20);
 	assert_non_null(strstr(text, "  ... 10 more\n"));
 	assert_int_equal(count(text, "  #"), 10);
 	free(text);
@@ -154,7 +170,7 @@ static void top_cuts_every_table(void **state)
 	assert_non_null(strstr(text, "\nBy thread state (top 2)\n"));
 	assert_non_null(strstr(text, "\nBy wait class (top 2)\n  wait class"));
 	assert_non_null(strstr(text, "\nBy thread (top 2)\n"));
-	assert_int_equal(count(text, "  thread_"), 2);
+	assert_int_equal(thread_rows(text), 2);
 	assert_non_null(strstr(text, "  ... 1 more\n"));
 	assert_non_null(strstr(text, "  ... 28 more\n"));
 	assert_int_equal(count(text, "  #"), 2);
@@ -213,11 +229,68 @@ static void idle_is_hidden_and_said_so(void **state)
 	opts.show_idle = true;
 	out = open_memstream(&text, &size);
 	assert_non_null(out);
-	assert_int_equal(output_text__write(out, p, &opts), 0);
+	assert_int_equal(output_format__write(output_format__by_name("text"), out, p, &opts), 0);
 	assert_int_equal(fclose(out), 0);
 	assert_null(strstr(text, "hidden:"));
 	assert_non_null(strstr(text, "  #1 kworker/0:1;[idle];[idle]  3.000 ms, 75.0%"));
 	assert_non_null(strstr(text, "    kernel:\n      worker_thread\n"));
+	free(text);
+	profile__free(p);
+}
+
+/*
+ * The summary first: the tables come before the waits still open at the
+ * stop, which --top cuts as the stacks, saying how many more there are and
+ * what shows them. When every wait is still open (a snapshot), their list
+ * is the stacks: each is printed once.
+ */
+static void still_waiting_after_the_summary_and_cut(void **state)
+{
+	struct profile *p = many_threads_open(12);
+	const char *tables, *still, *stacks;
+	char *text;
+	size_t size;
+
+	(void)state;
+	report(p, &text, &size);
+	tables = strstr(text, "\nBy wait class\n");
+	still = strstr(text, "\nStill waiting (longest first)\n");
+	stacks = strstr(text, "\nTop stacks (leaf first)\n");
+	assert_true(tables && still && stacks && tables < still && still < stacks);
+	assert_non_null(strstr(still, "  #10 tid "));
+	assert_null(strstr(still, "  #11 tid "));
+	assert_non_null(strstr(still, "\n  ... 2 more still waiting; --top 12 shows them\n"));
+	free(text);
+	report_top(p, 12, &text, &size);
+	assert_non_null(strstr(text, "  #12 tid "));
+	assert_null(strstr(text, "more still waiting"));
+	free(text);
+	profile__free(p);
+
+	p = many_threads_open(30);
+	report_top(p, 30, &text, &size);
+	assert_non_null(strstr(text, "\nStill waiting (longest first)\n"));
+	assert_null(strstr(text, "Top stacks"));
+	assert_int_equal(count(text, "      kernel_7\n"), 1);
+	free(text);
+	profile__free(p);
+}
+
+/* Counters that counted something one a line, as --stats aligns them; the rest in one line. */
+static void zero_counters_in_one_line(void **state)
+{
+	struct profile *p = many_threads();
+	char *text;
+	size_t size;
+
+	(void)state;
+	p->counters[OFFCPU_CNT_SWITCHES] = 42;
+	p->counters[OFFCPU_CNT_SYMBOL_MISS] = 3;
+	report(p, &text, &size);
+	assert_non_null(strstr(text, "\nHealth counters\n"
+				     "  switches                   42\n"
+				     "  symbol_misses              3\n"
+				     "  other counters: 0\n"));
 	free(text);
 	profile__free(p);
 }
@@ -228,6 +301,8 @@ int main(void)
 		cmocka_unit_test(deepest_stack_keeps_its_leaf),
 		cmocka_unit_test(top_cuts_every_table),
 		cmocka_unit_test(idle_is_hidden_and_said_so),
+		cmocka_unit_test(still_waiting_after_the_summary_and_cut),
+		cmocka_unit_test(zero_counters_in_one_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,7 +59,7 @@ static void chain_knot_is_its_end(void **state)
 	assert_int_equal(profile__new(false, &p), 0);
 	add(p, 2, 1, 1000, 10); /* B wakes A */
 	add(p, 3, 2, 2000, 20); /* C wakes B */
-	assert_int_equal(wait_graph__build(p, false, true, &g), 0);
+	assert_int_equal(wait_graph__build(p, false, &g), 0);
 	assert_int_equal(g->nr_nodes, 3);
 	assert_int_equal(g->nr_edges, 2);
 	/* Heaviest first, weighted by blocked time. */
@@ -86,7 +86,7 @@ static void convoy_is_one_knot(void **state)
 	add(p, 1, 2, 500, 0);
 	add(p, 2, 1, 700, 0);
 	add(p, 2, 3, 100, 0);
-	assert_int_equal(wait_graph__build(p, false, true, &g), 0);
+	assert_int_equal(wait_graph__build(p, false, &g), 0);
 	assert_true(is_knot(g, "t1 1"));
 	assert_true(is_knot(g, "t2 2"));
 	assert_false(is_knot(g, "t3 3"));
@@ -97,8 +97,11 @@ static void convoy_is_one_knot(void **state)
 	profile__free(p);
 }
 
-/* A cycle an interrupt enters waits for the interrupt: the interrupt is the knot. */
-static void entered_cycle_is_no_knot(void **state)
+/*
+ * A cycle only an interrupt enters waits for no other task: the cycle is
+ * the knot, never the interrupt; a cycle another task enters is none.
+ */
+static void interrupt_is_never_a_knot(void **state)
 {
 	struct wait_graph *g;
 	struct profile *p;
@@ -108,10 +111,18 @@ static void entered_cycle_is_no_knot(void **state)
 	add(p, 1, 2, 500, 0);
 	add(p, 2, 1, 700, 0);
 	add(p, 0, 1, 50, 0);
-	assert_int_equal(wait_graph__build(p, false, true, &g), 0);
-	assert_false(is_knot(g, "t1 1"));
-	assert_false(is_knot(g, "t2 2"));
-	assert_true(is_knot(g, "[hardirq]"));
+	add(p, 3, 4, 300, 0);
+	add(p, 4, 3, 300, 0);
+	add(p, 5, 3, 20, 0);
+	assert_int_equal(wait_graph__build(p, false, &g), 0);
+	assert_true(is_knot(g, "t1 1"));
+	assert_true(is_knot(g, "t2 2"));
+	assert_false(is_knot(g, "[hardirq]"));
+	assert_false(is_knot(g, "t3 3"));
+	assert_false(is_knot(g, "t4 4"));
+	assert_true(is_knot(g, "t5 5"));
+	assert_int_equal(g->nr_knots, 2);
+	assert_int_equal(g->knots[0].woken_ns, 1200);
 	wait_graph__free(g);
 	profile__free(p);
 }
@@ -127,7 +138,7 @@ static void deep_chain_needs_no_recursion(void **state)
 	assert_int_equal(profile__new(false, &p), 0);
 	for (i = 1; i < 100000; i++)
 		add(p, i + 1, i, 10, 0);
-	assert_int_equal(wait_graph__build(p, false, true, &g), 0);
+	assert_int_equal(wait_graph__build(p, false, &g), 0);
 	assert_int_equal(g->nr_knots, 1);
 	assert_string_equal(g->nodes[g->knots[0].nodes[0]].label, "t100000 100000");
 	wait_graph__free(g);
@@ -201,7 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chain_knot_is_its_end),
 		cmocka_unit_test(convoy_is_one_knot),
-		cmocka_unit_test(entered_cycle_is_no_knot),
+		cmocka_unit_test(interrupt_is_never_a_knot),
 		cmocka_unit_test(deep_chain_needs_no_recursion),
 		cmocka_unit_test(dot_marks_knots),
 		cmocka_unit_test(text_says_who_woke_and_the_run_queue),

@@ -18,11 +18,13 @@
 #include <cmocka.h>
 
 #include "lib/array.h"
+#include "lib/clock.h"
 #include "offcpu.h"
 #include "profile/profile.h"
 #include "symbols/ksyms.h"
 #include "symbols/symbolizer.h"
 #include "trace/collector.h"
+#include "trace/reaper.h"
 
 struct fixture {
 	struct profile *profile;
@@ -97,8 +99,9 @@ static struct offcpu_wait_record wait_of(uint8_t kernel_frames, uint8_t user_fra
 
 	memset(&r, 0, sizeof(r));
 	r.type = OFFCPU_RECORD_WAIT;
-	r.pid = 4242;
-	r.tid = 4242;
+	/* Past PID_MAX_LIMIT (4194304): no process on the machine running the test has it. */
+	r.pid = 4194400;
+	r.tid = 4194400;
 	r.duration_ns = 1000000;
 	r.end_ts_ns = 5000000;
 	r.user_stack = OFFCPU_USTACK_NONE;
@@ -460,7 +463,7 @@ static void waker_and_its_stacks_attached_to_their_wait(void **state)
 	k.type = OFFCPU_RECORD_WAKER;
 	k.pid = 77;
 	k.tid = r.tid;
-	k.end_ts_ns = r.end_ts_ns;
+	k.start_ts_ns = r.end_ts_ns - r.duration_ns;
 	k.kernel_frames = ARRAY_SIZE(waker_kernel);
 	for (i = 0; i < ARRAY_SIZE(waker_kernel); i++)
 		k.ips[i] = kernel_return_address(waker_kernel[i]);
@@ -507,9 +510,145 @@ static void waker_and_its_stacks_attached_to_their_wait(void **state)
 	finish(&f);
 }
 
+/* A waker record naming the wait of r's thread that began at start_ts_ns, with one kernel frame. */
+static void send_waker(struct fixture *f, const struct offcpu_wait_record *r, uint64_t start_ts_ns,
+		       const char *frame)
+{
+	struct offcpu_waker_record k;
+
+	memset(&k, 0, sizeof(k));
+	k.type = OFFCPU_RECORD_WAKER;
+	k.pid = 77;
+	k.tid = r->tid;
+	k.start_ts_ns = start_ts_ns;
+	k.kernel_frames = 1;
+	k.ips[0] = kernel_return_address(frame);
+	assert_int_equal(record(f, &k, OFFCPU_WAKER_HEADER_SIZE + sizeof(k.ips[0])).result, 0);
+}
+
+/*
+ * dwarf mode sends a waker's record at the wakeup: a thread that blocked
+ * again before its wait's record went has two waiting, each found by its
+ * wait's start; one whose wait never came (not kept) is dropped, counted,
+ * at the first later wait.
+ */
+static void waker_records_found_by_their_waits_start(void **state)
+{
+	struct offcpu_wait_record first = wait_of(0, 0), second = wait_of(0, 0);
+	uint64_t first_start, second_start;
+	struct fixture f;
+
+	(void)state;
+	start_with(&f, true, fixture_ksyms());
+	second.end_ts_ns = first.end_ts_ns + 2 * first.duration_ns;
+	first_start = first.end_ts_ns - first.duration_ns;
+	second_start = second.end_ts_ns - second.duration_ns;
+	first.waker = second.waker = OFFCPU_WAKER_TASK;
+	first.waker_stack = second.waker_stack = 1;
+	/* A wait before them, dropped by -M after its waker's record went. */
+	send_waker(&f, &first, first_start - 5000, "hrtimer_nanosleep");
+	send_waker(&f, &first, first_start, "do_nanosleep");
+	send_waker(&f, &second, second_start, "hrtimer_nanosleep");
+	assert_int_equal(record(&f, &first, OFFCPU_WAIT_HEADER_SIZE).result, 0);
+	assert_int_equal(f.profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED], 1);
+	assert_int_equal(record(&f, &second, OFFCPU_WAIT_HEADER_SIZE).result, 0);
+	assert_int_equal(f.profile->nr_waits, 2);
+	assert_non_null(f.profile->waits[0].waker_kernel_stack);
+	assert_string_equal(f.profile->waits[0].waker_kernel_stack->frames[0].sym, "do_nanosleep");
+	assert_non_null(f.profile->waits[1].waker_kernel_stack);
+	assert_string_equal(f.profile->waits[1].waker_kernel_stack->frames[0].sym,
+			    "hrtimer_nanosleep");
+	assert_int_equal(collector__finish(f.collector), 0);
+	assert_int_equal(f.profile->counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED], 1);
+	finish(&f);
+}
+
+/* A TID no thread has: /proc/TID is not there (the kernel's PID_MAX_LIMIT is 4,194,304). */
+#define GONE_TID 0x7ffffff0u
+
+/* A chained wait, a waker's stacks and Python frames, each waiting for tid's next record. */
+static void leave_for_next_record(struct fixture *f, uint32_t tid)
+{
+	struct offcpu_wait_record r = wait_of(0, 0);
+	struct offcpu_waker_record k;
+	struct offcpu_python_record py;
+
+	r.pid = r.tid = tid;
+	r.user_stack = OFFCPU_USTACK_FROM_NEXT;
+	assert_int_equal(record(f, &r, OFFCPU_WAIT_HEADER_SIZE).result, 0);
+	memset(&k, 0, sizeof(k));
+	k.type = OFFCPU_RECORD_WAKER;
+	k.pid = k.tid = tid;
+	k.start_ts_ns = r.end_ts_ns + 1000;
+	assert_int_equal(record(f, &k, OFFCPU_WAKER_HEADER_SIZE).result, 0);
+	memset(&py, 0, sizeof(py));
+	py.type = OFFCPU_RECORD_PYTHON;
+	py.pid = py.tid = tid;
+	py.end_ts_ns = r.end_ts_ns + 1000;
+	assert_int_equal(record(f, &py, OFFCPU_PYTHON_HEADER_SIZE).result, 0);
+}
+
+/*
+ * What a thread left for a next record that never came (it exited) is
+ * freed at the second look that finds it gone, the chained wait added
+ * without a user stack; a live thread's is kept.
+ */
+static void leftovers_of_exited_threads_freed_by_a_look(void **state)
+{
+	uint64_t *counters, now = clock__monotonic_ns();
+	struct fixture f;
+
+	(void)state;
+	start_keeping(&f, true);
+	counters = f.profile->counters;
+	leave_for_next_record(&f, GONE_TID);
+	leave_for_next_record(&f, (uint32_t)getpid());
+	/* The first call starts the looks' clock; the first look is an interval on. */
+	assert_int_equal(collector__reap(f.collector, now), 0);
+	assert_int_equal(collector__reap(f.collector, now + REAPER_INTERVAL_NS), 0);
+	/* Held at this look for the first time: kept, its records may be on their way. */
+	assert_int_equal(counters[OFFCPU_CNT_THREAD_LEFTOVERS_REAPED], 0);
+	assert_int_equal(f.profile->nr_waits, 0);
+	assert_int_equal(collector__reap(f.collector, now + 2 * REAPER_INTERVAL_NS), 0);
+	assert_int_equal(counters[OFFCPU_CNT_THREAD_LEFTOVERS_REAPED], 3);
+	assert_int_equal(f.profile->nr_waits, 1);
+	assert_int_equal(f.profile->waits[0].tid, GONE_TID);
+	assert_null(f.profile->waits[0].user_stack);
+	assert_int_equal(counters[OFFCPU_CNT_USTACK_LOST], 1);
+	assert_int_equal(counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED], 1);
+	assert_int_equal(collector__reap(f.collector, now + 3 * REAPER_INTERVAL_NS), 0);
+	assert_int_equal(counters[OFFCPU_CNT_THREAD_LEFTOVERS_REAPED], 3);
+	/* The live thread's, at the end as before. */
+	assert_int_equal(collector__finish(f.collector), 0);
+	assert_int_equal(f.profile->nr_waits, 2);
+	assert_int_equal(counters[OFFCPU_CNT_WAKER_STACK_UNMATCHED], 2);
+	finish(&f);
+}
+
+/* A record whose kernel stack lacks its __sched frames is counted, its stack kept. */
+static void kernel_leaf_missed_counted(void **state)
+{
+	struct offcpu_wait_record r = wait_of(0, 0);
+	struct fixture f;
+
+	(void)state;
+	start_keeping(&f, true);
+	r.flags = OFFCPU_WAIT_LEAF_MISSED | OFFCPU_WAIT_OPEN_AFTER;
+	assert_int_equal(record(&f, &r, OFFCPU_WAIT_HEADER_SIZE).result, 0);
+	r.flags = 0;
+	r.end_ts_ns += 1000;
+	assert_int_equal(record(&f, &r, OFFCPU_WAIT_HEADER_SIZE).result, 0);
+	assert_int_equal(f.profile->counters[OFFCPU_CNT_KERNEL_LEAF_MISSED], 1);
+	assert_int_equal(f.profile->nr_waits, 2);
+	assert_int_equal(f.profile->waits[0].open, OFFCPU_WAIT_OPEN_AFTER);
+	finish(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(leftovers_of_exited_threads_freed_by_a_look),
+		cmocka_unit_test(kernel_leaf_missed_counted),
 		cmocka_unit_test(malformed_records_say_type_and_size),
 		cmocka_unit_test(malformed_record_said_once),
 		cmocka_unit_test(frame_pointer_loop_cut_at_first_repetition),
@@ -521,6 +660,7 @@ int main(void)
 		cmocka_unit_test(unknown_depth_never_cut),
 		cmocka_unit_test(kernel_leaf_keeps_the_caller_of_schedule),
 		cmocka_unit_test(waker_and_its_stacks_attached_to_their_wait),
+		cmocka_unit_test(waker_records_found_by_their_waits_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
