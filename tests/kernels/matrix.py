@@ -6,7 +6,6 @@ qemu-system-x86_64 with TCG on build/kernels/initramfs.gz, whose /init runs
 tests/kernels/checks.sh and prints "plan N", "ok - NAME" or
 "FAIL - NAME: why" per check, and "done" on the serial console.
 """
-import bisect
 import glob
 import os
 import re
@@ -73,33 +72,97 @@ def kernel_image(flavour):
     return release, image
 
 
-def vcpu_functions(monitor, system_map):
-    """Where each vCPU of a guest that hung is: the kernel function of its
-    RIP (nokaslr: System.map's addresses), or "user space"."""
-    syms = []
-    with open(system_map) as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) >= 3 and fields[1] in "tTwW":
-                syms.append((int(fields[0], 16), fields[2]))
-    syms.sort()
-    addrs = [a for a, _ in syms]
+def monitor_command(monitor, command, wait_s):
+    """What qemu's monitor answers command, read after wait_s seconds."""
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(5)
     s.connect(monitor)
     time.sleep(0.5)
     s.recv(1 << 16)
-    s.sendall(b"info registers -a\n")
-    time.sleep(1)
+    s.sendall(command.encode() + b"\n")
+    time.sleep(wait_s)
     out = s.recv(1 << 20).decode("utf-8", "replace")
     s.close()
-    where = []
-    for rip in re.findall(r"RIP=([0-9a-f]+)", out):
-        v = int(rip, 16)
-        i = bisect.bisect(addrs, v) - 1
-        where.append("%s+0x%x" % (syms[i][1], v - syms[i][0]) if v >= 1 << 63 and i >= 0
-                     else "user space")
-    return where
+    return out
+
+
+# A hung guest's vCPUs, read through qemu's monitor: its registers and
+# the words on top of each kernel stack. Debian's System.map is a stub ("The
+# real System.map is in the linux-image-<version>-dbg package"), and a guest
+# spinning with interrupts off takes no sysrq: a second guest of the same
+# kernel (nokaslr: the same addresses) names them from its /proc/kallsyms.
+STACK_WORDS = 512
+# The kernel image, then the modules' and BPF programs' area (x86-64 with
+# RANDOMIZE_BASE, as Debian builds it: KERNEL_IMAGE_SIZE is 1 GiB).
+KERNEL_TEXT = (0xffffffff80000000, 0xffffffffff000000)
+MODULES_VADDR = 0xffffffffc0000000
+# What the kernel command line holds (COMMAND_LINE_SIZE is 2048 on x86).
+MAX_SYMBOLIZED = 100
+
+
+def vcpus(monitor):
+    """[(cpu, rip, interrupts on, kernel mode, [kernel text words on its stack])]."""
+    out = monitor_command(monitor, "info registers -a", 1)
+    found = []
+    for cpu, regs in enumerate(re.split(r"\n(?=CPU#\d+)", out)[1:]):
+        reg = dict(re.findall(r"\b(RIP|RSP|RFL|CPL)=([0-9a-f]+)", regs))
+        if "RIP" not in reg:
+            continue
+        rip, rsp = int(reg["RIP"], 16), int(reg.get("RSP", "0"), 16)
+        interrupts, kernel = bool(int(reg.get("RFL", "0"), 16) & 0x200), reg.get("CPL") == "0"
+        words = []
+        if kernel:
+            dump = monitor_command(monitor, "cpu %d\nx/%dgx 0x%x" % (cpu, STACK_WORDS, rsp), 1)
+            words = [int(w, 16) for w in re.findall(r"\b0x([0-9a-f]{16})\b", dump)]
+            words = [w for w in words if KERNEL_TEXT[0] <= w < KERNEL_TEXT[1]]
+        found.append((cpu, rip, interrupts, kernel, words))
+    return found
+
+
+def symbolize(image, addrs):
+    """{address: "function+0xOFF"}, by a guest of image reading its kallsyms."""
+    # The first ones (each vCPU's RIP, then the top of its stack) first.
+    addrs = sorted(list(dict.fromkeys(addrs))[:MAX_SYMBOLIZED])
+    if not addrs:
+        return {}
+    log = os.path.join(KERNELS_DIR, "symbolize.log")
+    cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=single", "-m", "1024", "-nographic",
+           "-no-reboot", "-kernel", image, "-initrd", INITRAMFS, "-serial", "file:" + log,
+           "-append", "console=ttyS0 panic=-1 quiet nokaslr offcpu_symbolize=" +
+           ",".join("%016x" % a for a in addrs)]
+    try:
+        subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120)
+    except subprocess.TimeoutExpired:
+        return {}
+    with open(log, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    return {int(a, 16): name for a, name in re.findall(r"^sym: ([0-9a-f]+) (\S+)", text, re.M)}
+
+
+def describe(image, cpus):
+    """One line a vCPU of a guest that hung (vcpus()): where it was, whether
+    its interrupts were on, and the kernel functions whose addresses were on
+    top of its stack (a scan, as the kernel's "?" frames: a stale word shows
+    too)."""
+    names = symbolize(image, [a for c in cpus for a in [c[1]] + c[4] if a < MODULES_VADDR])
+    lines = []
+    for cpu, rip, interrupts, kernel, words in cpus:
+        if not kernel:
+            lines.append("CPU %d in user space at 0x%x" % (cpu, rip))
+            continue
+        seen = []
+        for w in words:
+            if w >= MODULES_VADDR:
+                name = "[bpf or module 0x%x]" % w
+            else:
+                name = names.get(w, "0x%x" % w)
+            if name != "-" and name not in seen:
+                seen.append(name)
+        lines.append("CPU %d at %s, interrupts %s; on its stack: %s" %
+                     (cpu, names.get(rip, "0x%x" % rip), "on" if interrupts else "off",
+                      " ".join(seen) or "nothing in kernel text"))
+    return lines
 
 
 def boot(image, log):
@@ -129,14 +192,14 @@ def boot(image, log):
     try:
         p.wait(timeout=GUEST_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        release = os.path.basename(image)[len("vmlinuz-"):]
-        system_map = os.path.join(os.path.dirname(image), "System.map-" + release)
         try:
-            hung = vcpu_functions(monitor, system_map)
+            cpus = vcpus(monitor)
         except (OSError, ValueError) as e:
-            hung = ["(not read: %s)" % e]
+            cpus, hung = None, ["(not read: %s)" % e]
         p.kill()
         p.wait()
+        if cpus is not None:
+            hung = describe(image, cpus)
     with open(log, "rb") as f:
         serial = f.read().decode("utf-8", "replace")
     return serial, time.monotonic() - start, hung
@@ -178,6 +241,5 @@ def run_kernel(name):
         problems.append("the guest ended after %d of %d checks, in %.0f s (%s)" %
                         (len(oks) + len(fails), plan, seconds, log))
     if hung:
-        problems.append("killed after %d s, its vCPUs at %s" % (GUEST_TIMEOUT_S,
-                                                               ", ".join(hung)))
+        problems.append("killed after %d s:\n    %s" % (GUEST_TIMEOUT_S, "\n    ".join(hung)))
     assert not problems, "%s:\n  %s" % (release, "\n  ".join(problems))
