@@ -89,6 +89,8 @@ enum offcpu_counter {
 	/* Threads without rseq, their frames walked at switch-out. */
 	OFFCPU_CNT_PY_WALKS_AT_OUT, /* switch-outs whose Python frames were walked */
 	OFFCPU_CNT_PY_AT_OUT,	    /* waits sent with the Python frames of their switch-out */
+	/* PREEMPT_RT: switch-outs of threads with no slot made ahead (alloc_in_scheduler). */
+	OFFCPU_CNT_SLOT_NOT_MADE,
 	OFFCPU_CNT_BPF_MAX,
 	/* Counted in user space. */
 	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */

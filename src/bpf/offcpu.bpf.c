@@ -89,6 +89,24 @@ const volatile bool any_filter;
 
 /* --max-entries: threads that can hold an in-flight slot at once. */
 const volatile __u64 max_slots;
+/*
+ * Whether programs inside the scheduler (sched_switch holds the run
+ * queue's lock, sched_waking the wakee's pi_lock, interrupts off) may
+ * create task storage. Creating it allocates, and on PREEMPT_RT an
+ * allocation's locks are sleeping locks: one found held there schedules
+ * inside __schedule(), and the CPU spins on its own run queue's lock with
+ * interrupts off, for good (a Debian 6.1 rt guest, about one boot in four:
+ * the crng's lock, rt_spin_lock() from crng_make_state()). There the
+ * slots are made ahead (make_slots()).
+ */
+const volatile bool alloc_in_scheduler = true;
+
+/* The flags of a task storage get inside the scheduler: see alloc_in_scheduler. */
+static __always_inline __u64 scheduler_get_flags(void)
+{
+	return alloc_in_scheduler ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0;
+}
+
 /* --wakers: the waker's stacks at wakeups of waits already past -m. */
 const volatile bool want_waker_stacks;
 
@@ -131,6 +149,7 @@ struct wait_start {
 	__u64 tracked_ns;
 	__u64 unseen_ns; /* from a start whose switch-in never came to what showed it running */
 	__u32 first_run; /* created at its fork: the next switch-in is its first */
+	__u32 made_ahead; /* by make_slots(): its first switch-out is still to come */
 };
 
 /*
@@ -859,7 +878,7 @@ static __always_inline struct pending_wait *park_slot(struct offcpu_counters *c,
 	struct pt_regs *regs;
 	__u64 ip, sp;
 
-	p = bpf_task_storage_get(&pending, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	p = bpf_task_storage_get(&pending, next, 0, scheduler_get_flags());
 	if (!p) {
 		count(c, OFFCPU_CNT_USTACK_FAIL, IN_SWITCH);
 		return NULL;
@@ -1140,7 +1159,7 @@ static __always_inline bool take_waker_stacks(void *ctx, struct task_struct *wak
 	__u32 kernel_frames;
 	long n;
 
-	w = bpf_task_storage_get(&waker_stacks, wakee, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	w = bpf_task_storage_get(&waker_stacks, wakee, 0, scheduler_get_flags());
 	if (!w) {
 		count(counters_get(), OFFCPU_CNT_WAKER_STACK_FAIL, PREEMPTIBLE);
 		return false;
@@ -1578,7 +1597,7 @@ static __always_inline void take_switch_out_stack(void *ctx, struct task_struct 
 	struct switch_out_stack *u;
 	long n;
 
-	u = bpf_task_storage_get(&switch_out_stacks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	u = bpf_task_storage_get(&switch_out_stacks, prev, 0, scheduler_get_flags());
 	if (!u)
 		return;
 	n = bpf_get_stack(ctx, u->ips, stack_depth * sizeof(__u64), BPF_F_USER_STACK);
@@ -1626,9 +1645,17 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 			count(c, OFFCPU_CNT_FILTERED, IN_SWITCH);
 			return;
 		}
+		if (!alloc_in_scheduler) {
+			count(c, OFFCPU_CNT_SLOT_NOT_MADE, IN_SWITCH);
+			return;
+		}
 		slot = new_slot(c, prev, IN_SWITCH);
 		if (!slot)
 			return;
+		slot->tracked_ns = now_ns(now);
+	} else if (slot->made_ahead) {
+		/* Its first switch-out, as for a slot made just above. */
+		slot->made_ahead = 0;
 		slot->tracked_ns = now_ns(now);
 	} else if (slot->start_ts_ns) {
 		/* See unseen_switch_in(): recovered, or counted lost. */
@@ -2257,6 +2284,51 @@ static __always_inline void track_from_fork(struct task_struct *child)
 	slot->first_run = 1;
 }
 
+/*
+ * Without alloc_in_scheduler: every slot the scheduler's programs may
+ * want of t, made here, at its fork or by the start's iterator, where an
+ * allocation may sleep on PREEMPT_RT (a tracepoint's program runs with
+ * preemption off, but holds none of the scheduler's locks).
+ */
+static __always_inline void make_slots(struct offcpu_counters *c, struct task_struct *t,
+				       enum counting how)
+{
+	struct wait_start *slot = bpf_task_storage_get(&inflight, t, 0, 0);
+	__u32 tgid = t->tgid;
+
+	if (!slot) {
+		slot = new_slot(c, t, how);
+		if (!slot)
+			return;
+		slot->made_ahead = 1;
+	}
+	bpf_task_storage_get(&pending, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	bpf_task_storage_get(&switch_out_stacks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (want_waker_stacks)
+		bpf_task_storage_get(&waker_stacks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (bpf_map_lookup_elem(&python_procs, &tgid)) {
+		bpf_task_storage_get(&python_threads, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		bpf_task_storage_get(&python_switch_outs, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	}
+}
+
+/*
+ * A new thread's slots when the scheduler's programs may not make them,
+ * unless it cannot be selected: a comm filter's thread may be renamed
+ * after its fork, -- COMMAND's processes are added to the filter only
+ * below, and offcpu's own child (-- COMMAND itself) by user space after
+ * its fork.
+ */
+static __always_inline void make_slots_at_fork(struct task_struct *parent,
+					       struct task_struct *child, bool traced)
+{
+	if (alloc_in_scheduler)
+		return;
+	if (traced || filter_comms || parent->tgid == self_tgid ||
+	    (!filter_tids && task_selected(child, false)))
+		make_slots(counters_get(), child, PREEMPTIBLE);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -2268,9 +2340,13 @@ int BPF_PROG(offcpu_sched_process_fork, struct task_struct *parent, struct task_
 	if (traced && account_threads)
 		track_from_fork(child);
 	/* A new thread shares its process's maps: nothing to tell. */
-	if (child->pid != child_tgid)
+	if (child->pid != child_tgid) {
+		make_slots_at_fork(parent, child, traced);
 		return 0;
+	}
 	python_fork(parent_tgid, child_tgid);
+	/* After python_fork(): a Python process's child has the Python slots too. */
+	make_slots_at_fork(parent, child, traced);
 	/* With -- COMMAND, the processes it forks are traced too. */
 	if (traced)
 		__sync_fetch_and_or(&pid_bits[OFFCPU_ID_WORD(child_tgid)],
@@ -2583,6 +2659,8 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	slot->prev_state = state;
 	slot->preempt = preempt;
 	slot->flags = OFFCPU_WAIT_OPEN_BEFORE;
+	/* Made ahead by offcpu_make_slots, it is started here, not at a switch-out. */
+	slot->made_ahead = 0;
 	if (__sync_val_compare_and_swap(&slot->start_ts_ns, 0, start))
 		return 0;
 	count(c, OFFCPU_CNT_WAITS_STARTED, PREEMPTIBLE);
@@ -2590,6 +2668,23 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	/* Its process, for tracer.c to have its maps read (OFFCPU_RECORD_RUNNING). */
 	if (!(t->flags & PF_KTHREAD))
 		bpf_seq_write(ctx->meta->seq, &tgid, sizeof(tgid));
+	return 0;
+}
+
+/*
+ * Without alloc_in_scheduler, at the start, after the fork program is
+ * attached (which makes the slots of threads forked since): the slots of
+ * every selected thread. A non-sleepable iterator's program runs under
+ * rcu_read_lock() and migrate_disable(), which on PREEMPT_RT leave it
+ * preemptible: its allocations may sleep.
+ */
+SEC("iter/task")
+int offcpu_make_slots(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+
+	if (t && t->pid && task_selected(t, false))
+		make_slots(counters_get(), t, PREEMPTIBLE);
 	return 0;
 }
 

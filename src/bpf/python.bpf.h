@@ -107,7 +107,7 @@ static __always_inline __u64 python_tstate(const struct offcpu_python_layout *l,
 	bool gone = false;
 	int i;
 
-	pt = bpf_task_storage_get(&python_threads, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	pt = bpf_task_storage_get(&python_threads, t, 0, scheduler_get_flags());
 	*out = pt;
 	if (pt && pt->tstate &&
 	    python_read_u64(pt->tstate + l->tstate_thread_id, &stale, task) == want)
@@ -412,7 +412,7 @@ static __always_inline void python_take_at_switch_out(struct offcpu_counters *c,
 	l = bpf_map_lookup_elem(&python_procs, &pid);
 	if (!l)
 		return;
-	s = bpf_task_storage_get(&python_switch_outs, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	s = bpf_task_storage_get(&python_switch_outs, prev, 0, scheduler_get_flags());
 	if (!s) {
 		count(c, OFFCPU_CNT_PY_FAIL, IN_SWITCH);
 		return;

@@ -37,6 +37,7 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_PY_FAIL] = "python_stack_failures",
 	[OFFCPU_CNT_PY_WALKS_AT_OUT] = "python_walks_at_switch_out",
 	[OFFCPU_CNT_PY_AT_OUT] = "python_stack_at_switch_out",
+	[OFFCPU_CNT_SLOT_NOT_MADE] = "slots_not_made",
 	[OFFCPU_CNT_SWITCH_RECOVERED] = "switch_in_recovered",
 	[OFFCPU_CNT_OPEN_AT_START] = "waits_open_at_start",
 	[OFFCPU_CNT_SYMBOL_MISS] = "symbol_misses",

@@ -127,6 +127,13 @@ bool kernel_features__has(const struct btf *vmlinux, enum kernel_feature feature
 	}
 }
 
+bool kernel_features__preempt_rt(void)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && strstr(u.version, " PREEMPT_RT ") != NULL;
+}
+
 void kernel_features__say_missing(enum kernel_feature feature)
 {
 	log__warn("this kernel lacks the %s: %s", features[feature].what, features[feature].without);

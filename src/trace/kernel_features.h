@@ -34,6 +34,12 @@ enum kernel_feature {
 /* Whether the kernel whose BTF this is has feature. */
 bool kernel_features__has(const struct btf *vmlinux, enum kernel_feature feature);
 
+/*
+ * Whether the running kernel is PREEMPT_RT (its uname version says so:
+ * scripts/mkcompile_h), where the scheduler's programs must not allocate.
+ */
+bool kernel_features__preempt_rt(void);
+
 /* The one line on stderr that says feature is missing and what that costs. */
 void kernel_features__say_missing(enum kernel_feature feature);
 

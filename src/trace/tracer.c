@@ -98,6 +98,11 @@ struct tracer {
  * bench/kernel_leaf measure both, test_fixes.py fails with it.
  */
 #define NO_KERNEL_LEAF_ENV "OFFCPU_TEST_NO_KERNEL_LEAF"
+/*
+ * Tests: slots made ahead of the scheduler, as on PREEMPT_RT, on any
+ * kernel (kernel_features__preempt_rt()).
+ */
+#define SLOTS_AHEAD_ENV "OFFCPU_TEST_SLOTS_AHEAD"
 
 static const char *error_text(int err, char *buf, size_t size)
 {
@@ -148,6 +153,7 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_open_gauge, &skel->links.offcpu_open_gauge },
 		/* Iterators, run (not attached) by run_iterator(). */
 		{ skel->progs.offcpu_open_at_start, NULL },
+		{ skel->progs.offcpu_make_slots, NULL },
 		{ skel->progs.offcpu_open_waits, NULL },
 		{ skel->progs.offcpu_open_waits_plain, NULL },
 		/* offcpu snapshot's, for a moment (pair_clocks()). */
@@ -385,6 +391,8 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool 
 				   o->user_threads_only || o->kernel_threads_only || o->state_mask;
 
 	skel->rodata->max_slots = o->max_entries;
+	skel->rodata->alloc_in_scheduler =
+	    !kernel_features__preempt_rt() && !getenv(SLOTS_AHEAD_ENV);
 	if (o->filter_cgroup) {
 		struct stat st;
 
@@ -956,6 +964,14 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	err = attach_core(t->skel);
 	if (err)
 		goto fail;
+	/* After the fork program is attached, which makes the slots of threads forked since. */
+	if (!t->skel->rodata->alloc_in_scheduler) {
+		err = run_iterator(t->skel->progs.offcpu_make_slots, NULL, NULL);
+		if (err) {
+			report_setup_error("make the threads' slots ahead of the scheduler", err);
+			goto fail;
+		}
+	}
 	/* After sched_switch is attached: a thread it has not seen leave is dated now. */
 	if (opts->date_open_waits) {
 		visit_cpus();

@@ -312,6 +312,33 @@ def test_child_waiter_exact():
     check_thread("child_waiter", "child", "child_waiter_thread")
 
 
+def test_slots_made_ahead_of_the_scheduler_keep_every_wait():
+    """PREEMPT_RT's way, forced here by OFFCPU_TEST_SLOTS_AHEAD: the
+    scheduler's programs make no slot (an allocation there may sleep), each
+    thread's are made at its fork or by the start's iterator. The workload's
+    threads, as -- COMMAND and beside a system-wide recording, are as exact
+    as without, and -- COMMAND's threads have every slot."""
+    os.environ["OFFCPU_TEST_SLOTS_AHEAD"] = "1"
+    try:
+        for command in (True, False):
+            # System wide for as long as the system-wide truth test records.
+            length = [] if command else ["-d", "4s"]
+            truth, calls, waits, stats = record_truth(
+                length + ["-m", "1ms", "-f", "json"], "ahead-%d" % command, command=command)
+            print("# %s: slots_not_made %d of %d waits started" %
+                  ("-- COMMAND" if command else "system wide", stats["slots_not_made"],
+                   stats["waits_started"]))
+            if command:
+                assert stats["slots_not_made"] == 0, stats
+            for name, wait, function in (("sleeper", "sleep", "sleeper_thread"),
+                                         ("mutex_waiter", "lock:mutex", "mutex_waiter_thread"),
+                                         ("pipe_reader", "pipe", "pipe_reader_thread"),
+                                         ("child_waiter", "child", "child_waiter_thread")):
+                check_thread(name, wait, function, truth, waits, calls)
+    finally:
+        del os.environ["OFFCPU_TEST_SLOTS_AHEAD"]
+
+
 def test_migrating_thread_counted_once():
     check_thread("migrator", "pipe", "migrator_thread")
     tid = TRUTH["migrator"][0]
