@@ -409,10 +409,14 @@ def test_system_wide_deferred_user_stacks():
     check_thread("sleeper", "sleep", "sleeper_thread", truth, waits, calls)
     check_thread("pipe_reader", "pipe", "pipe_reader_thread", truth, waits, calls)
     check_thread("chain", "sleep", "chain_a_inner", truth, waits, calls)
-    # Its waits in chain_a; a preemption while it runs chain_b is rightly chain_b's.
+    # Its waits in chain_a; a preemption while it runs chain_b is rightly
+    # chain_b's, and so is a page fault there (it blocks where the code
+    # touched memory, not in a system call).
     for w in waits:
-        if w["tid"] == truth["chain"][0] and w["state"] in BLOCKED_STATES:
-            assert not [s for s in user_syms(w) if s and s.startswith("chain_b")], user_syms(w)
+        if w["tid"] == truth["chain"][0] and w["state"] in BLOCKED_STATES and \
+                not w["wait"].startswith("pagefault"):
+            assert not [s for s in user_syms(w) if s and s.startswith("chain_b")], \
+                (w["wait"], user_syms(w))
 
 
 def test_cxx_names_demangled():
@@ -1390,7 +1394,11 @@ def test_postgres_pgbench_waits():
     for w in blocked:
         syms = user_syms(w)
         assert "PostgresMain" in syms and "PostmasterMain" in syms, syms
-        assert "libc.so" in (w["user_stack"][0].get("module") or ""), w["user_stack"][0]
+        # A page fault blocks where the code touched memory (seen: a fresh
+        # cluster's XLogInsertRecord writing WAL buffers), not in a wrapper.
+        if not w["wait"].startswith("pagefault"):
+            assert "libc.so" in (w["user_stack"][0].get("module") or ""), \
+                (w["wait"], w["user_stack"][0])
 
 
 def bpf_links(pid):
@@ -2095,10 +2103,17 @@ def test_capabilities_dropped_after_attach():
     bounding = int(re.search(r"^CapBnd:\s+([0-9a-f]+)", status, re.M).group(1), 16)
     for cap in (21, 38, 39):
         assert not effective & (1 << cap) and not bounding & (1 << cap), hex(effective)
-    waits, _ = read_json_lines(out)
+    waits, stats = read_json_lines(out)
     mine = [w for w in waits if w["comm"] == "wl_nobody" and w["wait"] == "sleep"]
+    # A wait that ended as tracing stopped, still parked for its user
+    # stack, goes without one, counted (seen: the last of 97); so does one
+    # whose switch-in the kernel hid (recovered).
+    stackless = [w for w in mine if not w["user_stack"] and not recovered(w)]
+    assert len(stackless) <= stats["user_stack_pending"] + stats["user_stack_lost"], \
+        (len(stackless), stats)
+    assert len([w for w in mine if recovered(w)]) <= stats["switch_in_recovered"], stats
     assert mine and all("main" in user_syms(w) and "clock_nanosleep" in user_syms(w)
-                        for w in mine), [user_syms(w) for w in mine]
+                        for w in mine if w["user_stack"]), [user_syms(w) for w in mine]
 
 
 def test_bpf_maps_failing_is_an_environment_error():
