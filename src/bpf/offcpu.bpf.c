@@ -1653,7 +1653,7 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 		if (!slot)
 			return;
 		slot->tracked_ns = now_ns(now);
-	} else if (slot->made_ahead) {
+	} else if (!alloc_in_scheduler && slot->made_ahead) {
 		/* Its first switch-out, as for a slot made just above. */
 		slot->made_ahead = 0;
 		slot->tracked_ns = now_ns(now);
