@@ -104,6 +104,8 @@ struct trace_writer {
 	 * "start"). The first is drawn up to the second.
 	 */
 	uint64_t *next_start;
+	uint32_t *by_start; /* the waits drawn, by thread and start */
+	size_t nr_by_start;
 	uint64_t drawn, outside, hidden, cut, overlapped;
 	uint64_t flows, flows_outside, flows_undrawn;
 };
@@ -280,11 +282,10 @@ static int find_next_starts(struct trace_writer *tw)
 	size_t i, n = 0, nr = tw->p->nr_waits;
 	uint32_t *order = malloc((nr ? nr : 1) * sizeof(*order));
 
+	tw->by_start = order;
 	tw->next_start = malloc((nr ? nr : 1) * sizeof(*tw->next_start));
-	if (!order || !tw->next_start) {
-		free(order);
+	if (!order || !tw->next_start)
 		return -ENOMEM;
-	}
 	for (i = 0; i < nr; i++) {
 		tw->next_start[i] = UINT64_MAX;
 		if (!output__hides(tw->opts, &tw->p->waits[i]))
@@ -295,8 +296,62 @@ static int find_next_starts(struct trace_writer *tw)
 		if (tw->p->waits[order[i]].tid == tw->p->waits[order[i + 1]].tid)
 			tw->next_start[order[i]] = wait_start(&tw->p->waits[order[i + 1]]);
 	}
-	free(order);
+	tw->nr_by_start = n;
 	return 0;
+}
+
+/* Where the wait of index i is drawn to, before the window cuts it. */
+static uint64_t drawn_end(const struct trace_writer *tw, uint32_t i)
+{
+	uint64_t end = tw->p->waits[i].end_ts_ns;
+
+	return tw->next_start[i] < end ? tw->next_start[i] : end;
+}
+
+/*
+ * Where a task's wakeup of w is drawn on the waker's track. The wakeup
+ * time is the switch-in less the run-queue time, which the kernel counts
+ * from the enqueue; a thread of an idle CPU is enqueued there only when
+ * that CPU takes the waker's IPI, up to 0.1 ms after the waker's futex
+ * wake in a 2-CPU VM, and in 10 of 12 condvar handoffs the waker was in
+ * a wait of its own by then. It woke w while it ran: the wakeup is moved
+ * to just before that wait, TRACE_WAKEUP_SLICE_NS before it or halfway
+ * back to where the waker began running, whichever is later.
+ */
+static uint64_t wakeup_while_running(const struct trace_writer *tw, const struct wait *w,
+				     uint64_t wakeup)
+{
+	const struct wait *waits = tw->p->waits;
+	uint32_t tid = w->waker.tid, k;
+	size_t lo = 0, hi = tw->nr_by_start;
+	uint64_t asleep, ran = wait_start(w), back;
+
+	/* The waker's last wait that began by the wakeup. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct wait *x = &waits[tw->by_start[mid]];
+
+		if (x->tid < tid || (x->tid == tid && wait_start(x) <= wakeup))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || waits[tw->by_start[lo - 1]].tid != tid)
+		return wakeup;
+	k = tw->by_start[lo - 1];
+	asleep = wait_start(&waits[k]);
+	if (drawn_end(tw, k) <= wakeup)
+		return wakeup;
+	if (lo >= 2 && waits[tw->by_start[lo - 2]].tid == tid &&
+	    drawn_end(tw, tw->by_start[lo - 2]) > ran)
+		ran = drawn_end(tw, tw->by_start[lo - 2]);
+	if (asleep <= ran)
+		return wakeup;
+	back = (asleep - ran) / 2;
+	if (back > TRACE_WAKEUP_SLICE_NS + 1)
+		back = TRACE_WAKEUP_SLICE_NS + 1;
+	/* Less leaves no room for the wakeup slice and its arrow: drawn from the waker's wait. */
+	return back >= 4 ? asleep - back : wakeup;
 }
 
 static bool draw(const struct trace_writer *tw, size_t index, struct drawn_wait *d);
@@ -350,6 +405,8 @@ static bool draw(const struct trace_writer *tw, size_t index, struct drawn_wait 
 		return false;
 	if (w->runq_ns && w->runq_ns < w->duration_ns && wakeup > d->start && wakeup < d->end)
 		d->runq_start = wakeup;
+	if (w->waker.context == OFFCPU_WAKER_TASK)
+		wakeup = wakeup_while_running(tw, w, wakeup);
 	if (output__waker_context(w->waker.context) && wakeup >= d->start && wakeup <= d->end &&
 	    d->end - d->start >= 4) {
 		if (wakeup < d->start + 1)
@@ -726,5 +783,6 @@ out:
 	hash_table__free_values(tw.stack_texts, free_value);
 	free(tw.marks);
 	free(tw.next_start);
+	free(tw.by_start);
 	return err;
 }

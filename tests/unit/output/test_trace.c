@@ -76,9 +76,17 @@ static void wakeups_fit_their_track(void **state)
 	add(p, 13, 2100000, 600000, 109600, 12, 0);
 	/* Woken at its switch-in (runq 0): drawn 3 ns before, s and f a ns apart in slices. */
 	add(p, 14, 3000000, 100000, 0, 12, 0);
-	/* Woken the very ns its waker's own wait begins: no slice, the s binds to that wait. */
+	/*
+	 * Woken the very ns its waker's own wait begins (the enqueue came
+	 * later than the wakeup): moved to the waker's last us before it.
+	 */
 	add(p, 12, 4500000, 500000, 0, 0, 0);
 	add(p, 15, 4100000, 200000, 100000, 12, 0);
+	/*
+	 * Woken inside the waker's wait, which began before its own: stamps
+	 * that disagree, no slice, the s binds to the waker's wait.
+	 */
+	add(p, 18, 4200000, 150000, 50000, 12, 0);
 	/* Asleep since before the recording: drawn from its first ns. */
 	add(p, 16, 1500000, 2000000, 0, 0, OFFCPU_WAIT_OPEN_BEFORE);
 	/* Stamps that overlap (one dated at the start): the first drawn up to the second. */
@@ -103,9 +111,13 @@ static void wakeups_fit_their_track(void **state)
 			 "\"dur\":10.000}");
 	assert_has(text, "\"tid\":16,\"cat\":\"wait,open\",\"ts\":1000.000,\"dur\":500.000");
 	assert_has(text, "\"open\":\"before\",\"drawn_to_edge\":\"start\"");
-	assert_has(text, "\"tid\":12,\"cat\":\"sched\",\"id\":5,\"ts\":4000.500}");
-	assert_null(strstr(text, "\"tid\":12,\"cat\":\"sched\",\"ts\":4000.000"));
-	assert_has(text, "\"wakeup_flows\":4,");
+	assert_has(text, "\"tid\":12,\"cat\":\"sched\",\"ts\":3998.998,\"dur\":1.000");
+	assert_has(text, "\"tid\":12,\"cat\":\"sched\",\"id\":5,\"ts\":3999.499}");
+	assert_has(text, "\"tid\":15,\"cat\":\"sched\",\"id\":5,\"ts\":3999.500,\"bp\":\"e\"}");
+	assert_has(text, "\"tid\":12,\"cat\":\"sched\",\"id\":6,\"ts\":4150.500}");
+	assert_null(strstr(text, "\"tid\":12,\"cat\":\"sched\",\"ts\":4149.999"));
+	assert_null(strstr(text, "\"tid\":12,\"cat\":\"sched\",\"ts\":4150.000"));
+	assert_has(text, "\"wakeup_flows\":5,");
 	assert_has(text, "\"wakeups_without_room_for_a_flow\":0,");
 	assert_has(text, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":12,"
 			 "\"args\":{\"name\":\"t12\"}}");
