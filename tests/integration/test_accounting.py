@@ -10,6 +10,7 @@ count its on-CPU system call time.
 
 Run as root from the repository root after `make test-build`.
 """
+import bisect
 import math
 import os
 import re
@@ -74,6 +75,27 @@ def estimate(waits):
     est = sum(w["weight_ns"] for w in kept)
     var = sum(w["weight_ns"] * (w["weight_ns"] - w["duration_ns"]) for w in kept)
     return est, var, len(kept)
+
+
+def overlap_ns(a, b):
+    return (min(a["ts_ns"], b["ts_ns"]) -
+            max(a["ts_ns"] - a["duration_ns"], b["ts_ns"] - b["duration_ns"]))
+
+
+def same_waits(waits, ref):
+    """The ids of ref's waits that are the waits of waits: for each, the
+    wait of its thread in ref that overlaps it most, one each."""
+    ends = {}
+    for r in sorted(ref, key=lambda r: r["ts_ns"]):
+        ends.setdefault(r["tid"], []).append(r)
+    found = set()
+    for w in waits:
+        theirs = ends[w["tid"]]
+        i = bisect.bisect_left(theirs, w["ts_ns"], key=lambda r: r["ts_ns"])
+        best = max(theirs[max(0, i - 1):i + 2], key=lambda r: overlap_ns(r, w))
+        assert overlap_ns(best, w) > 0 and id(best) not in found, (w, best)
+        found.add(id(best))
+    return found
 
 
 def no_losses(stats, what):
@@ -215,23 +237,34 @@ def test_default_report_says_what_it_does_not_show():
 
 
 def test_estimate_unbiased_over_20_repetitions():
-    """20 estimates, five tracers at once on each of four runs, against the
-    exact below -m total of a --short drop tracer on the same run: their
-    mean within 2%, and their spread what the reported error says."""
+    """20 estimates, five tracers at once on each of four runs, each against
+    its own exact below -m total, which a --short drop tracer on the same
+    run checks: their mean within 2%, and their spread what the reported
+    error says."""
     ratios, said = [], []
     for run in range(4):
         recs = record_together(["pingpong", "10000", "0", str(100 + run)],
                                [["-m", "1ms", "--no-user-stack"]] +
                                [["-m", "1ms", "--short", "sample", "--no-user-stack"]] * 5)
         exact = recs[0][1]["below_min_duration_ns"]
+        count = recs[0][1]["below_min_duration"]
         for waits, stats, _ in recs:
             no_losses(stats, "run %d" % run)
-        for waits, stats, _ in recs[1:]:
+        # Each tracer's exact total is of the durations its own coin saw: the
+        # same waits, each lengthened by the programs of the tracers attached
+        # before it, which run first at every switch (above). Measured: 105 ns
+        # a wait after the drop tracer, then about 600 ns more after each
+        # --short sample tracer, 2.6% of the total for the fifth. So the first
+        # matches the drop tracer's, and each later one is no shorter than the
+        # one before it.
+        owns = [stats["below_min_duration_ns"] for _, stats, _ in recs[1:]]
+        for _, stats, _ in recs[1:]:
+            assert abs(stats["below_min_duration"] - count) <= 0.001 * count, (
+                stats["below_min_duration"], count)
+        assert abs(owns[0] - exact) <= 0.005 * exact, (owns[0], exact)
+        assert all(b >= a - 0.001 * exact for a, b in zip(owns, owns[1:])), (exact, owns)
+        for (waits, _, _), own in zip(recs[1:], owns):
             est, var, _ = estimate(waits)
-            # Each tracer's exact total is of the durations its own coin saw:
-            # the tracers attached before it lengthen them a little (above).
-            own = stats["below_min_duration_ns"]
-            assert abs(own - exact) <= 0.02 * exact, (own, exact)
             ratios.append(est / own)
             said.append(math.sqrt(var) / est)
     mean = sum(ratios) / len(ratios)
@@ -298,10 +331,10 @@ def test_coverage_of_each_command_thread():
 
 
 def test_sample_rate_weighs_n_times():
-    """--sample-rate N: a kept wait weighs N times its duration; the kept
-    and sampled-out durations add up to every wait's, as an unsampled
-    tracer of the same waits sees them, and the weighted total estimates
-    it. The estimate's spread comes from the reference's own waits,
+    """--sample-rate N: a kept wait weighs N times its duration; the
+    sampled-out count and duration are those of the waits an unsampled
+    tracer of the same waits sees that were not kept, and the weighted
+    total estimates them all. The estimate's spread comes from the reference's own waits,
     (N - 1) sum d^2: the kept ones alone cannot say it when one long wait
     (the gated workload's stop, dated from before the recording) dominates
     and was sampled out."""
@@ -318,11 +351,19 @@ def test_sample_rate_weighs_n_times():
         return min(w["duration_ns"], max(0, w["ts_ns"] - start))
 
     assert waits and all(w["weight_ns"] == 4 * since_start(w) for w in waits)
-    kept = sum(since_start(w) for w in waits)
-    every = kept + stats["sampled_out_ns"]
+    # The sampling tracer runs first at every switch, and the record it sends
+    # at the switch-in of a wait it keeps lengthens that wait for the
+    # reference after it (measured: 4.1 us a kept wait, 0.7% of the total,
+    # against 0.1% for the waits it does not keep). So the sampled-out
+    # total is checked against the reference's waits that are not the kept
+    # ones: each kept wait is the reference's wait of its thread that
+    # overlaps it most.
+    kept_in_ref = same_waits(waits, ref)
+    rest = [r for r in ref if id(r) not in kept_in_ref]
+    assert abs(len(rest) - stats["sampled_out"]) <= 0.001 * len(ref), (len(rest), stats["sampled_out"])
+    rest_ns = sum(since_start(r) for r in rest)
+    assert abs(stats["sampled_out_ns"] - rest_ns) <= 0.005 * rest_ns, (stats["sampled_out_ns"], rest_ns)
     truth = sum(since_start(w) for w in ref)
-    # Two tracers time the same waits a little apart (see the reference's note above).
-    assert abs(every - truth) <= 0.01 * truth, (every, truth)
     est = sum(w["weight_ns"] for w in waits)
     sd = math.sqrt(3 * sum(since_start(w) ** 2 for w in ref))
     assert abs(est - truth) <= 5 * sd, (est, truth, sd)
