@@ -16,6 +16,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "serve/acceptor.h"
 #include "serve/peer_owner.h"
 #include "serve/server.h"
 
@@ -50,6 +51,13 @@
 /* The deadlines are looked at this often. */
 #define DEADLINE_STEP_MS 250
 
+/*
+ * libmicrohttpd may hold this many connections: more than ours, as it
+ * counts a closed one until its thread is joined; at its limit it would
+ * close a connection we admitted without a word to us.
+ */
+#define DAEMON_CONNECTION_LIMIT (2 * SERVER_MAX_CONNECTIONS)
+
 /* One TCP connection, from its accept to its close (libmicrohttpd's socket context). */
 struct client {
 	struct client *next, **pprev;
@@ -57,6 +65,8 @@ struct client {
 	socklen_t addr_len;
 	bool owner_known; /* a peer on this host: the caps count its owner, uid */
 	uid_t uid;
+	int conn_fd;	 /* the socket libmicrohttpd was given */
+	bool attached;	 /* libmicrohttpd has told us of it: it tells us of the close */
 	int fd;		 /* our dup of its socket: its number is never another's under us */
 	uint64_t due_ns; /* its headers must be in, or its answer out, by then; 0: none pending */
 	bool idle;	 /* due_ns is a kept-alive connection's idle timeout: no drop */
@@ -78,6 +88,7 @@ struct profile_request {
 
 struct server {
 	struct MHD_Daemon *daemon;
+	struct acceptor *acceptor;
 	pthread_mutex_t lock;
 	pthread_cond_t metrics_cond;
 	struct profile_request *pending_head, **pending_tail;
@@ -229,6 +240,16 @@ static unsigned int connections_of_client(const struct server *s, const struct c
 	return n;
 }
 
+static unsigned int connections_open(const struct server *s)
+{
+	const struct client *o;
+	unsigned int n = 0;
+
+	for (o = s->clients; o; o = o->next)
+		n++;
+	return n;
+}
+
 static unsigned int windows_of_client(const struct server *s, const struct client *c)
 {
 	const struct client *o;
@@ -241,25 +262,128 @@ static unsigned int windows_of_client(const struct server *s, const struct clien
 }
 
 /*
- * A connection past its client's cap: told so and cut before a byte of it
- * is read, so that it holds its slot and thread for no longer than the
- * thread takes to see the end. The answer fits any fresh socket's buffer.
+ * A connection past a cap: told so and closed before a byte of it is
+ * read. The answer fits any fresh socket's buffer. What the client sent
+ * already is read away first: a socket closed with bytes unread is reset,
+ * and the reset can beat the answer to the client's reads.
  */
-static void refuse(int fd)
+static void refuse(int fd, unsigned int status, const char *why)
 {
-	static const char body[] = "too many connections from this client: at most " STR(
-	    SERVER_MAX_CONNECTIONS_PER_CLIENT) "\n";
-	char answer[256];
+	char answer[320], unread[4096];
 	int n = snprintf(answer, sizeof(answer),
-			 "HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n"
+			 "HTTP/1.1 %u %s\r\nConnection: close\r\n"
 			 "Content-Type: text/plain; charset=utf-8\r\nContent-Length: %zu\r\n\r\n%s",
-			 sizeof(body) - 1, body);
+			 status, status == MHD_HTTP_TOO_MANY_REQUESTS ? "Too Many Requests"
+								   : "Service Unavailable",
+			 strlen(why), why);
 
 	/* Unsent, the client sees its connection closed unanswered: nothing else to do. */
 	send(fd, answer, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
-	shutdown(fd, SHUT_RDWR);
+	shutdown(fd, SHUT_WR);
+	recv(fd, unread, sizeof(unread), MSG_DONTWAIT);
+	close(fd);
 }
 
+static void client_unlink(struct client *c)
+{
+	*c->pprev = c->next;
+	if (c->next)
+		c->next->pprev = c->pprev;
+}
+
+static void client_free(struct client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+}
+
+/*
+ * The client on socket fd that libmicrohttpd has not told us of yet. When
+ * accept gives that number again, libmicrohttpd closed the socket
+ * unstarted (out of memory), and never will. Under the lock.
+ */
+static struct client *unstarted_client(struct server *s, int fd)
+{
+	struct client *o;
+
+	for (o = s->clients; o; o = o->next)
+		if (!o->attached && o->conn_fd == fd)
+			return o;
+	return NULL;
+}
+
+/*
+ * On the acceptor's thread, before libmicrohttpd sees the connection: one
+ * past its client's cap, or past the cap of all, costs a lookup and a
+ * send, no thread.
+ */
+static void admit(void *cls, int fd, const struct sockaddr *addr, socklen_t addr_len)
+{
+	static const char per_client[] = "too many connections from this client: at most " STR(
+	    SERVER_MAX_CONNECTIONS_PER_CLIENT) "\n";
+	static const char in_all[] = "too many connections: at most " STR(
+	    SERVER_MAX_CONNECTIONS) "\n";
+	struct server *s = cls;
+	struct client *c = calloc(1, sizeof(*c)), *stale;
+	const char *why = NULL;
+
+	if (!c) {
+		refuse(fd, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory\n");
+		return;
+	}
+	c->addr_len = addr_len < sizeof(c->addr) ? addr_len : sizeof(c->addr);
+	memcpy(&c->addr, addr, c->addr_len);
+	/*
+	 * A peer whose socket is not found on this host (remote, in another
+	 * network namespace, gone already, or the lookup failed) is counted
+	 * by its address: that is all that is known of it, and a local user
+	 * gains nothing by it, as every socket of this host is found.
+	 */
+	c->owner_known = s->owner && !peer_owner__lookup(s->owner, fd, &c->uid);
+	c->conn_fd = fd;
+	c->fd = -1;
+	pthread_mutex_lock(&s->lock);
+	stale = unstarted_client(s, fd);
+	if (stale)
+		client_unlink(stale);
+	if (s->stopping)
+		why = "offcpu is stopping\n";
+	else if (connections_of_client(s, c) >= SERVER_MAX_CONNECTIONS_PER_CLIENT)
+		why = per_client;
+	else if (connections_open(s) >= SERVER_MAX_CONNECTIONS)
+		why = in_all;
+	if (why) {
+		s->connections_refused++;
+		pthread_mutex_unlock(&s->lock);
+		if (stale)
+			client_free(stale);
+		free(c);
+		refuse(fd, why == per_client ? MHD_HTTP_TOO_MANY_REQUESTS
+					     : MHD_HTTP_SERVICE_UNAVAILABLE,
+		       why);
+		return;
+	}
+	c->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	c->due_ns = clock__monotonic_ns() + REQUEST_DEADLINE_MS * 1000000ULL;
+	c->next = s->clients;
+	if (c->next)
+		c->next->pprev = &c->next;
+	c->pprev = &s->clients;
+	s->clients = c;
+	pthread_mutex_unlock(&s->lock);
+	if (stale)
+		client_free(stale);
+	/* Refused (out of memory), libmicrohttpd has closed the socket and never tells of it. */
+	if (MHD_add_connection(s->daemon, fd, addr, addr_len) != MHD_YES) {
+		pthread_mutex_lock(&s->lock);
+		client_unlink(c);
+		pthread_mutex_unlock(&s->lock);
+		client_free(c);
+	}
+}
+
+/* libmicrohttpd's thread: the connection admit gave it starts, or has closed. */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 			  enum MHD_ConnectionNotificationCode code)
 {
@@ -271,51 +395,18 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 		if (!c)
 			return;
 		pthread_mutex_lock(&s->lock);
-		*c->pprev = c->next;
-		if (c->next)
-			c->next->pprev = c->pprev;
+		client_unlink(c);
 		pthread_mutex_unlock(&s->lock);
-		if (c->fd >= 0)
-			close(c->fd);
-		free(c);
+		client_free(c);
 		return;
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return;
-	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (info && info->client_addr) {
-		c->addr_len = info->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-								       : sizeof(struct sockaddr_in);
-		memcpy(&c->addr, info->client_addr, c->addr_len);
 	}
 	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-	/*
-	 * A peer whose socket is not found on this host (remote, in another
-	 * network namespace, gone already, or the lookup failed) is counted
-	 * by its address: that is all that is known of it, and a local user
-	 * gains nothing by it, as every socket of this host is found.
-	 */
-	c->owner_known =
-	    info && s->owner && !peer_owner__lookup(s->owner, info->connect_fd, &c->uid);
-	c->fd = info ? fcntl(info->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
-	c->due_ns = clock__monotonic_ns() + REQUEST_DEADLINE_MS * 1000000ULL;
-	pthread_mutex_lock(&s->lock);
-	if (connections_of_client(s, c) >= SERVER_MAX_CONNECTIONS_PER_CLIENT) {
-		s->connections_refused++;
-		pthread_mutex_unlock(&s->lock);
-		if (info)
-			refuse(info->connect_fd);
-		if (c->fd >= 0)
-			close(c->fd);
-		free(c);
+	if (!info)
 		return;
-	}
-	c->next = s->clients;
-	if (c->next)
-		c->next->pprev = &c->next;
-	c->pprev = &s->clients;
-	s->clients = c;
+	pthread_mutex_lock(&s->lock);
+	c = unstarted_client(s, info->connect_fd);
+	if (c)
+		c->attached = true;
 	pthread_mutex_unlock(&s->lock);
 	*socket_context = c;
 }
@@ -595,17 +686,22 @@ int server__start(int listen_fd, bool verbose, struct server **out)
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop, &saved);
+	/* Our thread accepts (admit); libmicrohttpd's is woken for each connection it is given. */
 	s->daemon = MHD_start_daemon(
-	    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD |
-		(verbose ? MHD_USE_ERROR_LOG : 0),
-	    0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, listen_fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)SERVER_MAX_CONNECTIONS,
+	    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_NO_LISTEN_SOCKET |
+		MHD_USE_ITC | (verbose ? MHD_USE_ERROR_LOG : 0),
+	    0, NULL, NULL, on_request, s, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)DAEMON_CONNECTION_LIMIT,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_TIMEOUT_S,
 	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_URI_LOG_CALLBACK,
 	    on_request_line, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
 	if (s->daemon) {
 		err = -pthread_create(&s->watchdog, NULL, watch_deadlines, s);
 		s->watchdog_started = !err;
+		if (err)
+			close(listen_fd);
+		else
+			err = acceptor__start(listen_fd, admit, s, &s->acceptor);
 	}
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (!s->daemon) {
@@ -630,7 +726,10 @@ int server__start(int listen_fd, bool verbose, struct server **out)
 static void let_answers_go_out(struct server *s)
 {
 	const union MHD_DaemonInfo *info;
-	int listen_fd = MHD_quiesce_daemon(s->daemon), i;
+	int i;
+
+	acceptor__stop(s->acceptor);
+	s->acceptor = NULL;
 
 	for (i = 0; i < STOP_GRACE_MS / 20; i++) {
 		info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
@@ -639,8 +738,6 @@ static void let_answers_go_out(struct server *s)
 		usleep(20000);
 	}
 	MHD_stop_daemon(s->daemon);
-	if (listen_fd >= 0)
-		close(listen_fd);
 }
 
 void server__stop(struct server *s)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * offcpu serve's HTTP side, on libmicrohttpd: a thread per
- * connection (at most SERVER_MAX_CONNECTIONS), none of which ever touches
+ * offcpu serve's HTTP side, on libmicrohttpd: a thread that accepts
+ * (acceptor.h), a thread per connection admitted (at most
+ * SERVER_MAX_CONNECTIONS), none of which ever touches
  * the profile. A request for a profile is queued for the main thread, which
  * records its window and hands back the finished bytes; /metrics asks the
  * main thread for a fresh rendering and serves the text it hands over.
@@ -20,7 +21,8 @@
  * is a user for a peer on this host (whatever its source addresses: any of
  * 127/8 can be bound, and ::1 besides), an address for a remote one; one
  * client holds at most a sixteenth of the connections, so others still get
- * in. A connection past a client's cap is answered 429 and closed at once.
+ * in. A connection past a client's cap is answered 429 and closed at the
+ * accept, one past the cap of all 503, with no thread made for either.
  */
 #define SERVER_MAX_CONNECTIONS 256
 #define SERVER_MAX_CONNECTIONS_PER_CLIENT 16

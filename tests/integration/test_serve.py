@@ -800,6 +800,46 @@ def test_serve_connections_capped_by_user_over_v4_and_v6():
         assert serve.stop() == 0, serve.stderr()
 
 
+def test_serve_connections_capped_in_all():
+    """16 users' 16 connections each, the 256 there may be: a 17th user and
+    root are answered 503 at once, and counted; once one user lets go, the
+    17th gets in. The holders send nothing: all within the 5 s their
+    headers have."""
+    serve = Serve([])
+    holders = []
+    try:
+        users = [70001 + i for i in range(16)]
+        ps = [as_user(uid, HOLDER, serve.port, ",".join(["127.0.0.1@127.0.0.1"] * 16), "")
+              for uid in users]
+        holders = ps[:]
+        got = []
+        for p in ps:
+            line = p.stdout.readline()
+            assert line, "a holder failed"
+            got.append(json.loads(line))
+        late = [scrapes(as_user(uid, SCRAPER, "127.0.0.1", serve.port, "/metrics", "127.0.0.1",
+                                0, 0)) for uid in (70017, 0)]
+        print("# 16 users: %d connections open; a 17th user and root: %s" %
+              (sum(g.count("open") for g in got), late))
+        assert all(g == ["open"] * 16 for g in got), got
+        assert [x[0][1] for x in late] == [503, 503], late
+        # The slots come free as libmicrohttpd's threads see the holder's
+        # connections end, a moment after it has exited.
+        let_go(holders.pop())
+        again = []
+        while len(again) < 20 and (not again or again[-1][1] == 503):
+            again += scrapes(as_user(70017, SCRAPER, "127.0.0.1", serve.port, "/metrics",
+                                     "127.0.0.1", 0, 0))
+        assert again[-1][1] == 200, again
+        samples = parse_exposition(serve.metrics()[1])[1]
+        assert value(samples, "offcpu_http_connections_refused_total") == 1 + len(again), (
+            samples[-12:], again)
+    finally:
+        for p in holders:
+            let_go(p)
+        assert serve.stop() == 0, serve.stderr()
+
+
 class RemotePeers:
     """Clients on another host, as this host sees them: a network namespace
     behind a veth pair, this side ADDR (10.213.N.1), the other side
