@@ -665,10 +665,14 @@ def metrics_under_attack(serve, attack, scrapers, seconds):
     return list(zip(quiet, loud)), out.strip()
 
 
+READER_POLL_S = 0.05
+
+
 def check_scrapes_unhurt(name, attack, scrapers):
     """A serve's scrapers, unattacked then attacked (metrics_under_attack,
     12 s): every scrape under attack is 200 within 1 s, and the median
-    within 5 times the median of the same scraper's unattacked scrapes."""
+    within 5 times the median of the same scraper's unattacked scrapes, and
+    one turn of the main loop."""
     serve = Serve([])
     try:
         results, attacker = metrics_under_attack(serve, attack, scrapers, 12)
@@ -685,7 +689,12 @@ def check_scrapes_unhurt(name, attack, scrapers):
                late[:4]))
         assert all(x[1] == 200 for x in quiet), quiet
         assert len(loud) >= 10 and not late, (uid, source, late[:8])
-        assert m <= 5 * q, (uid, source, q, m)
+        # /metrics is rendered at the main loop's next turn, up to a poll of
+        # the reader (50 ms) after the request: whether a scraper's requests
+        # come just after a turn or while the reader is awake sets its
+        # median, attacked or not (in one CI run 5.5 ms unattacked and 51 ms
+        # attacked for one scraper, 51 ms and 1.7 ms for another).
+        assert m <= 5 * q + READER_POLL_S, (uid, source, q, m)
 
 
 def test_serve_slowloris_from_one_address_shuts_no_one_out():
