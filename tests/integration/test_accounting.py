@@ -82,7 +82,7 @@ def overlap_ns(a, b):
             max(a["ts_ns"] - a["duration_ns"], b["ts_ns"] - b["duration_ns"]))
 
 
-def same_waits(waits, ref):
+def ids_in_ref(waits, ref):
     """The ids of ref's waits that are the waits of waits: for each, the
     wait of its thread in ref that overlaps it most, one each."""
     ends = {}
@@ -362,7 +362,7 @@ def test_sample_rate_weighs_n_times():
     # total is checked against the reference's waits that are not the kept
     # ones: each kept wait is the reference's wait of its thread that
     # overlaps it most.
-    kept_in_ref = same_waits(waits, ref)
+    kept_in_ref = ids_in_ref(waits, ref)
     rest = [r for r in ref if id(r) not in kept_in_ref]
     assert abs(len(rest) - stats["sampled_out"]) <= 0.001 * len(ref), (len(rest), stats["sampled_out"])
     rest_ns = sum(since_start(r) for r in rest)
