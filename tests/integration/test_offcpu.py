@@ -2435,9 +2435,10 @@ def test_unwind_after_command_exited():
     r = run([OFFCPU, "--stats", "-f", "json", "-o", out, "--",
              os.path.join(SYMBOLS, "symprog-pie"), "sym_late", "3", "20"], env=env)
     assert r.returncode == 0, r.stderr
-    waits, _ = read_json_lines(out)
+    waits, stats = read_json_lines(out)
     mine = [w for w in waits if w["comm"] == "sym_late" and w["wait"] == "sleep"]
-    assert len(mine) == 3, [(w["comm"], w["wait"]) for w in waits]
+    assert len(mine) == 3, ([(w["comm"], w["wait"]) for w in waits],
+                            {k: v for k, v in stats.items() if v})
     for w in mine:
         syms = user_syms(w)
         assert "prog_wait" in syms and "main" in syms, syms
