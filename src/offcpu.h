@@ -49,72 +49,72 @@ enum offcpu_state {
  * side keeps them per CPU; user space sums them and adds its own.
  */
 enum offcpu_counter {
-	OFFCPU_CNT_SWITCHES,	    /* sched_switch events seen */
-	OFFCPU_CNT_WAITS_STARTED,   /* switch-outs recorded in the table */
-	OFFCPU_CNT_WAITS_COMPLETED, /* switch-ins that found their start */
-	OFFCPU_CNT_NO_START,	    /* selected switch-in without a start */
-	OFFCPU_CNT_FILTERED,	    /* switch-outs of unselected tasks/states */
-	OFFCPU_CNT_BELOW_MIN,	    /* shorter than --min-duration */
-	OFFCPU_CNT_ABOVE_MAX,	    /* longer than --max-duration */
-	OFFCPU_CNT_SAMPLED_OUT,	    /* dropped by --sample-rate */
+	/* sched_switch, at every switch. */
+	OFFCPU_CNT_SWITCHES, /* sched_switch events seen */
+	/* The switch-out: the filters, the slot, a hidden switch-in found there or at exit. */
+	OFFCPU_CNT_FILTERED,	     /* switch-outs of unselected tasks/states */
+	OFFCPU_CNT_WAITS_STARTED,    /* switch-outs recorded in the table */
+	OFFCPU_CNT_TABLE_FULL,	     /* in-flight table had no room */
+	OFFCPU_CNT_SLOT_NOT_MADE,    /* PREEMPT_RT: no slot made ahead (alloc_in_scheduler) */
+	OFFCPU_CNT_SWITCH_UNSEEN,    /* ran again, no switch-in seen: wait lost */
+	OFFCPU_CNT_SWITCH_RECOVERED, /* switch-in unseen, its time from sched_info.last_arrival */
+	OFFCPU_CNT_PY_WALKS_AT_OUT,  /* no rseq: switch-outs whose Python frames were walked */
+	/*
+	 * The switch-in: -m, --short sample, -M, --sample-rate in that order,
+	 * each drop's summed nanoseconds beside its count (of a short wait the
+	 * coin kept, its estimate: one -m); then what the record takes.
+	 */
+	OFFCPU_CNT_WAITS_COMPLETED,  /* switch-ins that found their start */
+	OFFCPU_CNT_NO_START,	     /* selected switch-in without a start */
+	OFFCPU_CNT_BELOW_MIN,	     /* shorter than --min-duration */
+	OFFCPU_CNT_BELOW_MIN_NS,     /* every wait below -m, kept by --short sample or not */
+	OFFCPU_CNT_SHORT_SAMPLED,    /* --short sample: below -m, kept with p = duration/min */
+	OFFCPU_CNT_SHORT_SAMPLED_NS, /* their estimated total: -m each */
+	OFFCPU_CNT_ABOVE_MAX,	     /* longer than --max-duration */
+	OFFCPU_CNT_ABOVE_MAX_NS,
+	OFFCPU_CNT_SAMPLED_OUT, /* dropped by --sample-rate */
+	OFFCPU_CNT_SAMPLED_OUT_NS,
+	OFFCPU_CNT_KSTACK_FAIL,	  /* kernel stack could not be taken */
+	OFFCPU_CNT_WAKER_UNSEEN,  /* a blocked wait sent without the wakeup that ended it */
+	OFFCPU_CNT_USTACK_AT_OUT, /* no rseq: user stack walked at switch-out */
+	OFFCPU_CNT_PY_AT_OUT,	  /* waits sent with the Python frames of their switch-out */
+	/* The wait sent: at its switch-in, by rseq_update (the user stack), at exit or exec. */
 	OFFCPU_CNT_EMITTED,	    /* written into the ring buffer */
-	OFFCPU_CNT_TABLE_FULL,	    /* in-flight table had no room */
 	OFFCPU_CNT_RINGBUF_FULL,    /* ring buffer had no room: dropped */
-	OFFCPU_CNT_KSTACK_FAIL,	    /* kernel stack could not be taken */
+	OFFCPU_CNT_RINGBUF_FULL_NS, /* the durations of the wait records dropped */
 	OFFCPU_CNT_USTACK_FAIL,	    /* user stack could not be taken */
 	OFFCPU_CNT_USTACK_LOST,	    /* ran user code or exited before we read it */
 	OFFCPU_CNT_USTACK_PENDING,  /* parked, user stack not read yet (at stop) */
-	OFFCPU_CNT_SWITCH_UNSEEN,   /* ran again, no switch-in seen: wait lost */
-	/* Waits dated from the kernel's own bookkeeping. */
-	OFFCPU_CNT_SWITCH_RECOVERED, /* switch-in unseen, its time from sched_info.last_arrival */
-	OFFCPU_CNT_OPEN_AT_START,    /* off CPU when tracing began, dated (also in waits_started) */
-	OFFCPU_CNT_USTACK_AT_OUT,   /* no rseq: user stack walked at switch-out */
+	OFFCPU_CNT_PY_CUT_SHORT,    /* Python frame chain longer than OFFCPU_PY_MAX_FRAMES: cut */
+	/* Python frames not sent: ring buffer full, a read failed at switch-out. */
+	OFFCPU_CNT_PY_FAIL,
+	/* sched_waking. */
 	OFFCPU_CNT_WAKER_STACKS,     /* --wakers: waker stacks taken at a wakeup */
 	OFFCPU_CNT_WAKER_STACK_FAIL, /* --wakers: waker stack could not be taken or sent */
-	OFFCPU_CNT_WAKER_UNSEEN,     /* a blocked wait sent without the wakeup that ended it */
-	/*
-	 * The summed nanoseconds of the waits each drop counter
-	 * above counts where the duration is known, and --short sample's
-	 * short waits kept by the coin (their estimate: one -m each).
-	 */
-	OFFCPU_CNT_BELOW_MIN_NS, /* every wait below -m, kept by --short sample or not */
-	OFFCPU_CNT_ABOVE_MAX_NS,
-	OFFCPU_CNT_SAMPLED_OUT_NS,
-	OFFCPU_CNT_RINGBUF_FULL_NS,  /* the durations of the wait records dropped */
-	OFFCPU_CNT_SHORT_SAMPLED,    /* --short sample: below -m, kept with p = duration/min */
-	OFFCPU_CNT_SHORT_SAMPLED_NS, /* their estimated total: -m each */
-	/* Python frames. */
-	OFFCPU_CNT_PY_CUT_SHORT, /* Python frame chain longer than OFFCPU_PY_MAX_FRAMES: cut */
-	OFFCPU_CNT_PY_FAIL,	 /* Python frames not sent: ring buffer full, a read failed at switch-out */
-	/* Threads without rseq, their frames walked at switch-out. */
-	OFFCPU_CNT_PY_WALKS_AT_OUT, /* switch-outs whose Python frames were walked */
-	OFFCPU_CNT_PY_AT_OUT,	    /* waits sent with the Python frames of their switch-out */
-	/* PREEMPT_RT: switch-outs of threads with no slot made ahead (alloc_in_scheduler). */
-	OFFCPU_CNT_SLOT_NOT_MADE,
+	/* The open-wait iterator at the start. */
+	OFFCPU_CNT_OPEN_AT_START, /* off CPU when tracing began, dated (also in waits_started) */
 	OFFCPU_CNT_BPF_MAX,
-	/* Counted in user space. */
-	OFFCPU_CNT_SYMBOL_MISS = OFFCPU_CNT_BPF_MAX, /* frames without a symbol */
-	OFFCPU_CNT_PROC_GONE,			     /* process exited before its maps were read */
-	OFFCPU_CNT_RINGBUF_UNREAD,		     /* waits left in the ring buffer at stop */
-	OFFCPU_CNT_RINGBUF_UNREAD_NS,		     /* their summed duration */
-	OFFCPU_CNT_USTACK_CUT_SHORT,		     /* user stack ended before its root */
-	OFFCPU_CNT_USTACK_LOOP,		  /* of those, a cycle repeated to the end: cut */
+	/* User space. The tracer: its start, the ring buffer and the open waits at the stop. */
+	OFFCPU_CNT_FEATURES_MISSING = OFFCPU_CNT_BPF_MAX, /* kernel features gone without */
+	OFFCPU_CNT_RINGBUF_UNREAD,    /* waits left in the ring buffer at stop */
+	OFFCPU_CNT_RINGBUF_UNREAD_NS, /* their summed duration */
+	OFFCPU_CNT_OPEN_AT_STOP,      /* Still off CPU at the stop, emitted as open */
+	OFFCPU_CNT_OPEN_STACKS_RACED, /* open waits whose thread ran while their stacks were read */
+	/* The collector: records into waits, and the processes and threads it holds. */
+	OFFCPU_CNT_KERNEL_LEAF_MISSED, /* kernel stack without its __sched frames (LEAF_MISSED) */
 	OFFCPU_CNT_WAKER_STACK_UNMATCHED, /* Waker stacks whose wait never came */
-	OFFCPU_CNT_OPEN_AT_STOP, /* Still off CPU at the stop, emitted as open */
-	/* -- COMMAND threads' life that nothing accounts for. */
-	OFFCPU_CNT_UNACCOUNTED_NS,
-	/* Python frames whose code object could not be read or named. */
-	OFFCPU_CNT_PY_UNNAMED,
-	/* Open-wait race: open waits whose thread ran while their stacks were read. */
-	OFFCPU_CNT_OPEN_STACKS_RACED,
-	/* Processes freed by a look, their exit record lost. */
-	OFFCPU_CNT_PROCESSES_REAPED,
-	/* Wait records whose kernel stack lacks its __sched frames (OFFCPU_WAIT_LEAF_MISSED). */
-	OFFCPU_CNT_KERNEL_LEAF_MISSED,
+	OFFCPU_CNT_PROCESSES_REAPED,	  /* freed by a look, their exit record lost */
 	/* What exited threads left for a next record that never came, freed by a look. */
 	OFFCPU_CNT_THREAD_LEFTOVERS_REAPED,
-	OFFCPU_CNT_CFI_REJECTED, /* user stacks cut at CFI outside the checked bounds */
-	OFFCPU_CNT_FEATURES_MISSING, /* optional kernel features this run went without, each said */
+	/* The symbolizer and the user stack's unwinding. */
+	OFFCPU_CNT_SYMBOL_MISS,	     /* frames without a symbol */
+	OFFCPU_CNT_PROC_GONE,	     /* process exited before its maps were read */
+	OFFCPU_CNT_USTACK_CUT_SHORT, /* user stack ended before its root */
+	OFFCPU_CNT_CFI_REJECTED,     /* of those, cut at CFI outside the checked bounds */
+	OFFCPU_CNT_USTACK_LOOP,	     /* of those, a cycle repeated to the end: cut */
+	OFFCPU_CNT_PY_UNNAMED, /* Python frames whose code object could not be read or named */
+	/* The profile: -- COMMAND threads' life that nothing accounts for. */
+	OFFCPU_CNT_UNACCOUNTED_NS,
 	OFFCPU_CNT_MAX,
 };
 
