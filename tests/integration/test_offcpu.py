@@ -182,15 +182,15 @@ def run_command_traced(args, command):
     This VM's kernel delivers no sched_switch away from its init's threads,
     so the thread switched in after one of them has its switch-in hidden:
     offcpu recovers that wait from the kernel's own stamp of the switch
-    (switch_in_recovered, issue #17.2), so one recording is enough. Before,
-    such a wait was only counted (switch_in_unseen) and the recording was
-    taken again."""
+    (switch_in_recovered), so one recording is enough. Before, such a wait
+    was only counted (switch_in_unseen) and the recording was taken
+    again."""
     return run([OFFCPU, "--stats"] + args + ["--"] + command)
 
 
 def recovered(wait):
     """A wait whose switch-in the kernel hid, recovered at the thread's next
-    switch-out (#17.2): its state and duration, but no stacks (gone by then)."""
+    switch-out: its state and duration, but no stacks (gone by then)."""
     return not wait["kernel_stack"] and not wait["user_stack"]
 
 
@@ -1379,7 +1379,7 @@ def test_postgres_pgbench_waits():
     # thread ran on before it was read, or whose copy unwound to nothing, is
     # sent without one, and counted.
     # A wait without either stack is one whose switch-in the kernel hid
-    # (recovered, #17.2), or open at the stop whose thread ran just then (#16).
+    # (recovered), or open at the stop whose thread ran just then.
     unstacked = [w for w in blocked if not w["user_stack"] and not recovered(w)]
     assert len(unstacked) <= (stats["user_stack_pending"] + stats["user_stack_lost"] +
                               stats["user_stack_failures"] + stats["user_stack_cut_short"]), (
@@ -1499,8 +1499,9 @@ def test_help_says_what_a_second_ctrl_c_does():
 
 
 def test_unwind_only_functions_have_func_start_not_sym():
-    # SPEC: where only the unwind tables know a function, json has no sym
-    # and func_start gives its address; the other formats show module!0xSTART.
+    # docs/output.md: where only the unwind tables know a function, json has
+    # no sym and func_start gives its address; the other formats show
+    # module!0xSTART.
     stripped = os.path.join(TMP, "wl-funcstart")
     r = run(["strip", "-s", "-o", stripped, WORKLOAD])
     assert r.returncode == 0, r.stderr
@@ -2189,7 +2190,7 @@ def test_version_verbose_lists_what_this_kernel_has():
 
 
 def test_idle_kernel_threads_are_hidden_from_the_text_report():
-    # Issue 18: kernel threads waiting for work were most of a system-wide report.
+    # Kernel threads waiting for work were most of a system-wide report.
     r = run([OFFCPU, "-d", "2s"])
     assert r.returncode == 0, r.stderr
     hidden = [l for l in r.stdout.splitlines() if l.startswith("hidden: ")]
@@ -2211,7 +2212,7 @@ def test_idle_kernel_threads_are_hidden_from_the_text_report():
 
 
 def test_progress_line_on_a_terminal_only_on_stderr():
-    # Issue 18: a long recording said nothing until its end.
+    # A long recording said nothing until its end.
     import pty
     master, slave = pty.openpty()
     p = subprocess.Popen([OFFCPU, "-d", "2500ms"], stdout=subprocess.PIPE, stderr=slave)
@@ -2234,7 +2235,7 @@ def test_progress_line_on_a_terminal_only_on_stderr():
 
 
 def test_option_looking_value_is_a_usage_error():
-    # Issue 18: "-c -d 1s" traced a command named "-d" until Ctrl-C.
+    # "-c -d 1s" traced a command named "-d" until Ctrl-C.
     r = run([OFFCPU, "-c", "-d", "1s"], timeout=10)
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "--comm '-d'" in r.stderr.splitlines()[0], r.stderr
@@ -2242,7 +2243,7 @@ def test_option_looking_value_is_a_usage_error():
 
 
 def test_svg_fills_the_window_and_outlines_kernel_frames():
-    # Issue 18: kernel and user frames looked the same; the graph used 1200 of 1280 pixels.
+    # Kernel and user frames looked the same; the graph used 1200 of 1280 pixels.
     svg = report_of(os.path.join(TMP, "workload.json"), ".svg")
     os.makedirs(ARTIFACTS, exist_ok=True)
     shot = os.path.join(ARTIFACTS, "flamegraph-window.png")
@@ -2256,7 +2257,7 @@ def test_svg_fills_the_window_and_outlines_kernel_frames():
 
 
 def test_man_page_renders_and_says_the_help_examples():
-    # Issue 18: the contract lived outside the project.
+    # The man page is the contract, kept in the project and said by --help.
     page = os.path.join(ROOT, "offcpu.1")
     r = run(["groff", "-man", "-Tutf8", "-ww", "-z", page])
     assert r.returncode == 0 and r.stderr == "", r.stderr
@@ -2294,7 +2295,7 @@ def test_make_install_puts_binary_man_page_and_packs_under_destdir():
 
 
 def test_make_deps_is_the_build_and_test_deps_the_tests():
-    # Issue 18: make deps installed chromium, PostgreSQL, Go and Node for the tests.
+    # make deps installed chromium, PostgreSQL, Go and Node for the tests.
     r = run(["make", "-s", "-n", "-C", ROOT, "deps"])
     assert r.returncode == 0, r.stderr
     assert "libbpf-dev" in r.stdout and "libdw-dev" in r.stdout, r.stdout
@@ -2323,7 +2324,7 @@ def test_make_deps_is_the_build_and_test_deps_the_tests():
 
 
 def test_static_binary_traces_where_no_library_exists():
-    # Issue 18: one binary to copy to a production host. A tmpfs over /usr in
+    # One binary to copy to a production host. A tmpfs over /usr in
     # a mount namespace hides every library (/lib is a link into /usr).
     r = run(["make", "-s", "-C", ROOT, "static"])
     assert r.returncode == 0, r.stderr
@@ -2510,7 +2511,7 @@ wait
         assert own["line"] == marker_line("symprog.c", "PROG_WAIT_LINE"), own
 
 
-# --- hostile files, names and paths (issue #12) ------------------------------------------------
+# --- hostile files, names and paths ---------------------------------------------------------
 # What a user's process points offcpu at, run as nobody beside offcpu.
 
 HOSTILE_DIR = os.path.join(ROOT, "build", "tests", "hostile")
@@ -3008,7 +3009,7 @@ def parse_pprof_raw(text):
             section = "mappings"
             continue
         if section == "samples":
-            # Issue 15: a third value, runq/nanoseconds.
+            # A third value, runq/nanoseconds: the run-queue time after the wakeup.
             m = re.match(r"^\s+(\d+)\s+(\d+)(?:\s+(\d+))?: ([\d ]*)$", line)
             if m:
                 samples.append({"count": int(m.group(1)), "ns": int(m.group(2)),
@@ -3019,7 +3020,7 @@ def parse_pprof_raw(text):
                 for key, value in re.findall(r"([a-z.]+):\[([^\]]*)\]", line):
                     samples[-1]["labels"][key] = value
         elif section == "locations":
-            # A pseudo-location ("[no stack]", #17.2) has no mapping.
+            # A pseudo-location ("[no stack]": a recovered wait) has no mapping.
             m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) (?:M=(\d+) )?(.*) \S*:\d+ s=\d+", line)
             if m:
                 locations[int(m.group(1))] = {"mapping": int(m.group(3) or 0),
@@ -3049,8 +3050,8 @@ def test_pprof_read_by_go_tool_pprof():
     samples, locations, mappings = parse_pprof_raw(go_pprof(["-raw", out]))
     mine = [s for s in samples if s["labels"].get("thread.name") == "wl_pprof"]
     assert mine, "no sample of the workload: %s" % samples[:3]
-    # A wait whose switch-in this VM hid is recovered without stacks
-    # (#17.2): one "[no stack]" location, its state, no class from a stack.
+    # A wait whose switch-in this VM hid is recovered without stacks: one
+    # "[no stack]" location, its state, no class from a stack.
     def stackless(s):
         return [fn for loc in s["locations"] for fn in locations[loc]["functions"]] == ["[no stack]"]
     sleeps = [s for s in mine if s["labels"].get("wait.class") == "sleep"]
@@ -3226,7 +3227,7 @@ def test_report_pprof_is_the_live_pprof():
         # Each tracer reads the clock itself, a few microseconds apart.
         assert b["samples"][key][0] == count, (key, b["samples"][key], count)
         assert abs(b["samples"][key][1] - ns) <= 1_000_000 * count, (b["samples"][key], ns)
-        # Issue 15: the run-queue part is the kernel's own accounting, the same for both.
+        # The run-queue part is the kernel's own accounting, the same for both.
         assert abs(b["samples"][key][2] - runq[0]) <= 1_000_000 * count, (b["samples"][key], runq)
     # What only the run itself knows comes with the recording: when and how
     # long it traced, and its counters; the live tracer's, started a moment

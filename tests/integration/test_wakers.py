@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Issue 15: who woke each wait, and how long it then waited for a CPU.
+"""Who woke each wait, and how long it then waited for a CPU.
 
 The workloads (wake_workload.c) know their wakers and time their own
 waits; perf sched timehist, run over the very same workload, is the
