@@ -21,7 +21,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 SHORT_WAITS = os.path.join(t.ROOT, "build", "tests", "short_waits")
 MIN_NS = 1000000

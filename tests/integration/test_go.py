@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 GO_FRAMES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go_frames.py")
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 OPEN_RACE = os.path.join(t.ROOT, "build", "tests", "open_race")
 SLEEPERS, PAIRS, SLEEP_US = 6, 3, 100

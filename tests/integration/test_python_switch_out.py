@@ -24,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 import test_python as py  # noqa: E402
 
 TMP = t.TMP

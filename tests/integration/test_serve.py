@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 OFFCPU, TMP = t.OFFCPU, t.TMP
 # SERVE_BINARY=build/offcpu-asan runs the suite against the sanitized build.

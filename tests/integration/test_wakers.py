@@ -16,7 +16,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 import test_unwind as tu  # noqa: E402
 
 WAKE = os.path.join(t.ROOT, "build", "tests", "wake_workload")
