@@ -55,6 +55,10 @@ WORKLOADS += $(OUTPUT)/tests/wake_workload $(OUTPUT)/tests/waker_nofp
 WORKLOADS += $(OUTPUT)/tests/open_race
 # PostgreSQL's own names of its wait events (tests/integration/test_postgres_events.py).
 WORKLOADS += $(OUTPUT)/tests/pg_names.so
+# test_offcpu.py's: LD_PRELOAD libraries that fail offcpu's calls or refuse O_TMPFILE, a
+# process that retitles itself, one that lives 100 ms, one that dlopens a library late.
+WORKLOADS += $(addprefix $(OUTPUT)/tests/,faults.so no_tmpfile.so retitle shortpoll liblatelib.so \
+	latemain)
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
 # links, and libc's debug symbols, which name glibc's lock functions for the
@@ -205,6 +209,26 @@ $(OUTPUT)/tests/open_waits: tests/integration/open_waits.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/open_race: tests/integration/open_race.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
+# test_offcpu.py's programs, with the flags it once compiled them with itself: -O1, no -g,
+# no frame pointers (-O1 omits them).
+$(OUTPUT)/tests/faults.so $(OUTPUT)/tests/no_tmpfile.so: $(OUTPUT)/tests/%.so: \
+		tests/integration/%.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -shared -fPIC -O1 -Wall -Werror $< -o $@ -ldl
+
+$(OUTPUT)/tests/liblatelib.so: tests/integration/latelib.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -shared -fPIC -O1 -Wall -Werror $< -o $@
+
+$(OUTPUT)/tests/retitle $(OUTPUT)/tests/shortpoll: $(OUTPUT)/tests/%: \
+		tests/integration/%.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -Wall -Werror $< -o $@
+
+$(OUTPUT)/tests/latemain: tests/integration/latemain.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -Wall -Werror $< -o $@ -ldl
 
 # C++ with templates, for demangling.
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests

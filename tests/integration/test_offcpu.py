@@ -449,91 +449,9 @@ def test_command_starts_with_the_signals_offcpu_was_given():
     assert signal_status(r.stdout) == given, (r.stdout, given)
 
 
-# An LD_PRELOAD library that makes offcpu's calls fail on demand: the Nth
-# calloc (OFFCPU_TEST_FAIL_CALLOC=N) and capset (OFFCPU_TEST_FAIL_CAPSET=1).
-FAULTS_SOURCE = r"""
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-
-extern void *__libc_calloc(size_t n, size_t size);
-
-/*
- * Counted from main on: the libraries' constructors run before (GnuTLS's,
- * for libmicrohttpd, fails calloc 1 with its own message), and what they
- * do is not offcpu's to report.
- */
-static int in_main;
-
-typedef int (*main_fn)(int, char **, char **);
-
-int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
-		      void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
-{
-	int (*next)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
-		    void *) = dlsym(RTLD_NEXT, "__libc_start_main");
-
-	in_main = 1;
-	return next(main, argc, argv, init, fini, rtld_fini, stack_end);
-}
-
-void *calloc(size_t n, size_t size)
-{
-	static long calls, fail_at = -1;
-
-	if (!in_main)
-		return __libc_calloc(n, size);
-	if (fail_at < 0) {
-		const char *at = getenv("OFFCPU_TEST_FAIL_CALLOC");
-
-		fail_at = at ? atol(at) : 0;
-	}
-	if (++calls == fail_at) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return __libc_calloc(n, size);
-}
-
-long syscall(long nr, ...)
-{
-	static long (*next)(long, ...);
-	long a[6];
-	va_list ap;
-	int i;
-
-	va_start(ap, nr);
-	for (i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (nr == SYS_capset && getenv("OFFCPU_TEST_FAIL_CAPSET")) {
-		errno = EPERM;
-		return -1;
-	}
-	if (!next)
-		next = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
-	return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-}
-"""
-
-
-def preload_library(name, text):
-    """TMP/NAME.so built once from the C source text, for LD_PRELOAD."""
-    path = os.path.join(TMP, name + ".so")
-    if not os.path.exists(path):
-        source = os.path.join(TMP, name + ".c")
-        with open(source, "w") as f:
-            f.write(text)
-        r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", source, "-o", path, "-ldl"])
-        assert r.returncode == 0, r.stderr
-    return path
-
-
-def faults_library():
-    return preload_library("faults", FAULTS_SOURCE)
+# Preloaded, tests/integration/faults.c makes offcpu's calls fail on demand:
+# the Nth calloc (OFFCPU_TEST_FAIL_CALLOC=N) and capset (OFFCPU_TEST_FAIL_CAPSET=1).
+FAULTS_LIBRARY = os.path.join(ROOT, "build", "tests", "faults.so")
 
 
 def test_out_of_memory_before_tracing_is_one_line():
@@ -543,7 +461,7 @@ def test_out_of_memory_before_tracing_is_one_line():
     out = os.path.join(TMP, "oom.txt")
     named = set()
     for n in range(1, 500):
-        env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CALLOC=str(n))
+        env = dict(os.environ, LD_PRELOAD=FAULTS_LIBRARY, OFFCPU_TEST_FAIL_CALLOC=str(n))
         r = run([OFFCPU, "-d", "10ms", "-o", out], env=env)
         lines = r.stderr.splitlines()
         # Past user space's setup: libbpf's allocations are the tracer tests' concern.
@@ -567,7 +485,7 @@ def test_capabilities_not_dropped_is_a_warning():
     # offcpu says it keeps only what reading /proc needs once attached: when
     # the kernel refuses the drop, it says so without -v, and traces on.
     out = os.path.join(TMP, "keepcaps.json")
-    env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CAPSET="1")
+    env = dict(os.environ, LD_PRELOAD=FAULTS_LIBRARY, OFFCPU_TEST_FAIL_CAPSET="1")
     r = run([OFFCPU, "-d", "200ms", "-o", out], env=env)
     assert r.returncode == 0, (r.returncode, r.stderr)
     lines = r.stderr.splitlines()
@@ -951,7 +869,7 @@ def test_out_of_memory_in_libbpf_is_one_line():
     out = os.path.join(TMP, "oom-libbpf.txt")
     in_setup = 0
     for n in range(1, 2000):
-        env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CALLOC=str(n))
+        env = dict(os.environ, LD_PRELOAD=FAULTS_LIBRARY, OFFCPU_TEST_FAIL_CALLOC=str(n))
         r = run([OFFCPU, "-d", "10ms", "-o", out], env=env)
         lines = [l for l in r.stderr.splitlines() if "kernel symbols unavailable" not in l]
         if not in_setup and not re.search(r"BPF|BTF", r.stderr):
@@ -1314,42 +1232,10 @@ def test_unwind_only_functions_have_func_start_not_sym():
                         if "!" in f.get("sym", "")]
 
 
-RETITLE_SOURCE = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-/* As a server retitles itself: its argv strings written over in place. */
-int main(int argc, char **argv)
-{
-	char *area = argv[0], *end = argv[argc - 1] + strlen(argv[argc - 1]);
-	int phases = atoi(argv[1]), waits = atoi(argv[2]), p, i;
-	struct timespec nap = { 0, 20 * 1000 * 1000 }, now;
-
-	for (p = 0; p < phases; p++) {
-		memset(area, 0, end - area);
-		snprintf(area, end - area, "retitled phase %d", p);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		printf("%d %lld\n", p, now.tv_sec * 1000000000LL + now.tv_nsec);
-		fflush(stdout);
-		for (i = 0; i < waits; i++)
-			nanosleep(&nap, NULL);
-	}
-	return 0;
-}
-"""
-
-
 def test_process_title_follows_the_process():
     # A PostgreSQL backend retitles itself per statement: each wait has the
     # title of its time (read again at most every 100 ms), not the first one.
-    source = os.path.join(TMP, "retitle.c")
-    prog = os.path.join(TMP, "retitle")
-    with open(source, "w") as f:
-        f.write(RETITLE_SOURCE)
-    r = run(["cc", "-O1", "-Wall", "-Werror", source, "-o", prog])
-    assert r.returncode == 0, r.stderr
+    prog = os.path.join(ROOT, "build", "tests", "retitle")
     out = os.path.join(TMP, "retitle.json")
     # Phases of 25 waits of 20 ms: 500 ms each; a long argument leaves room for the titles.
     r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", prog, "4", "25", "x" * 40])
@@ -1379,27 +1265,11 @@ def test_process_title_follows_the_process():
     assert checked >= 4 * 5, checked
 
 
-SHORTPOLL_SOURCE = r"""
-#include <poll.h>
-
-/* Lives ~100 ms: a wait in libc's poll, then gone before offcpu reads its records. */
-int main(void)
-{
-	return poll(0, 0, 100);
-}
-"""
-
-
 def test_short_processes_keep_their_symbols():
     # curl living 60-130 ms: libc's poll came out as libc.so.6+0xfc230 or
     # with no module, and processes_gone stayed 0. Every frame of a process
     # that existed while traced is named, or the miss is counted.
-    source = os.path.join(TMP, "shortpoll.c")
-    prog = os.path.join(TMP, "shortpoll")
-    with open(source, "w") as f:
-        f.write(SHORTPOLL_SOURCE)
-    r = run(["cc", "-O1", "-Wall", "-Werror", source, "-o", prog])
-    assert r.returncode == 0, r.stderr
+    prog = os.path.join(ROOT, "build", "tests", "shortpoll")
     out = os.path.join(TMP, "shortpoll.json")
     r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", "sh", "-c",
              "for i in $(seq 30); do %s; done" % prog])
@@ -1415,62 +1285,12 @@ def test_short_processes_keep_their_symbols():
                 f.get("sym") == "__poll"], w["user_stack"]
 
 
-LATELIB_SOURCE = r"""
-#include <sys/syscall.h>
-
-/* poll(NULL, 0, 30) by its own system call: the thread stops in this library. */
-int latelib_wait(void)
-{
-	register long timeout asm("rdx") = 30;
-	long ret;
-
-	asm volatile("syscall"
-		     : "=a"(ret)
-		     : "0"((long)SYS_poll), "D"(0L), "S"(0L), "r"(timeout)
-		     : "rcx", "r11", "memory");
-	return (int)ret + 1;
-}
-"""
-
-LATEMAIN_SOURCE = r"""
-#include <dlfcn.h>
-#include <stdlib.h>
-#include <time.h>
-
-/*
- * Code mapped long after exec, then gone at once after its wait. A first
- * wait before: the reader is woken at once by a process's first wait only.
- */
-int main(int argc, char **argv)
-{
-	struct timespec nap = { 0, 2 * 1000 * 1000 };
-	void *lib;
-	int (*wait)(void);
-
-	nanosleep(&nap, NULL);
-	lib = dlopen(argv[1], RTLD_NOW);
-	wait = lib ? (int (*)(void))dlsym(lib, "latelib_wait") : NULL;
-	if (!wait)
-		return 1;
-	_Exit(wait() - 1);
-}
-"""
-
-
 def test_short_process_miss_is_counted():
     # A library dlopen'ed long after exec, a wait in it, and the process
     # gone before its records are read: its frames cannot be named, and
     # that shows in processes_gone (it stayed 0).
-    lib = os.path.join(TMP, "liblatelib.so")
-    prog = os.path.join(TMP, "latemain")
-    for name, text in (("latelib.c", LATELIB_SOURCE), ("latemain.c", LATEMAIN_SOURCE)):
-        with open(os.path.join(TMP, name), "w") as f:
-            f.write(text)
-    r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
-             os.path.join(TMP, "latelib.c"), "-o", lib])
-    assert r.returncode == 0, r.stderr
-    r = run(["cc", "-O1", "-Wall", "-Werror", os.path.join(TMP, "latemain.c"), "-o", prog, "-ldl"])
-    assert r.returncode == 0, r.stderr
+    lib = os.path.join(ROOT, "build", "tests", "liblatelib.so")
+    prog = os.path.join(ROOT, "build", "tests", "latemain")
     out = os.path.join(TMP, "latemain.json")
     # By frame pointers the frame is there, unnamed: processes_gone. By CFI
     # the unwinder finds no mapping for it and stops: user_stack_cut_short.
@@ -1652,46 +1472,8 @@ def test_output_name_of_255_bytes():
     shutil.rmtree(d)
 
 
-NO_TMPFILE_SOURCE = r"""
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-
-/* A filesystem without O_TMPFILE (NFS, vfat...): offcpu falls back to a named file. */
-static int refuse(int flags)
-{
-    if ((flags & O_TMPFILE) == O_TMPFILE) {
-        errno = EOPNOTSUPP;
-        return 1;
-    }
-    return 0;
-}
-
-#define WRAP(name)                                                                  \
-int name(int dir, const char *path, int flags, ...)                                \
-{                                                                                   \
-    static int (*next)(int, const char *, int, ...);                               \
-    va_list ap;                                                                     \
-    int mode;                                                                       \
-                                                                                    \
-    va_start(ap, flags);                                                            \
-    mode = va_arg(ap, int);                                                         \
-    va_end(ap);                                                                     \
-    if (refuse(flags))                                                              \
-        return -1;                                                                  \
-    if (!next)                                                                      \
-        next = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, #name);      \
-    return next(dir, path, flags, mode);                                            \
-}
-WRAP(openat)
-WRAP(openat64)
-"""
-
-
-def no_tmpfile_library():
-    return preload_library("no-tmpfile", NO_TMPFILE_SOURCE)
+# Preloaded, tests/integration/no_tmpfile.c is a filesystem without O_TMPFILE.
+NO_TMPFILE_LIBRARY = os.path.join(ROOT, "build", "tests", "no_tmpfile.so")
 
 
 def big_recording():
@@ -1717,7 +1499,7 @@ def test_interrupted_report_leaves_no_file():
     os.makedirs(d, exist_ok=True)
     out = os.path.join(d, "out.svg")
     for sig, env in ((signal.SIGINT, None),
-                     (signal.SIGTERM, dict(os.environ, LD_PRELOAD=no_tmpfile_library()))):
+                     (signal.SIGTERM, dict(os.environ, LD_PRELOAD=NO_TMPFILE_LIBRARY))):
         p = subprocess.Popen([OFFCPU, "report", "-o", out, recording], env=env,
                              stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 5
