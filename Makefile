@@ -23,7 +23,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc
 WARNINGS := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP -I$(OUTPUT) -Isrc -D_GNU_SOURCE
-# libmicrohttpd: offcpu serve's HTTP server (issue #20).
+# libmicrohttpd: offcpu serve's HTTP server.
 LDLIBS := -lbpf -ldw -lelf -lz -liberty -lm -lmicrohttpd -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPUT) -Isrc
 
@@ -41,7 +41,7 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 SYMBOLS_DIR := $(OUTPUT)/tests/symbols
 SYMBOL_PROGRAMS := $(addprefix $(SYMBOLS_DIR)/,libsymlib.so symprog-pie symprog-nopie \
 	symprog-debuglink symprog-stripped)
-# Issue #12's hostile processes and the library whose debug link they aim.
+# Processes hostile to the symbolizer and the library whose debug link they aim.
 HOSTILE_DIR := $(OUTPUT)/tests/hostile
 HOSTILE_PROGRAMS := $(addprefix $(HOSTILE_DIR)/,hostile libhostile.so)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -49,12 +49,16 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(OUTPUT)/fuzz/fuzz_%,$(wildcard 
 WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/tests/cxx_workload $(SYMBOL_PROGRAMS) \
 	$(OUTPUT)/tests/open_waits \
 	$(UNWIND_PROGRAMS) $(HOSTILE_PROGRAMS) $(OUTPUT)/tests/short_waits
-# Issue 15: workloads with known wakers (tests/integration/test_wakers.py).
+# Workloads with known wakers (tests/integration/test_wakers.py).
 WORKLOADS += $(OUTPUT)/tests/wake_workload $(OUTPUT)/tests/waker_nofp
 # The open-wait race's stress (tests/integration/test_open_race.py).
 WORKLOADS += $(OUTPUT)/tests/open_race
 # PostgreSQL's own names of its wait events (tests/integration/test_postgres_events.py).
 WORKLOADS += $(OUTPUT)/tests/pg_names.so
+# test_offcpu.py's: LD_PRELOAD libraries that fail offcpu's calls or refuse O_TMPFILE, a
+# process that retitles itself, one that lives 100 ms, one that dlopens a library late.
+WORKLOADS += $(addprefix $(OUTPUT)/tests/,faults.so no_tmpfile.so retitle shortpoll liblatelib.so \
+	latemain)
 
 # Building and running offcpu: the compilers, bpftool, the libraries it
 # links, and libc's debug symbols, which name glibc's lock functions for the
@@ -141,7 +145,7 @@ offcpu: $(OUTPUT)/obj/cli/main.o $(LIB_OBJS)
 # Debian 12 ships every library offcpu links as a static archive too; libdw's
 # own needs (liblzma, libbz2) come along. glibc static is fine: offcpu uses no
 # NSS and no dlopen.
-# Issue #20: not libmicrohttpd: its .a needs GnuTLS's, which needs p11-kit's,
+# Not libmicrohttpd: its .a needs GnuTLS's, which needs p11-kit's,
 # which Debian 12 does not ship; the static binary has no offcpu serve.
 STATIC_LDLIBS := $(filter-out -lmicrohttpd,$(LDLIBS)) -llzma -lbz2
 STATIC_LIB_OBJS := $(filter-out $(OUTPUT)/obj/serve/server.o $(OUTPUT)/obj/serve/serve.o,$(LIB_OBJS))
@@ -191,12 +195,12 @@ $(OUTPUT)/tests/workload-static: tests/integration/workload.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -static $< -o $@
 
-# Issue #14: many short waits and a few long ones (tests/integration/test_accounting.py).
+# Many short waits and a few long ones (tests/integration/test_accounting.py).
 $(OUTPUT)/tests/short_waits: tests/integration/accounting/short_waits.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
 
-# Issue #16: waits open at a recording's start or stop; built as Debian builds (no frame pointers).
+# Waits open at a recording's start or stop; built as Debian builds (no frame pointers).
 $(OUTPUT)/tests/open_waits: tests/integration/open_waits.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O2 -g -pthread $< -o $@
@@ -205,6 +209,26 @@ $(OUTPUT)/tests/open_waits: tests/integration/open_waits.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/open_race: tests/integration/open_race.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
+# test_offcpu.py's programs, with the flags it once compiled them with itself: -O1, no -g,
+# no frame pointers (-O1 omits them).
+$(OUTPUT)/tests/faults.so $(OUTPUT)/tests/no_tmpfile.so: $(OUTPUT)/tests/%.so: \
+		tests/integration/%.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -shared -fPIC -O1 -Wall -Werror $< -o $@ -ldl
+
+$(OUTPUT)/tests/liblatelib.so: tests/integration/latelib.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -shared -fPIC -O1 -Wall -Werror $< -o $@
+
+$(OUTPUT)/tests/retitle $(OUTPUT)/tests/shortpoll: $(OUTPUT)/tests/%: \
+		tests/integration/%.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -Wall -Werror $< -o $@
+
+$(OUTPUT)/tests/latemain: tests/integration/latemain.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -Wall -Werror $< -o $@ -ldl
 
 # C++ with templates, for demangling.
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue #16's workload: threads whose waits span a recording's start or
- * stop. Each blocks in read() on a pipe from a function called by main (or
- * by a thread's function), says on stdout when it blocked and when it woke
+ * Threads whose waits span a recording's start or stop. Each blocks in
+ * read() on a pipe from a function called by main (or by a thread's
+ * function), says on stdout when it blocked and when it woke
  * (CLOCK_MONOTONIC, offcpu's clock), and is woken by a writer after
  * WAKE_MS, or never (0: killed by the test).
  *

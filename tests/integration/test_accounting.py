@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Issue #14: every nanosecond accounted.
+"""Every nanosecond accounted.
 
 The exact totals of the waits offcpu does not show, --short sample's
 unbiased estimate of the short waits, and each -- COMMAND thread's life
@@ -21,7 +21,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 SHORT_WAITS = os.path.join(t.ROOT, "build", "tests", "short_waits")
 MIN_NS = 1000000
@@ -101,7 +101,7 @@ def ids_in_ref(waits, ref):
 def no_losses(stats, what):
     # user_stack_pending: a wait parked for its user stack when tracing
     # stopped is never shown; the workload has exited by then, so none may
-    # be left (one parked after its thread's exit program was, issue #14).
+    # be left (one was, parked after its thread's exit program had run).
     for name in ("ringbuf_full", "ringbuf_unread", "table_full", "user_stack_pending"):
         assert stats[name] == 0, "%s: %s %d" % (what, name, stats[name])
 
@@ -156,8 +156,7 @@ def test_exact_below_min_and_unbiased_short_sample():
     # tracers' clocks are read microseconds apart), but for one within a few
     # microseconds of -m, which may fall on either side for either.
     # A wait whose switch-in the kernel hid is recovered by each tracer from
-    # its own clock pair (issue #17 item 2: microseconds apart, now and then
-    # milliseconds): it may match nothing, up to the tracers' recovered ones.
+    # its own clock pair (microseconds apart, now and then milliseconds): it may match nothing, up to the tracers' recovered ones.
     def same_waits(a, b, recovered):
         ends, unmatched = {}, []
         for w in b:

@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 # Three threads, each blocking 20 ms at a time in one way, named after it.
 LEAF_WORKLOAD = r"""

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Issue #17, item 6: Go programs (Go 1.19, frame pointers), gdb as the truth.
+"""Go programs (Go 1.19, frame pointers), gdb as the truth.
 
 A Go program whose goroutines sleep (time.Sleep), wait on a channel, on a
 sync.Mutex and on a TCP read is built twice: without cgo (no rseq: its
@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 GO_FRAMES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go_frames.py")
 
@@ -226,7 +226,7 @@ def test_go_frame_pointers_stacks_and_parking_classes():
     waits, stats, gdb_stacks = record(cgo=False)
     # Every wait whose switch-out offcpu saw has the stack walked there; the
     # others began before the recording, were open at its stop, or were
-    # recovered after a hidden switch-in (issues #16, #17 item 2).
+    # recovered after a hidden switch-in.
     unseen_out = (stats["waits_open_at_start"] + stats["waits_open_at_stop"] +
                   stats["switch_in_recovered"])
     assert 0 <= stats["emitted"] - stats["user_stack_at_switch_out"] <= unseen_out, stats

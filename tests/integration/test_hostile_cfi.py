@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 t.OFFCPU = os.environ.get("OFFCPU_BIN", t.OFFCPU)
 HOSTILE_SRC = os.path.join(t.ROOT, "tests", "integration", "hostile")

@@ -16,186 +16,19 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OFFCPU = os.path.join(ROOT, "offcpu")
-WORKLOAD = os.path.join(ROOT, "build", "tests", "workload")
-TMP = tempfile.mkdtemp(prefix="offcpu-test-")
-
-# Voluntary waits: what the workload times around its blocking calls.
-BLOCKED_STATES = {"interruptible", "uninterruptible", "idle"}
-KTHREAD_COMMS = re.compile(r"^(kworker/|ksoftirqd/|rcu_|migration/|kcompactd|kthreadd|khugepaged)")
-
-
-def run(args, **kw):
-    kw.setdefault("capture_output", True)
-    kw.setdefault("text", True)
-    kw.setdefault("timeout", 120)
-    return subprocess.run(args, **kw)
-
-
-BROWSER = os.path.join(ROOT, "tests", "browser")
-
-
-def node(args, **kw):
-    """node on a tests/browser script. Its modules (playwright-core,
-    speedscope) are npm's, not Debian's, in tests/browser/node_modules,
-    which git does not hold: a fresh checkout or worktree has none, and
-    only make test ran make test-deps. A suite run alone installs them the
-    same way, and fails saying so if that cannot."""
-    if not os.path.isdir(os.path.join(BROWSER, "node_modules", "playwright-core")):
-        r = run(["make", "-s", "-C", ROOT, "test-deps"], timeout=1800)
-        assert os.path.isdir(os.path.join(BROWSER, "node_modules", "playwright-core")), \
-            "make test-deps did not install tests/browser's modules: %s%s" % (r.stdout, r.stderr)
-    return run(["node"] + args, **kw)
-
-
-def read_json_lines(path):
-    with open(path) as f:
-        records = [json.loads(line) for line in f if line.strip()]
-    assert records, "empty output"
-    assert records[-1]["type"] == "stats", "last line is not the stats record"
-    waits = [r for r in records if r["type"] == "offcpu"]
-    check_named_inside_symbols(waits)
-    return waits, records[-1]
-
-
-SYMBOL_SIZES = {}
-
-
-def debug_files(path):
-    """The separate debug files binutils would use for path."""
-    found = []
-    m = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", path], errors="replace").stdout)
-    if m:
-        found.append("/usr/lib/debug/.build-id/%s/%s.debug" % (m.group(1)[:2], m.group(1)[2:]))
-    r = run(["readelf", "--string-dump=.gnu_debuglink", path], errors="replace")
-    m = re.search(r"\]\s+(\S+)", r.stdout)
-    if m:
-        found.append(os.path.join(os.path.dirname(path), m.group(1)))
-    return [f for f in found if os.path.isfile(f)]
-
-
-def symbol_sizes(path):
-    """Function name (demangled, unversioned) -> the sizes nm gives it, in path
-    and in its debug files."""
-    if path not in SYMBOL_SIZES:
-        sizes = {}
-        for source in [path] + debug_files(path):
-            for dynamic in ([], ["-D"]):
-                r = run(["nm", "-S", "-C", "--defined-only"] + dynamic + [source],
-                        errors="replace")
-                for line in r.stdout.splitlines():
-                    m = re.match(r"^[0-9a-f]+ ([0-9a-f]+) [TtWwi] (.+)$", line)
-                    if m:
-                        name = m.group(2).split("@")[0]
-                        sizes.setdefault(name, []).append(int(m.group(1), 16))
-        SYMBOL_SIZES[path] = sizes
-    return SYMBOL_SIZES[path]
-
-
-def check_named_inside_symbols(waits):
-    """Across every test: a user frame is named only by a symbol that holds it.
-
-    The leaf is where the thread stopped; every other frame is a return
-    address, whose call is the instruction before it: that is what the
-    symbolizer names (addr - 1), so a call that ends its function (a
-    noreturn callee) gives off == size, and is still inside.
-    """
-    for w in waits:
-        for depth, f in enumerate(w["user_stack"]):
-            sym, module = f.get("sym"), f.get("module", "")
-            # Unwind-table names ("lib!0x..."), perf maps, the vdso and files
-            # gone or in another namespace have no file here for nm to read.
-            if (not sym or re.match(r"^.+!0x[0-9a-f]+$", sym) or
-                    not module.startswith("/") or module.startswith("/tmp/perf-") or
-                    not os.path.isfile(module)):
-                continue
-            sizes = symbol_sizes(module).get(sym)
-            assert sizes, "%s: frame named %s, which nm does not know" % (module, sym)
-            named = f["off"] if depth == 0 else f["off"] - 1
-            assert any(0 <= named < size for size in sizes), \
-                "%s: %s+%d is outside the symbol (sizes %s)" % (module, sym, f["off"], sizes)
+from harness import (
+    ROOT, OFFCPU, WORKLOAD, TMP, BLOCKED_STATES, KTHREAD_COMMS, run, node, read_json_lines,
+    trace_json, start_tracer, finish_tracer, where_is, run_command_traced, recovered, user_syms,
+    cgroup2_root, move_to_cgroup, remove_cgroup, make_cgroups, remove_cgroups, PG_BIN, as_postgres,
+    OFFCPU_ASAN, SYMBOLS, HOSTILE_DIR, nobody_dir, nobody_copy, start_hostile, stop,
+    offcpu_measured, elf_header, section_header, write_elf_with_symbols, go_pprof, parse_pprof_raw,
+    elf_build_id, pb_fields, pb_varints, report_of, folded_total, svg_total, run_suite,
+)
 
 
 def sleeper(comm, rounds=40, ms=20):
     return subprocess.Popen([WORKLOAD, "sleep", comm, str(rounds), str(ms)])
-
-
-def trace_json(args, seconds="1s"):
-    out = os.path.join(TMP, "trace-%d.json" % time.monotonic_ns())
-    r = run([OFFCPU, "-d", seconds, "-f", "json", "-o", out] + args)
-    assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
-    return read_json_lines(out)
-
-
-def start_tracer(args, binary=OFFCPU, **popen_args):
-    """offcpu in the background, returned once its programs are attached
-    (and its capabilities dropped): -v says so on stderr. A fixed sleep was
-    too short on a loaded machine."""
-    p = subprocess.Popen([binary, "-v"] + args, stderr=subprocess.PIPE, text=True,
-                         **popen_args)
-    # -v's routine lines (a CPython found in a process running at the
-    # start) may come first. Reading to EOF after a first line that was not
-    # "tracing;" hung a full run: offcpu was tracing, for 13 minutes.
-    said = []
-    for line in p.stderr:
-        if line.startswith("offcpu: tracing;"):
-            return p
-        said.append(line)
-    p.kill()
-    p.communicate()
-    raise AssertionError("offcpu did not start tracing: " + "".join(said))
-
-
-def finish_tracer(p, timeout):
-    """p.communicate(timeout), but a tracer that does not exit in time is
-    looked at (its threads' stacks by gdb, its state and RSS) and killed, so
-    that the failure says where it was and no orphan traces on under the
-    later tests (one ran 13 minutes into a full run, growing to 3.5 GiB)."""
-    try:
-        return p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        where = where_is(p.pid)
-        p.kill()
-        p.communicate()
-        raise AssertionError("offcpu did not exit in %d s: %s" % (timeout, where))
-
-
-def where_is(pid):
-    """A process's state, RSS and its threads' stacks, as gdb prints them."""
-    status = ""
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            status = " ".join(l.strip() for l in f if l.startswith(("State", "VmRSS")))
-    except OSError:
-        pass
-    bt = run(["gdb", "-q", "-batch", "-p", str(pid), "-ex", "thread apply all bt 12"])
-    frames = [l for l in bt.stdout.splitlines() if l.startswith(("#", "Thread"))]
-    return "(%s) %s" % (status, " | ".join(frames[:40]))
-
-
-def run_command_traced(args, command):
-    """offcpu ARGS -- COMMAND for tests that count the command's waits.
-
-    This VM's kernel delivers no sched_switch away from its init's threads,
-    so the thread switched in after one of them has its switch-in hidden:
-    offcpu recovers that wait from the kernel's own stamp of the switch
-    (switch_in_recovered, issue #17.2), so one recording is enough. Before,
-    such a wait was only counted (switch_in_unseen) and the recording was
-    taken again."""
-    return run([OFFCPU, "--stats"] + args + ["--"] + command)
-
-
-def recovered(wait):
-    """A wait whose switch-in the kernel hid, recovered at the thread's next
-    switch-out (#17.2): its state and duration, but no stacks (gone by then)."""
-    return not wait["kernel_stack"] and not wait["user_stack"]
-
-
-def user_syms(wait):
-    return [f.get("sym") for f in wait["user_stack"]]
 
 
 # --- the workload with known waits ------------------------------------------------------------
@@ -616,91 +449,9 @@ def test_command_starts_with_the_signals_offcpu_was_given():
     assert signal_status(r.stdout) == given, (r.stdout, given)
 
 
-# An LD_PRELOAD library that makes offcpu's calls fail on demand: the Nth
-# calloc (OFFCPU_TEST_FAIL_CALLOC=N) and capset (OFFCPU_TEST_FAIL_CAPSET=1).
-FAULTS_SOURCE = r"""
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-
-extern void *__libc_calloc(size_t n, size_t size);
-
-/*
- * Counted from main on: the libraries' constructors run before (GnuTLS's,
- * for libmicrohttpd, fails calloc 1 with its own message), and what they
- * do is not offcpu's to report.
- */
-static int in_main;
-
-typedef int (*main_fn)(int, char **, char **);
-
-int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
-		      void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
-{
-	int (*next)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
-		    void *) = dlsym(RTLD_NEXT, "__libc_start_main");
-
-	in_main = 1;
-	return next(main, argc, argv, init, fini, rtld_fini, stack_end);
-}
-
-void *calloc(size_t n, size_t size)
-{
-	static long calls, fail_at = -1;
-
-	if (!in_main)
-		return __libc_calloc(n, size);
-	if (fail_at < 0) {
-		const char *at = getenv("OFFCPU_TEST_FAIL_CALLOC");
-
-		fail_at = at ? atol(at) : 0;
-	}
-	if (++calls == fail_at) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return __libc_calloc(n, size);
-}
-
-long syscall(long nr, ...)
-{
-	static long (*next)(long, ...);
-	long a[6];
-	va_list ap;
-	int i;
-
-	va_start(ap, nr);
-	for (i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (nr == SYS_capset && getenv("OFFCPU_TEST_FAIL_CAPSET")) {
-		errno = EPERM;
-		return -1;
-	}
-	if (!next)
-		next = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
-	return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-}
-"""
-
-
-def preload_library(name, text):
-    """TMP/NAME.so built once from the C source text, for LD_PRELOAD."""
-    path = os.path.join(TMP, name + ".so")
-    if not os.path.exists(path):
-        source = os.path.join(TMP, name + ".c")
-        with open(source, "w") as f:
-            f.write(text)
-        r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", source, "-o", path, "-ldl"])
-        assert r.returncode == 0, r.stderr
-    return path
-
-
-def faults_library():
-    return preload_library("faults", FAULTS_SOURCE)
+# Preloaded, tests/integration/faults.c makes offcpu's calls fail on demand:
+# the Nth calloc (OFFCPU_TEST_FAIL_CALLOC=N) and capset (OFFCPU_TEST_FAIL_CAPSET=1).
+FAULTS_LIBRARY = os.path.join(ROOT, "build", "tests", "faults.so")
 
 
 def test_out_of_memory_before_tracing_is_one_line():
@@ -710,7 +461,7 @@ def test_out_of_memory_before_tracing_is_one_line():
     out = os.path.join(TMP, "oom.txt")
     named = set()
     for n in range(1, 500):
-        env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CALLOC=str(n))
+        env = dict(os.environ, LD_PRELOAD=FAULTS_LIBRARY, OFFCPU_TEST_FAIL_CALLOC=str(n))
         r = run([OFFCPU, "-d", "10ms", "-o", out], env=env)
         lines = r.stderr.splitlines()
         # Past user space's setup: libbpf's allocations are the tracer tests' concern.
@@ -734,7 +485,7 @@ def test_capabilities_not_dropped_is_a_warning():
     # offcpu says it keeps only what reading /proc needs once attached: when
     # the kernel refuses the drop, it says so without -v, and traces on.
     out = os.path.join(TMP, "keepcaps.json")
-    env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CAPSET="1")
+    env = dict(os.environ, LD_PRELOAD=FAULTS_LIBRARY, OFFCPU_TEST_FAIL_CAPSET="1")
     r = run([OFFCPU, "-d", "200ms", "-o", out], env=env)
     assert r.returncode == 0, (r.returncode, r.stderr)
     lines = r.stderr.splitlines()
@@ -869,15 +620,6 @@ def test_comm_no_task_has_is_said_at_the_start():
     with_two_sleepers(check)
 
 
-def cgroup2_root():
-    with open("/proc/self/mounts") as f:
-        for line in f:
-            fields = line.split()
-            if fields[2] == "cgroup2":
-                return fields[1]
-    raise AssertionError("no cgroup2 mount on this machine")
-
-
 def test_filter_cgroup():
     path = os.path.join(cgroup2_root(), "offcpu-test-%d" % os.getpid())
     os.mkdir(path)
@@ -890,44 +632,6 @@ def test_filter_cgroup():
         with_two_sleepers(check)
     finally:
         os.rmdir(path)
-
-
-def move_to_cgroup(path, pid):
-    with open(os.path.join(path, "cgroup.procs"), "w") as f:
-        f.write(str(pid))
-
-
-def remove_cgroup(path):
-    """Kills what a churn left in the cgroup (a shell's last child may still
-    be running or exiting) and removes it once it is empty."""
-    for _ in range(50):
-        for line in open(os.path.join(path, "cgroup.procs")):
-            try:
-                os.kill(int(line), signal.SIGKILL)
-            except OSError:
-                pass
-        try:
-            os.rmdir(path)
-            return
-        except OSError:
-            time.sleep(0.1)
-    os.rmdir(path)
-
-
-def make_cgroups(*names):
-    """Nested cgroup v2 directories under the root, made in order; returned
-    with the root's path first."""
-    root = cgroup2_root()
-    paths = [os.path.join(root, name) for name in names]
-    for path in paths:
-        os.mkdir(path)
-    return root, paths
-
-
-def remove_cgroups(paths):
-    for path in reversed(paths):
-        if os.path.isdir(path):
-            os.rmdir(path)
 
 
 def test_filter_cgroup_selects_nested():
@@ -1165,7 +869,7 @@ def test_out_of_memory_in_libbpf_is_one_line():
     out = os.path.join(TMP, "oom-libbpf.txt")
     in_setup = 0
     for n in range(1, 2000):
-        env = dict(os.environ, LD_PRELOAD=faults_library(), OFFCPU_TEST_FAIL_CALLOC=str(n))
+        env = dict(os.environ, LD_PRELOAD=FAULTS_LIBRARY, OFFCPU_TEST_FAIL_CALLOC=str(n))
         r = run([OFFCPU, "-d", "10ms", "-o", out], env=env)
         lines = [l for l in r.stderr.splitlines() if "kernel symbols unavailable" not in l]
         if not in_setup and not re.search(r"BPF|BTF", r.stderr):
@@ -1313,13 +1017,6 @@ def test_bad_rules_file():
 
 # --- PostgreSQL ---------------------------------------------------------------------------------
 
-PG_BIN = "/usr/lib/postgresql/15/bin"
-
-
-def as_postgres(args, **kw):
-    return run(["runuser", "-u", "postgres", "--"] + args, **kw)
-
-
 def test_postgres_pgbench_waits():
     """A real PostgreSQL 15 cluster under pgbench contention (one branch row,
     16 clients): heavyweight lock waits, WAL flushes and client reads must
@@ -1379,7 +1076,7 @@ def test_postgres_pgbench_waits():
     # thread ran on before it was read, or whose copy unwound to nothing, is
     # sent without one, and counted.
     # A wait without either stack is one whose switch-in the kernel hid
-    # (recovered, #17.2), or open at the stop whose thread ran just then (#16).
+    # (recovered), or open at the stop whose thread ran just then.
     unstacked = [w for w in blocked if not w["user_stack"] and not recovered(w)]
     assert len(unstacked) <= (stats["user_stack_pending"] + stats["user_stack_lost"] +
                               stats["user_stack_failures"] + stats["user_stack_cut_short"]), (
@@ -1499,8 +1196,9 @@ def test_help_says_what_a_second_ctrl_c_does():
 
 
 def test_unwind_only_functions_have_func_start_not_sym():
-    # SPEC: where only the unwind tables know a function, json has no sym
-    # and func_start gives its address; the other formats show module!0xSTART.
+    # docs/output.md: where only the unwind tables know a function, json has
+    # no sym and func_start gives its address; the other formats show
+    # module!0xSTART.
     stripped = os.path.join(TMP, "wl-funcstart")
     r = run(["strip", "-s", "-o", stripped, WORKLOAD])
     assert r.returncode == 0, r.stderr
@@ -1534,42 +1232,10 @@ def test_unwind_only_functions_have_func_start_not_sym():
                         if "!" in f.get("sym", "")]
 
 
-RETITLE_SOURCE = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-/* As a server retitles itself: its argv strings written over in place. */
-int main(int argc, char **argv)
-{
-	char *area = argv[0], *end = argv[argc - 1] + strlen(argv[argc - 1]);
-	int phases = atoi(argv[1]), waits = atoi(argv[2]), p, i;
-	struct timespec nap = { 0, 20 * 1000 * 1000 }, now;
-
-	for (p = 0; p < phases; p++) {
-		memset(area, 0, end - area);
-		snprintf(area, end - area, "retitled phase %d", p);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		printf("%d %lld\n", p, now.tv_sec * 1000000000LL + now.tv_nsec);
-		fflush(stdout);
-		for (i = 0; i < waits; i++)
-			nanosleep(&nap, NULL);
-	}
-	return 0;
-}
-"""
-
-
 def test_process_title_follows_the_process():
     # A PostgreSQL backend retitles itself per statement: each wait has the
     # title of its time (read again at most every 100 ms), not the first one.
-    source = os.path.join(TMP, "retitle.c")
-    prog = os.path.join(TMP, "retitle")
-    with open(source, "w") as f:
-        f.write(RETITLE_SOURCE)
-    r = run(["cc", "-O1", "-Wall", "-Werror", source, "-o", prog])
-    assert r.returncode == 0, r.stderr
+    prog = os.path.join(ROOT, "build", "tests", "retitle")
     out = os.path.join(TMP, "retitle.json")
     # Phases of 25 waits of 20 ms: 500 ms each; a long argument leaves room for the titles.
     r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", prog, "4", "25", "x" * 40])
@@ -1599,27 +1265,11 @@ def test_process_title_follows_the_process():
     assert checked >= 4 * 5, checked
 
 
-SHORTPOLL_SOURCE = r"""
-#include <poll.h>
-
-/* Lives ~100 ms: a wait in libc's poll, then gone before offcpu reads its records. */
-int main(void)
-{
-	return poll(0, 0, 100);
-}
-"""
-
-
 def test_short_processes_keep_their_symbols():
     # curl living 60-130 ms: libc's poll came out as libc.so.6+0xfc230 or
     # with no module, and processes_gone stayed 0. Every frame of a process
     # that existed while traced is named, or the miss is counted.
-    source = os.path.join(TMP, "shortpoll.c")
-    prog = os.path.join(TMP, "shortpoll")
-    with open(source, "w") as f:
-        f.write(SHORTPOLL_SOURCE)
-    r = run(["cc", "-O1", "-Wall", "-Werror", source, "-o", prog])
-    assert r.returncode == 0, r.stderr
+    prog = os.path.join(ROOT, "build", "tests", "shortpoll")
     out = os.path.join(TMP, "shortpoll.json")
     r = run([OFFCPU, "-m", "1ms", "-f", "json", "-o", out, "--", "sh", "-c",
              "for i in $(seq 30); do %s; done" % prog])
@@ -1635,62 +1285,12 @@ def test_short_processes_keep_their_symbols():
                 f.get("sym") == "__poll"], w["user_stack"]
 
 
-LATELIB_SOURCE = r"""
-#include <sys/syscall.h>
-
-/* poll(NULL, 0, 30) by its own system call: the thread stops in this library. */
-int latelib_wait(void)
-{
-	register long timeout asm("rdx") = 30;
-	long ret;
-
-	asm volatile("syscall"
-		     : "=a"(ret)
-		     : "0"((long)SYS_poll), "D"(0L), "S"(0L), "r"(timeout)
-		     : "rcx", "r11", "memory");
-	return (int)ret + 1;
-}
-"""
-
-LATEMAIN_SOURCE = r"""
-#include <dlfcn.h>
-#include <stdlib.h>
-#include <time.h>
-
-/*
- * Code mapped long after exec, then gone at once after its wait. A first
- * wait before: the reader is woken at once by a process's first wait only.
- */
-int main(int argc, char **argv)
-{
-	struct timespec nap = { 0, 2 * 1000 * 1000 };
-	void *lib;
-	int (*wait)(void);
-
-	nanosleep(&nap, NULL);
-	lib = dlopen(argv[1], RTLD_NOW);
-	wait = lib ? (int (*)(void))dlsym(lib, "latelib_wait") : NULL;
-	if (!wait)
-		return 1;
-	_Exit(wait() - 1);
-}
-"""
-
-
 def test_short_process_miss_is_counted():
     # A library dlopen'ed long after exec, a wait in it, and the process
     # gone before its records are read: its frames cannot be named, and
     # that shows in processes_gone (it stayed 0).
-    lib = os.path.join(TMP, "liblatelib.so")
-    prog = os.path.join(TMP, "latemain")
-    for name, text in (("latelib.c", LATELIB_SOURCE), ("latemain.c", LATEMAIN_SOURCE)):
-        with open(os.path.join(TMP, name), "w") as f:
-            f.write(text)
-    r = run(["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
-             os.path.join(TMP, "latelib.c"), "-o", lib])
-    assert r.returncode == 0, r.stderr
-    r = run(["cc", "-O1", "-Wall", "-Werror", os.path.join(TMP, "latemain.c"), "-o", prog, "-ldl"])
-    assert r.returncode == 0, r.stderr
+    lib = os.path.join(ROOT, "build", "tests", "liblatelib.so")
+    prog = os.path.join(ROOT, "build", "tests", "latemain")
     out = os.path.join(TMP, "latemain.json")
     # By frame pointers the frame is there, unnamed: processes_gone. By CFI
     # the unwinder finds no mapping for it and stops: user_stack_cut_short.
@@ -1872,46 +1472,8 @@ def test_output_name_of_255_bytes():
     shutil.rmtree(d)
 
 
-NO_TMPFILE_SOURCE = r"""
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-
-/* A filesystem without O_TMPFILE (NFS, vfat...): offcpu falls back to a named file. */
-static int refuse(int flags)
-{
-    if ((flags & O_TMPFILE) == O_TMPFILE) {
-        errno = EOPNOTSUPP;
-        return 1;
-    }
-    return 0;
-}
-
-#define WRAP(name)                                                                  \
-int name(int dir, const char *path, int flags, ...)                                \
-{                                                                                   \
-    static int (*next)(int, const char *, int, ...);                               \
-    va_list ap;                                                                     \
-    int mode;                                                                       \
-                                                                                    \
-    va_start(ap, flags);                                                            \
-    mode = va_arg(ap, int);                                                         \
-    va_end(ap);                                                                     \
-    if (refuse(flags))                                                              \
-        return -1;                                                                  \
-    if (!next)                                                                      \
-        next = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, #name);      \
-    return next(dir, path, flags, mode);                                            \
-}
-WRAP(openat)
-WRAP(openat64)
-"""
-
-
-def no_tmpfile_library():
-    return preload_library("no-tmpfile", NO_TMPFILE_SOURCE)
+# Preloaded, tests/integration/no_tmpfile.c is a filesystem without O_TMPFILE.
+NO_TMPFILE_LIBRARY = os.path.join(ROOT, "build", "tests", "no_tmpfile.so")
 
 
 def big_recording():
@@ -1937,7 +1499,7 @@ def test_interrupted_report_leaves_no_file():
     os.makedirs(d, exist_ok=True)
     out = os.path.join(d, "out.svg")
     for sig, env in ((signal.SIGINT, None),
-                     (signal.SIGTERM, dict(os.environ, LD_PRELOAD=no_tmpfile_library()))):
+                     (signal.SIGTERM, dict(os.environ, LD_PRELOAD=NO_TMPFILE_LIBRARY))):
         p = subprocess.Popen([OFFCPU, "report", "-o", out, recording], env=env,
                              stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 5
@@ -2027,7 +1589,6 @@ def test_missing_privileges_are_an_environment_error():
         assert not os.path.exists(out)
 
 
-OFFCPU_ASAN = os.path.join(ROOT, "build", "offcpu-asan")
 SOAK_SECONDS = int(os.environ.get("SOAK_SECONDS", "40"))
 
 
@@ -2189,7 +1750,7 @@ def test_version_verbose_lists_what_this_kernel_has():
 
 
 def test_idle_kernel_threads_are_hidden_from_the_text_report():
-    # Issue 18: kernel threads waiting for work were most of a system-wide report.
+    # Kernel threads waiting for work were most of a system-wide report.
     r = run([OFFCPU, "-d", "2s"])
     assert r.returncode == 0, r.stderr
     hidden = [l for l in r.stdout.splitlines() if l.startswith("hidden: ")]
@@ -2211,7 +1772,7 @@ def test_idle_kernel_threads_are_hidden_from_the_text_report():
 
 
 def test_progress_line_on_a_terminal_only_on_stderr():
-    # Issue 18: a long recording said nothing until its end.
+    # A long recording said nothing until its end.
     import pty
     master, slave = pty.openpty()
     p = subprocess.Popen([OFFCPU, "-d", "2500ms"], stdout=subprocess.PIPE, stderr=slave)
@@ -2234,7 +1795,7 @@ def test_progress_line_on_a_terminal_only_on_stderr():
 
 
 def test_option_looking_value_is_a_usage_error():
-    # Issue 18: "-c -d 1s" traced a command named "-d" until Ctrl-C.
+    # "-c -d 1s" traced a command named "-d" until Ctrl-C.
     r = run([OFFCPU, "-c", "-d", "1s"], timeout=10)
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "--comm '-d'" in r.stderr.splitlines()[0], r.stderr
@@ -2242,7 +1803,7 @@ def test_option_looking_value_is_a_usage_error():
 
 
 def test_svg_fills_the_window_and_outlines_kernel_frames():
-    # Issue 18: kernel and user frames looked the same; the graph used 1200 of 1280 pixels.
+    # Kernel and user frames looked the same; the graph used 1200 of 1280 pixels.
     svg = report_of(os.path.join(TMP, "workload.json"), ".svg")
     os.makedirs(ARTIFACTS, exist_ok=True)
     shot = os.path.join(ARTIFACTS, "flamegraph-window.png")
@@ -2256,7 +1817,7 @@ def test_svg_fills_the_window_and_outlines_kernel_frames():
 
 
 def test_man_page_renders_and_says_the_help_examples():
-    # Issue 18: the contract lived outside the project.
+    # The man page is the contract, kept in the project and said by --help.
     page = os.path.join(ROOT, "offcpu.1")
     r = run(["groff", "-man", "-Tutf8", "-ww", "-z", page])
     assert r.returncode == 0 and r.stderr == "", r.stderr
@@ -2294,7 +1855,7 @@ def test_make_install_puts_binary_man_page_and_packs_under_destdir():
 
 
 def test_make_deps_is_the_build_and_test_deps_the_tests():
-    # Issue 18: make deps installed chromium, PostgreSQL, Go and Node for the tests.
+    # make deps installed chromium, PostgreSQL, Go and Node for the tests.
     r = run(["make", "-s", "-n", "-C", ROOT, "deps"])
     assert r.returncode == 0, r.stderr
     assert "libbpf-dev" in r.stdout and "libdw-dev" in r.stdout, r.stdout
@@ -2323,7 +1884,7 @@ def test_make_deps_is_the_build_and_test_deps_the_tests():
 
 
 def test_static_binary_traces_where_no_library_exists():
-    # Issue 18: one binary to copy to a production host. A tmpfs over /usr in
+    # One binary to copy to a production host. A tmpfs over /usr in
     # a mount namespace hides every library (/lib is a link into /usr).
     r = run(["make", "-s", "-C", ROOT, "static"])
     assert r.returncode == 0, r.stderr
@@ -2363,7 +1924,6 @@ def test_missing_btf_is_an_environment_error():
 
 # --- symbols of every kind of build ----------------------------------------------------------
 
-SYMBOLS = os.path.join(ROOT, "build", "tests", "symbols")
 SYMBOL_SOURCES = os.path.join(ROOT, "tests", "integration", "symbols")
 
 
@@ -2511,73 +2071,8 @@ wait
         assert own["line"] == marker_line("symprog.c", "PROG_WAIT_LINE"), own
 
 
-# --- hostile files, names and paths (issue #12) ------------------------------------------------
+# --- hostile files, names and paths ---------------------------------------------------------
 # What a user's process points offcpu at, run as nobody beside offcpu.
-
-HOSTILE_DIR = os.path.join(ROOT, "build", "tests", "hostile")
-HOSTILE = os.path.join(HOSTILE_DIR, "hostile")
-NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
-
-
-def nobody_dir():
-    """A directory of nobody's own, where its files go."""
-    d = tempfile.mkdtemp(prefix="offcpu-hostile-")
-    os.chown(d, 65534, 65534)
-    return d
-
-
-def nobody_copy(source, d, name=None):
-    path = os.path.join(d, name or os.path.basename(source))
-    shutil.copy(source, path)
-    os.chown(path, 65534, 65534)
-    return path
-
-
-def start_hostile(args):
-    """tests/integration/hostile/hostile as nobody, returned once it is set up."""
-    p = subprocess.Popen(NOBODY + [HOSTILE] + args, stdout=subprocess.PIPE, text=True)
-    line = p.stdout.readline()
-    assert line == "ready\n", "hostile %s: %r" % (args, line)
-    return p
-
-
-def stop(p):
-    p.kill()
-    p.wait()
-
-
-def peak_rss_kib(pid):
-    """VmHWM: the peak of this process image alone. (A child's ru_maxrss is
-    at least its parent's RSS when it was forked, this test's included.)"""
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            m = re.search(r"^VmHWM:\s+(\d+)", f.read(), re.M)
-        return int(m.group(1)) if m else 0
-    except OSError:
-        return 0
-
-
-def offcpu_measured(args, timeout=60, env=None):
-    """offcpu ARGS to its end, and what it cost: (status, stderr, CPU seconds,
-    peak RSS in KiB, as last seen before it exited). Killed, and status -9,
-    if it outlives timeout."""
-    p = subprocess.Popen([OFFCPU] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True, env=env)
-    deadline = time.monotonic() + timeout
-    rss = 0
-    while True:
-        rss = max(rss, peak_rss_kib(p.pid))
-        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            p.kill()
-            _, status, usage = os.wait4(p.pid, 0)
-            break
-        time.sleep(0.02)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, p.stderr.read(), usage.ru_utime + usage.ru_stime, rss
-
 
 def traced_hostile(args, offcpu_args=(), seconds="2s", env=None, timeout=60):
     """offcpu -p on a hostile process: (status, stderr, CPU s, peak RSS KiB, waits).
@@ -2598,18 +2093,6 @@ def traced_hostile(args, offcpu_args=(), seconds="2s", env=None, timeout=60):
     return status, err, cpu, rss, waits
 
 
-def elf_header(phnum=0, shoff=0, shnum=0, shstrndx=0):
-    """An ELF64 little-endian x86-64 shared object's header, program headers right after it."""
-    return struct.pack("<16sHHIQQQIHHHHHH", b"\x7fELF\x02\x01\x01" + bytes(9), 3, 62, 1, 0,
-                       64 if phnum else 0, shoff, 0, 64, 56, phnum, 64, shnum, shstrndx)
-
-
-def section_header(name=0, kind=0, flags=0, addr=0, offset=0, size=0, link=0, info=0, align=1,
-                   entsize=0):
-    return struct.pack("<IIQQQQIIQQ", name, kind, flags, addr, offset, size, link, info, align,
-                       entsize)
-
-
 def write_elf_with_section_count(path, count):
     """A sparse file whose e_shnum is 0, so its section count is section 0's
     sh_size (the gABI's escape for 65,280 sections or more): count of them,
@@ -2617,41 +2100,6 @@ def write_elf_with_section_count(path, count):
     with open(path, "wb") as f:
         f.write(elf_header(shoff=64) + section_header(size=count))
         f.truncate(64 + 64 * count)
-    os.chown(path, 65534, 65534)
-
-
-def write_elf_with_symbols(path, names, strtab=None):
-    """An ELF file mapped whole at address 0 (one PT_LOAD), with one 16-byte
-    function symbol a name, from 0x1000 on. names are offsets into strtab
-    when it is given, else strings."""
-    if strtab is None:
-        strtab, offsets = b"\0", []
-        for name in names:
-            offsets.append(len(strtab))
-            strtab += name.encode() + b"\0"
-    else:
-        offsets = names
-    text = 0x1000
-    text_size = 16 * len(offsets)
-    symtab = bytes(24) + b"".join(struct.pack("<IBBHQQ", o, 0x12, 0, 1, text + 16 * i, 16)
-                                  for i, o in enumerate(offsets))
-    shstrtab = b"\0.text\0.symtab\0.strtab\0.shstrtab\0"
-    symtab_at = text + text_size
-    strtab_at = symtab_at + len(symtab)
-    shstrtab_at = strtab_at + len(strtab)
-    shoff = (shstrtab_at + len(shstrtab) + 7) & ~7
-    end = shoff + 5 * 64
-    phdr = struct.pack("<IIQQQQQQ", 1, 5, 0, 0, 0, end, end, 0x1000)
-    with open(path, "wb") as f:
-        f.write(elf_header(phnum=1, shoff=shoff, shnum=5, shstrndx=4) + phdr)
-        f.seek(symtab_at)
-        f.write(symtab + strtab + shstrtab)
-        f.seek(shoff)
-        f.write(section_header() +
-                section_header(1, 1, 6, text, text, text_size, align=16) +
-                section_header(7, 2, 0, 0, symtab_at, len(symtab), 3, 1, 8, 24) +
-                section_header(15, 3, 0, 0, strtab_at, len(strtab)) +
-                section_header(23, 3, 0, 0, shstrtab_at, len(shstrtab)))
     os.chown(path, 65534, 65534)
 
 
@@ -2986,61 +2434,6 @@ BROWSER_CHECK = os.path.join(ROOT, "tests", "browser", "flamegraph_check.js")
 SPEEDSCOPE_CHECK = os.path.join(ROOT, "tests", "browser", "speedscope_check.js")
 
 
-def go_pprof(args):
-    # pprof keeps state under $HOME; a throwaway one keeps the tests apart from the user's.
-    env = dict(os.environ, HOME=TMP, GOCACHE=os.path.join(TMP, "gocache"))
-    r = run(["go", "tool", "pprof"] + args, env=env)
-    assert r.returncode == 0, "go tool pprof %s: %s" % (args, r.stderr)
-    return r.stdout
-
-
-def parse_pprof_raw(text):
-    """go tool pprof -raw: samples with their values and labels, locations, mappings."""
-    samples, locations, mappings = [], {}, []
-    section = None
-    for line in text.splitlines():
-        if line.startswith("Samples:"):
-            section = "samples"
-            continue
-        if line.startswith("Locations"):
-            section = "locations"
-            continue
-        if line.startswith("Mappings"):
-            section = "mappings"
-            continue
-        if section == "samples":
-            # Issue 15: a third value, runq/nanoseconds.
-            m = re.match(r"^\s+(\d+)\s+(\d+)(?:\s+(\d+))?: ([\d ]*)$", line)
-            if m:
-                samples.append({"count": int(m.group(1)), "ns": int(m.group(2)),
-                                "runq_ns": int(m.group(3) or 0),
-                                "locations": [int(x) for x in m.group(4).split()],
-                                "labels": {}})
-            elif samples and line.strip():
-                for key, value in re.findall(r"([a-z.]+):\[([^\]]*)\]", line):
-                    samples[-1]["labels"][key] = value
-        elif section == "locations":
-            # A pseudo-location ("[no stack]", #17.2) has no mapping.
-            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) (?:M=(\d+) )?(.*) \S*:\d+ s=\d+", line)
-            if m:
-                locations[int(m.group(1))] = {"mapping": int(m.group(3) or 0),
-                                              "functions": [m.group(4)]}
-            else:
-                m = re.match(r"^\s+(.*) \S*:\d+ s=\d+", line)
-                if m and locations:
-                    locations[max(locations)]["functions"].append(m.group(1))
-        elif section == "mappings" and line.strip():
-            mappings.append(line)
-    return samples, locations, mappings
-
-
-def elf_build_id(path):
-    r = run(["readelf", "-n", path])
-    m = re.search(r"Build ID: ([0-9a-f]+)", r.stdout)
-    assert m, "no build ID in %s" % path
-    return m.group(1)
-
-
 def test_pprof_read_by_go_tool_pprof():
     out = os.path.join(TMP, "sleep.pb.gz")
     r = run_command_traced(["-o", out], [WORKLOAD, "sleep", "wl_pprof", "20", "20"])
@@ -3050,8 +2443,8 @@ def test_pprof_read_by_go_tool_pprof():
     samples, locations, mappings = parse_pprof_raw(go_pprof(["-raw", out]))
     mine = [s for s in samples if s["labels"].get("thread.name") == "wl_pprof"]
     assert mine, "no sample of the workload: %s" % samples[:3]
-    # A wait whose switch-in this VM hid is recovered without stacks
-    # (#17.2): one "[no stack]" location, its state, no class from a stack.
+    # A wait whose switch-in this VM hid is recovered without stacks: one
+    # "[no stack]" location, its state, no class from a stack.
     def stackless(s):
         return [fn for loc in s["locations"] for fn in locations[loc]["functions"]] == ["[no stack]"]
     sleeps = [s for s in mine if s["labels"].get("wait.class") == "sleep"]
@@ -3076,51 +2469,6 @@ def test_pprof_read_by_go_tool_pprof():
     assert focused and all(s["labels"]["wait.class"] == "sleep" for s in focused), focused
     top = go_pprof(["-top", "-sample_index=off_cpu", out])
     assert "Type: off_cpu" in top and "Duration:" in top, top
-
-
-def pb_fields(data):
-    """One protocol buffer message: [(field number, int or bytes)]."""
-    fields, at = [], 0
-
-    def varint():
-        nonlocal at
-        value = shift = 0
-        while True:
-            byte = data[at]
-            at += 1
-            value |= (byte & 0x7f) << shift
-            shift += 7
-            if byte < 0x80:
-                return value
-
-    while at < len(data):
-        key = varint()
-        if key & 7 == 0:
-            fields.append((key >> 3, varint()))
-        elif key & 7 == 2:
-            n = varint()
-            fields.append((key >> 3, data[at:at + n]))
-            at += n
-        else:
-            raise AssertionError("wire type %d" % (key & 7))
-    return fields
-
-
-def pb_varints(values):
-    """A repeated scalar field: packed (bytes), or one varint per field."""
-    out = []
-    for v in values:
-        if isinstance(v, int):
-            out.append(v)
-            continue
-        value = shift = 0
-        for byte in v:
-            value |= (byte & 0x7f) << shift
-            shift += 7
-            if byte < 0x80:
-                out.append(value)
-                value = shift = 0
-    return out
 
 
 def decode_pprof(path):
@@ -3227,7 +2575,7 @@ def test_report_pprof_is_the_live_pprof():
         # Each tracer reads the clock itself, a few microseconds apart.
         assert b["samples"][key][0] == count, (key, b["samples"][key], count)
         assert abs(b["samples"][key][1] - ns) <= 1_000_000 * count, (b["samples"][key], ns)
-        # Issue 15: the run-queue part is the kernel's own accounting, the same for both.
+        # The run-queue part is the kernel's own accounting, the same for both.
         assert abs(b["samples"][key][2] - runq[0]) <= 1_000_000 * count, (b["samples"][key], runq)
     # What only the run itself knows comes with the recording: when and how
     # long it traced, and its counters; the live tracer's, started a moment
@@ -3237,23 +2585,6 @@ def test_report_pprof_is_the_live_pprof():
     assert abs(a["time_nanos"] - b["time_nanos"]) < 30e9, (a["time_nanos"], b["time_nanos"])
     assert b["comments"] == ["offcpu %s=%d" % (k, v) for k, v in stats.items()
                              if k != "type" and not k.startswith("recording_") and v], b["comments"]
-
-
-def report_of(recording, extension, args=()):
-    out = os.path.join(TMP, "report-%d%s" % (time.monotonic_ns(), extension))
-    r = run([OFFCPU, "report", "-o", out] + list(args) + [recording])
-    assert r.returncode == 0, "report %s: %s" % (extension, r.stderr)
-    assert r.stderr == "", r.stderr
-    return out
-
-
-def folded_total(path):
-    return sum(int(line.rsplit(" ", 1)[1]) for line in open(path))
-
-
-def svg_total(path):
-    text = open(path).read()
-    return int(re.search(r'<svg [^>]*data-total="(\d+)"', text).group(1))
 
 
 def test_formats_agree_on_one_recording():
@@ -3621,55 +2952,6 @@ def test_folded_imports_in_speedscope():
         assert self_ns.get(leaf) == ns, "%s: speedscope %s, folded %d" % (
             leaf, self_ns.get(leaf), ns)
     assert sum(self_ns.values()) == folded_total(folded)
-
-
-class Skip(Exception):
-    """A test that cannot run here (what it needs is not installed): run_suite
-    says why and counts it failed, never passed."""
-
-
-def run_suite(namespace, setup=None, cleanup=None):
-    """Runs the test_* functions of a suite's globals (names on the command
-    line pick those containing one); prints "N passed, N failed". setup runs
-    before the first test (its failure is printed; the tests that need what
-    it made fail), cleanup after the last, however they ended."""
-    if os.geteuid() != 0:
-        print("integration tests need root (they load BPF programs)")
-        print("0 passed, 1 failed")
-        return 1
-    tests = [(n, f) for n, f in namespace.items() if n.startswith("test_") and callable(f)]
-    if len(sys.argv) > 1:
-        tests = [(n, f) for n, f in tests if any(a in n for a in sys.argv[1:])]
-    passed = failed = 0
-    try:
-        if setup:
-            try:
-                setup()
-            except Exception:
-                traceback.print_exc()
-        for name, fn in tests:
-            try:
-                fn()
-                print("ok - %s" % name)
-                passed += 1
-            except Skip as e:
-                print("FAIL - %s: not run: %s" % (name, e))
-                failed += 1
-            except Exception as e:
-                print("FAIL - %s: %s" % (name, e))
-                if not isinstance(e, AssertionError):
-                    traceback.print_exc()
-                failed += 1
-            sys.stdout.flush()
-    finally:
-        if cleanup:
-            cleanup()
-        # A suite's recordings (-m 0, system wide) take up to 3 GiB: 53 GiB
-        # of them filled this machine's disk. OFFCPU_KEEP_TMP=1 keeps them.
-        if not os.environ.get("OFFCPU_KEEP_TMP"):
-            shutil.rmtree(TMP, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
 
 
 def main():

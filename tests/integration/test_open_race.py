@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 OPEN_RACE = os.path.join(t.ROOT, "build", "tests", "open_race")
 SLEEPERS, PAIRS, SLEEP_US = 6, 3, 100
@@ -66,7 +66,7 @@ def check_stacks(w, fp):
     stacks are not known here)."""
     kernel, user = syms(w["kernel_stack"]), syms(w["user_stack"])
     if kernel[0] in LEAF_MISSED and w["state"] == "interruptible":
-        # The leaf scan gave up (#17.4): the stack as bpf_get_task_stack
+        # The leaf scan gave up: the stack as bpf_get_task_stack
         # gives it, the rest of it still that block's. Counted, bounded.
         assert kernel[-1] == "entry_SYSCALL_64_after_hwframe", kernel
         assert LOOPS[w["comm"]] in user, (kernel[0], user)
@@ -101,7 +101,7 @@ def open_waits(lines, pid):
 def test_open_wait_stacks_under_waking_threads():
     """Snapshots and recordings' stops of threads waking every ~100 us:
     every open wait read with stacks has its block's stacks (the kernel's
-    leaf put back, #17.4, and the user stack of the same call), and in a
+    leaf put back, and the user stack of the same call), and in a
     snapshot exactly the waits counted in open_wait_stacks_raced went
     without them (-m 0: every wait's stacks are read)."""
     work = Workload()

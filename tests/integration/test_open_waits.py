@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Issue #16 (waits that have not ended) and #17.2 (hidden switch-ins
-recovered): the real BPF program, workloads whose waits span a recording's
-start or stop, and offcpu snapshot.
+"""Waits that have not ended and hidden switch-ins recovered: the real BPF
+program, workloads whose waits span a recording's start or stop, and offcpu
+snapshot.
 
 Run as root from the repository root after `make test-build`. Prints one
 line per check and ends with "N passed, N failed".
@@ -16,7 +16,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 OPEN_WAITS = os.path.join(t.ROOT, "build", "tests", "open_waits")
 

@@ -20,7 +20,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 PG_BIN = t.PG_BIN
 FIXTURE = os.path.join(t.ROOT, "tests", "unit", "fixtures", "pg15_wait_events.tsv")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Integration tests of issue #21: Python frames in the stacks.
+"""Integration tests of Python frames in the stacks.
 
 Debian's own /usr/bin/python3 (3.11) under offcpu, blocking under
 outer() -> middle() -> inner() (tests/integration/python/app.py) in
@@ -22,7 +22,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 ROOT = t.ROOT
 OFFCPU = t.OFFCPU
@@ -202,8 +202,8 @@ def test_code_objects_freed_and_reused_are_named_for_what_they_are():
     assert len(set(addresses)) < len(addresses), "no code object address was reused"
     line_of = {name: int(line) for name, _, line in truth}
     seen, unnamed = {}, 0
-    # A wait whose switch-in this VM hid is recovered without stacks
-    # (#17.2): whose function it ran cannot be told.
+    # A wait whose switch-in this VM hid is recovered without stacks: whose
+    # function it ran cannot be told.
     hidden = len([w for w in long_waits(waits) if t.recovered(w)])
     assert hidden <= 2, hidden
     for w in long_waits(waits):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Integration tests of issue #21 item 1's last part: the Python frames of
-threads without rseq, walked at their switch-out.
+"""Integration tests of the Python frames of threads without rseq, walked at
+their switch-out.
 
 Debian's /usr/bin/python3 (3.11) with glibc's rseq off
 (GLIBC_TUNABLES=glibc.pthread.rseq=0): its threads never pass rseq_update,
@@ -24,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 import test_python as py  # noqa: E402
 
 TMP = t.TMP

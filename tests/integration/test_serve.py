@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Integration tests of offcpu serve (issue #20): real clients on loopback.
+"""Integration tests of offcpu serve: real clients on loopback.
 
 A stock Prometheus server scrapes /metrics, `go tool pprof` reads
 /debug/pprof/offcpu, hostile and careless clients poke the server, and a
@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 OFFCPU, TMP = t.OFFCPU, t.TMP
 # SERVE_BINARY=build/offcpu-asan runs the suite against the sanitized build.
@@ -165,8 +165,8 @@ def value(samples, name, **labels):
 def check_waits(samples, comm, n):
     """n waits of comm's sleeps, less those this VM's kernel hid a switch-in
     of (-c keeps the counters to comm's threads): lost (switch_in_unseen),
-    or recovered without the stack that says "sleep" (switch_in_recovered,
-    #17.2; seen in CI: 59 of 60)."""
+    or recovered without the stack that says "sleep" (switch_in_recovered;
+    seen in CI: 59 of 60)."""
     got = value(samples, "offcpu_waits_total", comm=comm, wait="sleep")
     lost = (value(samples, "offcpu_switch_in_unseen_total") +
             value(samples, "offcpu_switch_in_recovered_total"))
@@ -234,7 +234,7 @@ def test_serve_prometheus_scrapes_off_cpu_seconds():
               (seconds, waits, slept_ns / 1e9))
         assert abs(seconds - slept_ns / 1e9) <= 0.05 * slept_ns / 1e9, \
             (seconds, slept_ns / 1e9)
-        # Lost, or recovered without the stack that says "sleep" (#17.2).
+        # Lost, or recovered without the stack that says "sleep".
         lost = float(query("offcpu_switch_in_unseen_total")[0]["value"][1]) + \
             float(query("offcpu_switch_in_recovered_total")[0]["value"][1])
         assert 150 - lost <= waits <= 150, (waits, lost)
@@ -1311,14 +1311,14 @@ def memstats(log):
 
 
 def test_serve_distinct_binaries_rss_flat():
-    """SOAK_SECONDS (60) of churn of DISTINCT binaries (#20.7): a shell in a
-    cgroup of its own copies the workload (84 KB, with DWARF) to a new file
-    each round, kept to the end so that every copy is a new inode, and runs
-    it (three 5 ms sleeps), served with -m 0, scraped every second, a 2 s
-    window every 5 s. Each copy is a file no other process maps: its
-    symbols and DWARF must go when it exits. The files held
-    (OFFCPU_TEST_MEMSTATS) stay below 64 at every sample (on main they
-    grew by one a copy: about 1,500), and the RSS after the first third
+    """SOAK_SECONDS (60) of churn of DISTINCT binaries, each file freed once
+    no process maps it: a shell in a cgroup of its own copies the workload
+    (84 KB, with DWARF) to a new file each round, kept to the end so that
+    every copy is a new inode, and runs it (three 5 ms sleeps), served with
+    -m 0, scraped every second, a 2 s window every 5 s. Each copy is a file
+    no other process maps: its symbols and DWARF must go when it exits. The
+    files held (OFFCPU_TEST_MEMSTATS) stay below 64 at every sample (on main
+    they grew by one a copy: about 1,500), and the RSS after the first third
     grows by at most 8 MiB: what still grows is each process's strings (its
     path, command line and comm, about 250 bytes with the table's entry:
     under 1 MiB for the run), measured 1-3 MiB with the heap's slack here,

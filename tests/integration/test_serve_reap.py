@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Integration tests of issue #20 item 7's processes whose exit record was
+"""Integration tests of offcpu serve's processes whose exit record was
 lost: offcpu serve looks at each process it holds every 10 s and frees the
 ones gone (at two looks in a row) as their exit record would have.
 
@@ -25,7 +25,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 import test_serve as ts  # noqa: E402
 
 TMP = t.TMP

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Integration tests of issue #20 item 7's last part: offcpu serve frees the
-interned strings nothing holds any more (lib/strpool.h's mark and sweep).
+"""Integration tests of offcpu serve's strings: it frees the interned
+strings nothing holds any more (lib/strpool.h's mark and sweep).
 
 Under AddressSanitizer, with the strings swept at every tick
 (OFFCPU_TEST_SWEEP_STRINGS=1), churn that reaches every holder: processes
@@ -24,7 +24,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 import test_python as py  # noqa: E402
 import test_serve as ts  # noqa: E402
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Integration tests of what reading traced processes' files may cost
-across processes (issue #12's follow-up), and of CPython's detection
-sharing the symbolizer's read of a process's maps.
+"""Integration tests of what reading traced processes' files may cost across
+processes (a budget over all files, beside each file's), and of CPython's
+detection sharing the symbolizer's read of a process's maps.
 
 A cap on what every process's files hold at once (max_total_spend_bytes,
 lowered through OFFCPU_TEST_LIMITS): processes each mapping a distinct
@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 import test_serve as ts  # noqa: E402
 
 TMP = t.TMP

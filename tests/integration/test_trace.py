@@ -33,7 +33,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_hostile_names as hostile  # noqa: E402
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 import test_wakers as wakers  # noqa: E402
 
 WAKE = wakers.WAKE

@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 UNWIND = os.path.join(ROOT, "build", "tests", "unwind")
@@ -364,8 +364,8 @@ def test_offcpu_dwarf_every_wait_whole_as_gdb_prints_it():
         assert_chain(w, WAITERS_CHAINS["nocfi"][0])
         assert rooted(w), w["names"]
     # Only the deep recursion (past 16 KiB) stopped before its root. Waits
-    # without a user stack (recovered after a hidden switch-in, issue #17
-    # item 2; open at the stop, whose stack the iterator could not read)
+    # without a user stack (recovered after a hidden switch-in; open at the
+    # stop, whose stack the iterator could not read)
     # have nothing to cut.
     deep = [w for w in waits[tids["deep"]] if w["addrs"]]
     short = [w for tid, ws in waits.items() for w in ws if w["addrs"] and not rooted(w)]
@@ -429,7 +429,7 @@ def test_offcpu_python_sleep_and_lock_reach_the_interpreter_and_main():
     """Debian's python3 under offcpu: time.sleep and threading.Lock waits
     reach _PyEval_EvalFrameDefault, the main thread's Py_BytesMain, the root.
     Once offcpu has found CPython in the process (at its first wait), the
-    Python frames that call ran stand in its place (issue #21)."""
+    Python frames that call ran stand in its place."""
     with Program([PYTHON, "-c", PY_PERIODIC], 2) as proc:
         waits, stats = offcpu_waits(proc.pid)
         main_tid = proc.pid
@@ -437,7 +437,7 @@ def test_offcpu_python_sleep_and_lock_reach_the_interpreter_and_main():
     for tid, ws in waits.items():
         blocked = [w for w in ws if w["state"] == "interruptible"]
         assert blocked, [w["names"] for w in ws]
-        # A wait recovered after a hidden switch-in (#17.2) has no stacks.
+        # A wait recovered after a hidden switch-in has no stacks.
         for w in [w for w in blocked if w["kernel_stack"] or w["user_stack"]]:
             python = [f.get("sym") for f in w["user_stack"] if f.get("kind") == "python"]
             assert "_PyEval_EvalFrameDefault" in w["names"] or python, w["names"]
@@ -457,8 +457,8 @@ def test_offcpu_stack_deeper_than_size_cut_short_counted_nothing_invented():
         gdb = gdb_stacks_blocked(proc.pid, [tids["deep"]], waits)
     deep = [w for w in waits[tids["deep"]] if w["addrs"]]
     deep_gdb = gdb[tids["deep"]]
-    # A hidden switch-in's wait, recovered at the next switch-out (issue #17
-    # item 2), has no stacks left to take: nothing to cut short.
+    # A hidden switch-in's wait, recovered at the next switch-out, has no
+    # stacks left to take: nothing to cut short.
     short = [w for ws in waits.values() for w in ws if w["addrs"] and not rooted(w)]
     assert stats["user_stack_cut_short"] == len(short) >= len(deep) > 0, (stats, len(short))
     slept = [w for w in deep if w["names"] and w["names"][0] == "clock_nanosleep"]
@@ -517,7 +517,7 @@ def test_offcpu_go_binary_by_frame_pointers_at_switch_out():
         waits, stats = run_go_program(d)
     finally:
         shutil.rmtree(d, ignore_errors=True)
-    # Issue #17 item 6: an M's stack ends at runtime.mcall, as gdb's does; the
+    # An M's stack ends at runtime.mcall, as gdb's does; the
     # goroutine it parked (main.napper in time.Sleep) names the wait's class.
     mine = [w for ws in waits.values() for w in ws
             if w["names"] and w["names"][-1] == "runtime.mcall" and w["wait"] == "sleep"]
@@ -525,7 +525,7 @@ def test_offcpu_go_binary_by_frame_pointers_at_switch_out():
     assert not [w for ws in waits.values() for w in ws if "main.napper" in w["names"]]
     # Every wait whose switch-out offcpu saw has the stack walked there; the
     # others began before the recording (no switch-out seen), were still open
-    # at its stop, or were recovered after a hidden switch-in (issues #16, #17).
+    # at its stop, or were recovered after a hidden switch-in.
     unseen_out = (stats["waits_open_at_start"] + stats["waits_open_at_stop"] +
                   stats["switch_in_recovered"])
     assert stats["emitted"] > 0 and stats["user_stack_at_switch_out"] > 0, stats

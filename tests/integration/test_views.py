@@ -22,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 import test_serve as ts  # noqa: E402
 
 OFFCPU, TMP, run = t.OFFCPU, t.TMP, t.run

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Issue 15: who woke each wait, and how long it then waited for a CPU.
+"""Who woke each wait, and how long it then waited for a CPU.
 
 The workloads (wake_workload.c) know their wakers and time their own
 waits; perf sched timehist, run over the very same workload, is the
@@ -16,7 +16,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 import test_unwind as tu  # noqa: E402
 
 WAKE = os.path.join(t.ROOT, "build", "tests", "wake_workload")

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Workloads with known wakers for tests/integration/test_wakers.py (issue
- * 15). Each prints "tid NAME TID" for its threads, and its own clock's
- * truth as "truth NAME NS" lines, on stdout, once it is done:
+ * Workloads with known wakers for tests/integration/test_wakers.py. Each
+ * prints "tid NAME TID" for its threads, and its own clock's truth as
+ * "truth NAME NS" lines, on stdout, once it is done:
  *
  *   condvar ROUNDS DELAY_MS   "waiter" waits on a condition variable that
  *                             "peer" signals DELAY_MS after it saw the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue #14's workload: many short waits and a few long ones, for the
- * accounting tests (tests/integration/test_accounting.py).
+ * Many short waits and a few long ones, for the accounting tests
+ * (tests/integration/test_accounting.py).
  *
  *   short_waits pingpong N_SHORT N_LONG SEED
  *       the main thread (comm "sw_main") makes N_SHORT waits of 20-200 us,

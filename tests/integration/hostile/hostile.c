@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // A traced process that points offcpu at hostile files, for the tests of
-// issue #12. Run as an ordinary user (the tests use nobody); each mode sets
+// what a traced user can make the symbolizer read. Run as an ordinary user (the tests use nobody); each mode sets
 // its comm to the name given, says "ready" on stdout once it is set up,
 // then blocks ROUNDS times for MS ms:
 //

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Go's parking paths (issue #17 item 6), on stacks Go 1.19 threads gave
- * here (tests/integration/test_go.py's program, frame pointers): what the
+ * Go's parking paths, on stacks Go 1.19 threads gave here
+ * (tests/integration/test_go.py's program, frame pointers): what the
  * goroutine an M parked waited for, and the M's own paths.
  */
 #include <setjmp.h>

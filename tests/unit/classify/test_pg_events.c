@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue #19: PostgreSQL's wait events and backend types by major version,
- * and the rule pack lines that read them (process, read, label).
+ * PostgreSQL's wait events and backend types by major version, and the rule
+ * pack lines that read them (process, read, label).
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -381,10 +381,10 @@ static void titles(void **state)
 }
 
 /*
- * Issue #17 item 4: with the kernel leaf's __sched frames kept, a kernel
- * thread's loop sleeps below schedule_timeout (kcompactd, rcu_gp_fqs_loop,
- * as recorded here): still its idle loop. A wait under a helper that is no
- * loop stays what it is.
+ * With the kernel leaf's __sched frames found again, a kernel thread's loop
+ * sleeps below schedule_timeout (kcompactd, rcu_gp_fqs_loop, as recorded
+ * here): still its idle loop. A wait under a helper that is no loop stays
+ * what it is.
  */
 static void idle_loops_below_the_schedulers_sleeps(void **state)
 {

@@ -57,7 +57,7 @@ static void help_shows_the_defaults(void **state)
 	char *text = usage_text(), want[64];
 
 	(void)state;
-	/* SPEC.md's -m default; the help renders the constant as a DUR. */
+	/* The -m default offcpu.1 documents; the help renders the constant as a DUR. */
 	assert_int_equal(OPTIONS_DEFAULT_MIN_DURATION_NS, 1000000);
 	assert_non_null(strstr(text, "(default 1ms; 0: all)"));
 	assert_non_null(strstr(text, OPTIONS_DEFAULT_SHORT == SHORT_SAMPLE
@@ -154,7 +154,7 @@ static void output_extension(void **state)
 			 -EINVAL);
 }
 
-/* Issue #16: offcpu snapshot takes the filters and -m, not -d nor a command. */
+/* offcpu snapshot takes the filters and -m, not -d nor a command. */
 static void snapshot_options(void **state)
 {
 	char *ok[] = { "snapshot", "-m", "1s", "-k", "-f", "json", NULL };
@@ -212,7 +212,7 @@ static void report_mode(void **state)
 	options__free(&o);
 }
 
-/* Issue #14: --short drop (the default) or sample; anything else refused; tracing only. */
+/* --short drop (the default) or sample; anything else refused; tracing only. */
 static void short_mode(void **state)
 {
 	static const char *const bad[] = { "", "keep", "Sample", "drop,sample" };
@@ -342,7 +342,7 @@ static void option_looking_values(void **state)
 	options__free(&o);
 }
 
-/* Issue #20: offcpu serve listens on loopback unless told, and writes no report. */
+/* offcpu serve listens on loopback unless told, and writes no report. */
 static void serve_mode(void **state)
 {
 	struct options o;

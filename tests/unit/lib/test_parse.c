@@ -30,7 +30,7 @@ static void durations_with_units(void **state)
 	assert_int_equal(ns, 0);
 }
 
-/* SPEC: decimals allowed, exact to the nanosecond. */
+/* Durations as offcpu.1 writes them: decimals allowed, exact to the nanosecond. */
 static void durations_with_decimals(void **state)
 {
 	static const struct {

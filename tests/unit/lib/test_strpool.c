@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Interned strings and inline frames, and offcpu serve's mark and sweep of them (#20 item 7). */
+/* Interned strings and inline frames, and offcpu serve's mark and sweep of them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -149,10 +149,10 @@ static struct profile *read_back(const char *text, const struct recording_filter
 }
 
 /*
- * Issue #20 item 7: offcpu serve's sweep keeps what a profile holds (its
- * stacks' frames with their inline frames, labels, entries, waits, thread
- * accounts) and frees the rest: the json written after it is the json
- * written before, and under ASan nothing it writes was freed.
+ * offcpu serve's sweep keeps what a profile holds (its stacks' frames with
+ * their inline frames, labels, entries, waits, thread accounts) and frees
+ * the rest: the json written after it is the json written before, and under
+ * ASan nothing it writes was freed.
  */
 static void strings_held_survive_a_sweep(void **state)
 {
@@ -292,9 +292,9 @@ static void exited_processes_merge(void **state)
 }
 
 /*
- * Issue 15's waker ids are in an entry's key: a live shell's wait for each
- * child it ran, woken by that child's exit, was an entry per child for the
- * run. Past the mark, the exited wakers fold; the wakee stays itself.
+ * The waker ids are in an entry's key: a live shell's wait for each child
+ * it ran, woken by that child's exit, was an entry per child for the run.
+ * Past the mark, the exited wakers fold; the wakee stays itself.
  */
 static void exited_wakers_merge(void **state)
 {
@@ -833,8 +833,8 @@ static void recording_round_trip(void **state)
 }
 
 /*
- * Issue #14: waits kept by chance weigh more than their duration; every
- * total is by weight, the estimated part and its variance beside it.
+ * --short sample: waits kept by chance weigh more than their duration;
+ * every total is by weight, the estimated part and its variance beside it.
  */
 static void weights_and_estimates(void **state)
 {
@@ -1141,7 +1141,7 @@ static void pprof_main_binary_is_the_first_mapping(void **state)
 		free((char *)names[i]);
 }
 
-/* The frame fields beyond the SPEC's: named as pprof and perf users know them. */
+/* The frame fields beyond addr, sym, off and module: named as pprof and perf users know them. */
 static void json_frames_place_the_code(void **state)
 {
 	struct profile *p = full_profile(true);

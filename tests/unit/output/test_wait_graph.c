@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Issue 15: the wait-for graph's edges and knots, and the dot output. */
+/* The wait-for graph's edges and knots, and the dot output. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

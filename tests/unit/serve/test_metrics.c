@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Issue #20: offcpu serve's /metrics text and its label bounds; --listen addresses. */
+/* offcpu serve's /metrics text and its label bounds; --listen addresses. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -169,9 +169,9 @@ static void comm_values_bounded(void **state)
 }
 
 /*
- * Issue #20 item 7: what the metrics hold survives a sweep of the strings,
- * the rest goes: label values shown and candidates, the series' labels.
- * Under ASan a value not marked is a use after free when promoted or written.
+ * What the metrics hold survives a sweep of the strings, the rest goes:
+ * label values shown and candidates, the series' labels. Under ASan a value
+ * not marked is a use after free when promoted or written.
  */
 static void strings_held_survive_a_sweep(void **state)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Issue #20: cgroup ids named by their path below the cgroup2 mount. */
+/* offcpu serve's cgroup ids named by their path below the cgroup2 mount. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

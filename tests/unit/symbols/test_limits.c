@@ -34,7 +34,7 @@ static void parse_limits(void **state)
 			 0);
 	assert_int_equal(limits.max_sections, 64);
 	assert_int_equal(limits.max_file_spend_bytes, 1000);
-	/* #12 follow-up: 1 GiB at most (a quarter of RAM on a small host). */
+	/* The budget across files: 1 GiB at most (a quarter of RAM on a small host). */
 	assert_true(limits.max_total_spend_bytes > 0);
 	assert_true(limits.max_total_spend_bytes <= 1ULL << 30);
 	assert_int_equal(limits__parse(&limits, "max_total_spend_bytes=5000000000", &bad), 0);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/PID/stat's state, threads and start time (issue #20 item 7), fed fixtures. */
+/* /proc/PID/stat's state, threads and start time (for the reaper), fed fixtures. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue #21: CPython's line tables (every format, against the lines CPython
- * itself gives), the layouts (3.13's from a captured _Py_DebugOffsets),
- * code objects read from memory images built for each version's layout,
- * a code object freed and another allocated at its address, and hybrid
- * stacks merged.
+ * CPython's line tables (every format, against the lines CPython itself
+ * gives), the layouts (3.13's from a captured _Py_DebugOffsets), code
+ * objects read from memory images built for each version's layout, a code
+ * object freed and another allocated at its address, and hybrid stacks
+ * merged.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -519,11 +519,11 @@ static void code_object_freed_and_reused(void **state)
 }
 
 /*
- * Issue #21's churn test named gen_10 at line 0: the code object was freed
- * after its wait and before its record was read, its header left as it was
- * (pymalloc writes its free list over ob_refcnt alone), its line table
- * freed and reused by other bytes. A freed object is never named, whatever
- * its header still says.
+ * test_python.py's churn test named gen_10 at line 0: the code object was
+ * freed after its wait and before its record was read, its header left as
+ * it was (pymalloc writes its free list over ob_refcnt alone), its line
+ * table freed and reused by other bytes. A freed object is never named,
+ * whatever its header still says.
  */
 static void code_object_freed_before_its_read(void **state)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where a user stack ends (issue #17 item 6), on the stacks Go 1.19 threads
- * gave here: an idle M walked past runtime.mcall into the goroutine it had
- * parked, sysmon past runtime.mstart into Go heap words.
+ * Where a user stack ends, on the stacks Go 1.19 threads gave here: an idle
+ * M walked past runtime.mcall into the goroutine it had parked, sysmon past
+ * runtime.mstart into Go heap words.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -329,7 +329,7 @@ static void symbolizer_user_frames(void **state)
 }
 
 /*
- * Issue #20 item 7 (offcpu serve): a file no process maps is freed; the
+ * offcpu serve's memory held flat: a file no process maps is freed; the
  * lines a window open then may need are looked up first and kept until it
  * has closed; with no window open they go with it. Without
  * symbolizer__free_unmapped (offcpu record) the files stay.
@@ -398,9 +398,9 @@ static void symbolizer_frees_unmapped_files(void **state)
 }
 
 /*
- * #12 follow-up: no file is read while all files together hold what they
- * may (max_total_spend_bytes), and its frames stay unnamed; once there is
- * more room, the next frame in it has the file read.
+ * The budget across files: no file is read while all files together hold
+ * what they may (max_total_spend_bytes), and its frames stay unnamed; once
+ * there is more room, the next frame in it has the file read.
  */
 static void symbolizer_total_spend_cap(void **state)
 {

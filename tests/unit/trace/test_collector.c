@@ -446,7 +446,7 @@ static void kernel_leaf_keeps_the_caller_of_schedule(void **state)
 	kernel_stack_kept(nanosleep + 5, 1, nanosleep + 5, 1);
 }
 
-/* Issue 15: the waker and runq_ns of a record; the waker's stacks from the record before it. */
+/* The waker and runq_ns of a record; the waker's stacks from the record before it. */
 static void waker_and_its_stacks_attached_to_their_wait(void **state)
 {
 	const char *const waker_kernel[] = { "__traceiter_sched_switch", "do_nanosleep",

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue #20 item 7: the reaper's verdicts on real processes: a live one is
- * kept, one gone (reaped by its parent, or a zombie) is freed at its
- * second look, one whose PID another process took (clone3's set_tid puts
- * it there: root) at once.
+ * The reaper's verdicts on real processes whose exit record was lost: a
+ * live one is kept, one gone (reaped by its parent, or a zombie) is freed
+ * at its second look, one whose PID another process took (clone3's set_tid
+ * puts it there: root) at once.
  */
 #include <errno.h>
 #include <linux/sched.h>
