@@ -17,6 +17,7 @@
 #include "classify/pg_events.h"
 #include "classify/reads.h"
 #include "classify/rules.h"
+#include "lib/array.h"
 #include "offcpu.h"
 #include "profile/profile.h"
 
@@ -243,6 +244,140 @@ static void every_versions_tables_as_before(void **state)
 	}
 	fclose(f);
 	assert_true(rows > 1000);
+}
+
+/*
+ * rules/postgres-wait-events.tsv read as its header says, here by a reader
+ * of this test's own: every name it gives, for versions 10 to 20, every
+ * class and event number up to past each table's end and the backend
+ * types, is what the compiled tables give.
+ */
+#define DATA_FILE "rules/postgres-wait-events.tsv"
+
+struct data_row {
+	unsigned int version;
+	int cls;    /* 0x100: BackendType */
+	long event; /* -1: '*' */
+	char name[64];
+};
+
+static const char *const data_classes[0x0C] = {
+	[0x01] = "LWLock", [0x03] = "Lock",	      [0x04] = "BufferPin", [0x05] = "Activity",
+	[0x06] = "Client", [0x07] = "Extension",      [0x08] = "IPC",	    [0x09] = "Timeout",
+	[0x0A] = "IO",	   [0x0B] = "InjectionPoint",
+};
+
+static size_t read_data_rows(struct data_row *rows, size_t cap)
+{
+	FILE *f = fopen(DATA_FILE, "re");
+	char line[256];
+	size_t nr = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *version = strtok(line, "\t\n"), *cls = strtok(NULL, "\t\n"),
+		     *event = strtok(NULL, "\t\n"), *name = strtok(NULL, "\t\n");
+		struct data_row *r = &rows[nr];
+		int c;
+
+		if (!version || *version == '#')
+			continue;
+		assert_non_null(name);
+		assert_true(nr < cap);
+		r->version = (unsigned int)strtoul(version, NULL, 10);
+		r->cls = -1;
+		for (c = 0; c < 0x0C; c++) {
+			if (data_classes[c] && !strcmp(data_classes[c], cls))
+				r->cls = c;
+		}
+		if (!strcmp(cls, "BackendType"))
+			r->cls = 0x100;
+		assert_int_not_equal(r->cls, -1);
+		r->event = strcmp(event, "*") ? strtol(event, NULL, 16) : -1;
+		snprintf(r->name, sizeof(r->name), "%s", name);
+		nr++;
+	}
+	fclose(f);
+	return nr;
+}
+
+static const char *data_name(const struct data_row *rows, size_t nr, unsigned int version, int cls,
+			     long event)
+{
+	const char *any = NULL;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (rows[i].version != version || rows[i].cls != cls)
+			continue;
+		if (rows[i].event == event)
+			return rows[i].name;
+		if (rows[i].event == -1)
+			any = rows[i].name;
+	}
+	return any;
+}
+
+static void data_file_names_as_the_compiled_tables(void **state)
+{
+	static struct data_row rows[2048];
+	size_t nr = read_data_rows(rows, ARRAY_SIZE(rows)), sizes = 0;
+	char got[128], expected[128];
+	unsigned int version, cls, event;
+
+	(void)state;
+	assert_true(nr > 1000);
+	for (version = 10; version <= 20; version++) {
+		for (cls = 0; cls <= 0x0D; cls++) {
+			for (event = 0; event <= 0x120; event++) {
+				uint32_t info = cls << 24 | event;
+				const char *name;
+
+				if (!pg_events__wait_event(version, info, got, sizeof(got))) {
+					assert_int_equal(info, 0);
+					continue;
+				}
+				if (cls >= 0x0C || !data_classes[cls] ||
+				    (cls == 0x0B && version < 17)) {
+					snprintf(expected, sizeof(expected), "0x%08x", info);
+				} else {
+					name = data_name(rows, nr, version, (int)cls, event);
+					if (name)
+						snprintf(expected, sizeof(expected), "%s:%s",
+							 data_classes[cls], name);
+					else
+						snprintf(expected, sizeof(expected), "%s:0x%04x",
+							 data_classes[cls], event);
+				}
+				if (strcmp(got, expected))
+					fail_msg("%u 0x%08x: compiled %s, data %s", version, info,
+						 got, expected);
+			}
+			/* A table's size: its last event's number plus one. */
+			for (event = 0x120; event > 0; event--) {
+				if (cls != 0x04 && cls != 0x07 &&
+				    data_name(rows, nr, version, (int)cls, event - 1))
+					break;
+			}
+			if (cls != 0x04 && cls != 0x07) {
+				assert_int_equal(pg_events__class_size(version, cls), event);
+				sizes++;
+			}
+		}
+		for (event = 0; event <= 0x40; event++) {
+			const char *name = data_name(rows, nr, version, 0x100, event);
+
+			assert_true(pg_events__backend_type(version, event, got, sizeof(got)));
+			if (name)
+				snprintf(expected, sizeof(expected), "%s", name);
+			else
+				snprintf(expected, sizeof(expected), "0x%x", event);
+			if (strcmp(got, expected))
+				fail_msg("%u backend type %u: compiled %s, data %s", version, event,
+					 got, expected);
+		}
+	}
+	assert_true(sizes > 100);
 }
 
 /* BackendType (miscadmin.h): 17 put the backends first. */
@@ -488,6 +623,7 @@ int main(void)
 		cmocka_unit_test(names_and_unknowns),
 		cmocka_unit_test(pg14_16_17_as_their_headers_number_them),
 		cmocka_unit_test(every_versions_tables_as_before),
+		cmocka_unit_test(data_file_names_as_the_compiled_tables),
 		cmocka_unit_test(backend_types_per_version),
 		cmocka_unit_test(pack_lines_parse),
 		cmocka_unit_test(bad_pack_lines_name_their_line),
