@@ -108,13 +108,22 @@ $(OUTPUT)/flamegraph_js.inc: src/output/flamegraph.js | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)sed -e '/^[[:space:]]*\/\//d' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
+# PostgreSQL's wait event names (rules/postgres-wait-events.tsv) built into
+# pg_events.c, for a binary without the file beside it (make static's, copied
+# alone): its lines as a C string literal, without the comments.
+$(OUTPUT)/postgres_wait_events.inc: rules/postgres-wait-events.tsv | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q){ echo '""'; sed -e '/^#/d' -e '/^[[:space:]]*$$/d' -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
+		-e 's/\t/\\t/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; } > $@
+
 # The same library is built three ways: plain (obj/), under ASan/UBSan
 # (asan/obj/) and instrumented for libFuzzer (fuzz/obj/), each object once,
 # then linked into every binary of its kind. output_svg.c includes the flame
-# graph's script, tracer.c the skeleton.
+# graph's script, tracer.c the skeleton, pg_events.c PostgreSQL's names.
 OBJ_DIRS := $(OUTPUT)/obj $(OUTPUT)/asan/obj $(OUTPUT)/fuzz/obj
 $(addsuffix /output/output_svg.o,$(OBJ_DIRS)): $(OUTPUT)/flamegraph_js.inc
 $(addsuffix /trace/tracer.o,$(OBJ_DIRS)): $(OUTPUT)/offcpu.skel.h
+$(addsuffix /classify/pg_events.o,$(OBJ_DIRS)): $(OUTPUT)/postgres_wait_events.inc
 
 $(OUTPUT)/obj/%.o: src/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -463,7 +472,7 @@ install: offcpu
 	$(Q)install -m 0755 offcpu $(DESTDIR)$(BINDIR)/offcpu
 	$(Q)install -m 0644 offcpu.1 offcpu-report.1 offcpu-serve.1 offcpu-snapshot.1 \
 		$(DESTDIR)$(MAN1DIR)/
-	$(Q)install -m 0644 rules/*.rules $(DESTDIR)$(RULESDIR)/
+	$(Q)install -m 0644 rules/*.rules rules/*.tsv $(DESTDIR)$(RULESDIR)/
 
 clean:
 	$(Q)rm -rf $(OUTPUT) offcpu

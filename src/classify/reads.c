@@ -21,13 +21,31 @@ bool reads__decoder_known(const char *decoder)
 	return false;
 }
 
-bool reads__decode(const char *decoder, unsigned int version, uint64_t value, char *buf,
-		   size_t size)
+static bool is_pg_decoder(const char *decoder)
+{
+	return !strcmp(decoder, "pg_wait_event") || !strcmp(decoder, "pg_backend_type");
+}
+
+bool reads__use_pg_events(const struct rule_set *set)
+{
+	size_t i, k;
+
+	for (i = 0; i < set->nr_groups; i++) {
+		for (k = 0; k < set->groups[i].nr_reads; k++) {
+			if (is_pg_decoder(set->groups[i].reads[k].decoder))
+				return true;
+		}
+	}
+	return false;
+}
+
+bool reads__decode(const char *decoder, const struct pg_events *pg_events, unsigned int version,
+		   uint64_t value, char *buf, size_t size)
 {
 	if (!strcmp(decoder, "pg_wait_event"))
-		return pg_events__wait_event(version, (uint32_t)value, buf, size);
+		return pg_events__wait_event(pg_events, version, (uint32_t)value, buf, size);
 	if (!strcmp(decoder, "pg_backend_type"))
-		return pg_events__backend_type(version, (uint32_t)value, buf, size);
+		return pg_events__backend_type(pg_events, version, (uint32_t)value, buf, size);
 	if (!strcmp(decoder, "text"))
 		return false; /* text is not a number: label_reader takes it as it is */
 	if (!strcmp(decoder, "hex"))

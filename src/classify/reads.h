@@ -28,12 +28,15 @@ int reads__parse_read(char **tokens, int n, struct rule_set *set, const char **w
 void reads__free_groups(struct rule_set *set);
 
 bool reads__decoder_known(const char *decoder);
+/* Does a read of the set decode with PostgreSQL's tables (pg_wait_event, pg_backend_type)? */
+bool reads__use_pg_events(const struct rule_set *set);
 /*
  * The label text of a value read: written into buf (always terminated);
- * version is the binary's major version, 0 when unknown. false: the
- * value says there is no such label now (a wait event of 0: no wait).
+ * version is the binary's major version, 0 when unknown; pg_events the
+ * set's PostgreSQL tables (NULL: the built-in ones). false: the value says
+ * there is no such label now (a wait event of 0: no wait).
  */
-bool reads__decode(const char *decoder, unsigned int version, uint64_t value, char *buf,
-		   size_t size);
+bool reads__decode(const char *decoder, const struct pg_events *pg_events, unsigned int version,
+		   uint64_t value, char *buf, size_t size);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classify/pg_events.h"
 #include "classify/reads.h"
 #include "classify/rules.h"
 #include "lib/array.h"
@@ -260,39 +261,63 @@ int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const
 	return err;
 }
 
-FILE *rules__open(const char *arg, char *path, size_t path_size)
+/* A file shipped with offcpu: beside the binary (a build tree), then installed, then Debian's. */
+static FILE *open_shipped(const char *name, char *path, size_t path_size)
 {
 	char exe[PATH_MAX], *slash;
 	ssize_t len;
 	FILE *file;
 
-	snprintf(path, path_size, "%s", arg);
-	file = fopen(arg, "re");
-	if (file || strchr(arg, '/'))
-		return file;
-	/* A pack name: beside the binary (a build tree), then installed with it, then Debian's. */
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0) {
 		exe[len] = '\0';
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(path, path_size, "%s/rules/%s.rules", exe, arg);
+			snprintf(path, path_size, "%s/rules/%s", exe, name);
 			file = fopen(path, "re");
 			if (file)
 				return file;
 			/* make install: PREFIX/bin/offcpu, PREFIX/share/offcpu/rules. */
-			snprintf(path, path_size, "%s/../share/offcpu/rules/%s.rules", exe, arg);
+			snprintf(path, path_size, "%s/../share/offcpu/rules/%s", exe, name);
 			file = fopen(path, "re");
 			if (file)
 				return file;
 		}
 	}
-	snprintf(path, path_size, "/usr/share/offcpu/rules/%s.rules", arg);
-	file = fopen(path, "re");
+	snprintf(path, path_size, "/usr/share/offcpu/rules/%s", name);
+	return fopen(path, "re");
+}
+
+FILE *rules__open(const char *arg, char *path, size_t path_size)
+{
+	char name[NAME_MAX + 1];
+	FILE *file;
+
+	snprintf(path, path_size, "%s", arg);
+	file = fopen(arg, "re");
+	if (file || strchr(arg, '/'))
+		return file;
+	/* A pack name. */
+	if ((size_t)snprintf(name, sizeof(name), "%s.rules", arg) >= sizeof(name))
+		return NULL;
+	file = open_shipped(name, path, path_size);
 	if (!file)
 		snprintf(path, path_size, "%s", arg);
 	return file;
+}
+
+FILE *rules__open_beside(const char *rules_path, const char *name, char *path, size_t path_size)
+{
+	const char *slash = strrchr(rules_path, '/');
+	FILE *file;
+
+	if (slash)
+		snprintf(path, path_size, "%.*s/%s", (int)(slash - rules_path), rules_path, name);
+	else
+		snprintf(path, path_size, "%s", name);
+	file = fopen(path, "re");
+	return file ? file : open_shipped(name, path, path_size);
 }
 
 void rules__free(struct rule_set *set)
@@ -305,4 +330,9 @@ void rules__free(struct rule_set *set)
 	set->rules = NULL;
 	set->nr = 0;
 	reads__free_groups(set);
+	pg_events__free(set->pg_events);
+	set->pg_events = NULL;
+	free(set->pg_events_path);
+	set->pg_events_path = NULL;
+	set->pg_events_looked_up = false;
 }

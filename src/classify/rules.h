@@ -55,11 +55,17 @@ struct read_group {
 	size_t nr_reads;
 };
 
+struct pg_events;
+
 struct rule_set {
 	struct wait_rule *rules;
 	size_t nr;
 	struct read_group *groups;
 	size_t nr_groups;
+	/* The pg_* decoders' tables, read from pg_events_path; NULL: those built in. */
+	struct pg_events *pg_events;
+	char *pg_events_path;
+	bool pg_events_looked_up; /* once, for the first rules file that decodes with them */
 };
 
 /*
@@ -76,6 +82,12 @@ int rules__parse(FILE *file, struct rule_set *set, unsigned int *bad_line, const
  * path with what it opened; NULL when there is neither.
  */
 FILE *rules__open(const char *arg, char *path, size_t path_size);
+/*
+ * A file a rules file's decoders read (PG_EVENTS_FILE): beside that rules
+ * file (rules_path, as rules__open filled it), else where packs are found.
+ * Fills path with what it opened; NULL when there is none.
+ */
+FILE *rules__open_beside(const char *rules_path, const char *name, char *path, size_t path_size);
 void rules__free(struct rule_set *set);
 
 /* Does the symbol match the glob? Compiler clones (".isra.0", ".cold") match their origin. */

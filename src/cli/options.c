@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classify/pg_events.h"
+#include "classify/reads.h"
 #include "classify/states.h"
 #include "cli/options.h"
 #include "lib/array.h"
@@ -307,6 +309,46 @@ static int add_comm(struct options *o, const char *value)
 	return 0;
 }
 
+/*
+ * The tables of the pg_* decoders, for the first rules file that decodes
+ * with them: the file beside it or where packs are, else the built-in
+ * copy. A bad file costs only its own names: it is reported and the
+ * built-in tables name the waits instead.
+ */
+static void load_pg_events(const char *rules_path, struct rule_set *set)
+{
+	char path[512];
+	unsigned int line = 0;
+	const char *why = NULL;
+	FILE *file;
+	int err;
+
+	if (set->pg_events_looked_up || !reads__use_pg_events(set))
+		return;
+	set->pg_events_looked_up = true;
+	file = rules__open_beside(rules_path, PG_EVENTS_FILE, path, sizeof(path));
+	if (!file)
+		return;
+	err = pg_events__parse(file, &set->pg_events, &line, &why);
+	fclose(file);
+	if (!err) {
+		set->pg_events_path = strdup(path);
+		if (!set->pg_events_path) {
+			pg_events__free(set->pg_events);
+			set->pg_events = NULL;
+			err = -ENOMEM;
+		}
+	}
+	if (err == -EINVAL)
+		log__warn("%s line %u: %s; PostgreSQL's wait events named by offcpu's built-in "
+			  "tables instead",
+			  path, line, why);
+	else if (err)
+		log__warn("cannot read %s: %s; PostgreSQL's wait events named by offcpu's built-in "
+			  "tables instead",
+			  path, strerror(-err));
+}
+
 static int load_rules(const char *value, struct options *o)
 {
 	char path[512], why_line[800];
@@ -336,6 +378,7 @@ static int load_rules(const char *value, struct options *o)
 			snprintf(why_line, sizeof(why_line), "line %u: %s", line, why);
 		return bad_value("--rules", value, why_line);
 	}
+	load_pg_events(path, &o->rules);
 	return 0;
 }
 

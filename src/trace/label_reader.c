@@ -59,6 +59,9 @@ int label_reader__new(const struct rule_set *rules, struct label_reader **out)
 		free(lr);
 		return -ENOMEM;
 	}
+	if (reads__use_pg_events(rules))
+		log__info("PostgreSQL's wait event names: %s",
+			  rules->pg_events_path ?: "offcpu's built-in tables");
 	*out = lr;
 	return 0;
 }
@@ -344,8 +347,8 @@ void label_reader__labels(const struct label_reader *lr, uint32_t pid, uint32_t 
 			/* At most OFFCPU_READ_STR_LEN bytes, terminated or not. */
 			snprintf(out->bufs[out->nr], sizeof(out->bufs[out->nr]), "%.*s",
 				 OFFCPU_READ_STR_LEN - 1, text);
-		} else if (!reads__decode(r->decoder, m->version, values[i], out->bufs[out->nr],
-					  sizeof(out->bufs[out->nr])))
+		} else if (!reads__decode(r->decoder, lr->rules->pg_events, m->version, values[i],
+					  out->bufs[out->nr], sizeof(out->bufs[out->nr])))
 			continue;
 		out->items[out->nr].name = r->label;
 		out->items[out->nr].value = out->bufs[out->nr];

@@ -127,6 +127,10 @@ def test_pg_wait_events_agree_with_pg_stat_activity():
             bench.kill()
             bench.wait()
     assert any("labels read at block time (version 15)" in line for line in said), said
+    # The names come from the data file beside the pack.
+    assert any(line.rstrip().endswith(": " + os.path.join(t.ROOT, "rules",
+                                                          "postgres-wait-events.tsv"))
+               for line in said if "PostgreSQL's wait event names" in line), said
     waits, stats = t.read_json_lines(out)
 
     traced = {}

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PostgreSQL's wait events and backend types by major version, and the rule
- * pack lines that read them (process, read, label).
+ * PostgreSQL's wait events and backend types by major version, the data
+ * file they are read from (rules/postgres-wait-events.tsv, built in too)
+ * and its bad lines, and the rule pack lines that read them (process,
+ * read, label).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "classify/classify.h"
 #include "classify/pg_events.h"
 #include "classify/reads.h"
 #include "classify/rules.h"
+#include "lib/array.h"
 #include "offcpu.h"
 #include "profile/profile.h"
 
@@ -41,7 +45,7 @@ static void pg15_every_value_as_the_binary_names_it(void **state)
 			continue;
 		assert_non_null(pg);
 		assert_non_null(expected);
-		assert_true(pg_events__wait_event(15, (uint32_t)strtoul(value, NULL, 16), got,
+		assert_true(pg_events__wait_event(NULL, 15, (uint32_t)strtoul(value, NULL, 16), got,
 						  sizeof(got)));
 		if (strcmp(got, expected))
 			fail_msg("%s: %s, expected %s", value, got, expected);
@@ -56,40 +60,40 @@ static void names_and_unknowns(void **state)
 	char buf[128];
 
 	(void)state;
-	assert_false(pg_events__wait_event(15, 0, buf, sizeof(buf)));
-	assert_true(pg_events__wait_event(15, 0x01000008, buf, sizeof(buf)));
+	assert_false(pg_events__wait_event(NULL, 15, 0, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 15, 0x01000008, buf, sizeof(buf)));
 	assert_string_equal(buf, "LWLock:WALWrite");
-	assert_true(pg_events__wait_event(15, 0x03000005, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 15, 0x03000005, buf, sizeof(buf)));
 	assert_string_equal(buf, "Lock:transactionid");
-	assert_true(pg_events__wait_event(15, 0x06000000, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 15, 0x06000000, buf, sizeof(buf)));
 	assert_string_equal(buf, "Client:ClientRead");
-	assert_true(pg_events__wait_event(15, 0x0A000046, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 15, 0x0A000046, buf, sizeof(buf)));
 	assert_string_equal(buf, "IO:WALSync");
-	assert_true(pg_events__wait_event(15, 0x0800002f, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 15, 0x0800002f, buf, sizeof(buf)));
 	assert_string_equal(buf, "IPC:SyncRep");
 	/* An extension's LWLock tranche: not guessed. */
-	assert_true(pg_events__wait_event(15, 0x01000080, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 15, 0x01000080, buf, sizeof(buf)));
 	assert_string_equal(buf, "LWLock:0x0080");
 	/* A version without tables names the class only; an unknown class, the value. */
-	assert_true(pg_events__wait_event(13, 0x01000008, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 13, 0x01000008, buf, sizeof(buf)));
 	assert_string_equal(buf, "LWLock:0x0008");
-	assert_true(pg_events__wait_event(15, 0x42000001, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 15, 0x42000001, buf, sizeof(buf)));
 	assert_string_equal(buf, "0x42000001");
 	/* 17: an extension's own event (WaitEventExtensionNew) is its number. */
-	assert_true(pg_events__wait_event(17, 0x07000003, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 17, 0x07000003, buf, sizeof(buf)));
 	assert_string_equal(buf, "Extension:0x0003");
-	assert_true(pg_events__wait_event(16, 0x07000003, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 16, 0x07000003, buf, sizeof(buf)));
 	assert_string_equal(buf, "Extension:Extension");
-	assert_true(pg_events__wait_event(17, 0x04000000, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 17, 0x04000000, buf, sizeof(buf)));
 	assert_string_equal(buf, "BufferPin:BufferPin");
-	assert_true(pg_events__wait_event(17, 0x04000001, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 17, 0x04000001, buf, sizeof(buf)));
 	assert_string_equal(buf, "BufferPin:0x0001");
-	assert_true(pg_events__wait_event(14, 0x04000007, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 14, 0x04000007, buf, sizeof(buf)));
 	assert_string_equal(buf, "BufferPin:BufferPin");
 	/* 17's InjectionPoint class (0x0B): its events are registered at run time. */
-	assert_true(pg_events__wait_event(17, 0x0B000001, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 17, 0x0B000001, buf, sizeof(buf)));
 	assert_string_equal(buf, "InjectionPoint:0x0001");
-	assert_true(pg_events__wait_event(16, 0x0B000001, buf, sizeof(buf)));
+	assert_true(pg_events__wait_event(NULL, 16, 0x0B000001, buf, sizeof(buf)));
 	assert_string_equal(buf, "0x0b000001");
 }
 
@@ -193,16 +197,16 @@ static void pg14_16_17_as_their_headers_number_them(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_true(
-		    pg_events__wait_event(cases[i].version, cases[i].info, buf, sizeof(buf)));
+		    pg_events__wait_event(NULL, cases[i].version, cases[i].info, buf, sizeof(buf)));
 		if (strcmp(buf, cases[i].name))
 			fail_msg("%u/0x%08x: %s, expected %s", cases[i].version, cases[i].info, buf,
 				 cases[i].name);
 	}
 	/* Each class's table as long as the version's enum. */
-	assert_int_equal(pg_events__class_size(14, 0x08), 47);
-	assert_int_equal(pg_events__class_size(16, 0x0A), 75);
-	assert_int_equal(pg_events__class_size(17, 0x08), 57);
-	assert_int_equal(pg_events__class_size(17, 0x01), 92);
+	assert_int_equal(pg_events__class_size(NULL, 14, 0x08), 47);
+	assert_int_equal(pg_events__class_size(NULL, 16, 0x0A), 75);
+	assert_int_equal(pg_events__class_size(NULL, 17, 0x08), 57);
+	assert_int_equal(pg_events__class_size(NULL, 17, 0x01), 92);
 }
 
 /*
@@ -230,19 +234,247 @@ static void every_versions_tables_as_before(void **state)
 		v = (unsigned int)strtoul(version, NULL, 10);
 		if (!strncmp(value, "size:", 5))
 			snprintf(got, sizeof(got), "%zu",
-				 pg_events__class_size(v, (unsigned int)strtoul(value + 5, NULL, 16)));
+				 pg_events__class_size(NULL, v,
+						       (unsigned int)strtoul(value + 5, NULL, 16)));
 		else if (*value == 'b')
 			assert_true(pg_events__backend_type(
-			    v, (uint32_t)strtoul(value + 1, NULL, 10), got, sizeof(got)));
+			    NULL, v, (uint32_t)strtoul(value + 1, NULL, 10), got, sizeof(got)));
 		else
-			assert_true(pg_events__wait_event(v, (uint32_t)strtoul(value, NULL, 16),
-							  got, sizeof(got)));
+			assert_true(pg_events__wait_event(
+			    NULL, v, (uint32_t)strtoul(value, NULL, 16), got, sizeof(got)));
 		if (strcmp(got, expected))
 			fail_msg("%s %s: %s, expected %s", version, value, got, expected);
 		rows++;
 	}
 	fclose(f);
 	assert_true(rows > 1000);
+}
+
+#define DATA_FILE "rules/postgres-wait-events.tsv"
+
+static int parse_tables(const char *text, size_t size, struct pg_events **tables,
+			unsigned int *line, const char **why)
+{
+	FILE *f = fmemopen((void *)text, size, "r");
+	int err;
+
+	assert_non_null(f);
+	err = pg_events__parse(f, tables, line, why);
+	fclose(f);
+	return err;
+}
+
+/*
+ * The file in rules/ is what offcpu has built in: every name read from it
+ * is the built-in tables' (which the fixtures above check), versions 13 to
+ * 18, every class to past each table's end, the backend types.
+ */
+static void data_file_is_the_built_in_tables(void **state)
+{
+	FILE *f = fopen(DATA_FILE, "re");
+	struct pg_events *tables = NULL;
+	char got[128], expected[128];
+	unsigned int version, cls, event, line = 0;
+	const char *why = NULL;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(pg_events__parse(f, &tables, &line, &why), 0);
+	fclose(f);
+	assert_non_null(tables);
+	for (version = 13; version <= 18; version++) {
+		assert_int_equal(pg_events__supported(tables, version),
+				 version >= 14 && version <= 17);
+		assert_int_equal(pg_events__supported(NULL, version),
+				 version >= 14 && version <= 17);
+		for (cls = 0; cls <= 0x0C; cls++) {
+			assert_int_equal(pg_events__class_size(tables, version, cls),
+					 pg_events__class_size(NULL, version, cls));
+			for (event = 0; event <= 0x100; event++) {
+				uint32_t info = cls << 24 | event;
+
+				assert_int_equal(
+				    pg_events__wait_event(tables, version, info, got, sizeof(got)),
+				    pg_events__wait_event(NULL, version, info, expected,
+							  sizeof(expected)));
+				if (info && strcmp(got, expected))
+					fail_msg("%u 0x%08x: %s, built in %s", version, info, got,
+						 expected);
+			}
+		}
+		for (event = 0; event <= 0x20; event++) {
+			assert_true(
+			    pg_events__backend_type(tables, version, event, got, sizeof(got)));
+			assert_true(pg_events__backend_type(NULL, version, event, expected,
+							    sizeof(expected)));
+			assert_string_equal(got, expected);
+		}
+	}
+	pg_events__free(tables);
+}
+
+/* A file's tables replace the built-in ones whole: what it does not name is a number. */
+static void a_files_names_and_nothing_else(void **state)
+{
+	static const char text[] = "# a comment\n"
+				   "\n"
+				   "18\tIPC\t0x0001\tSomethingNew\n"
+				   "18\tBufferPin\t*\tBufferPin\n"
+				   "18\tBackendType\t0x2\tio worker\n"
+				   "18\tIO\t0x0000\tAioIoCompletion\n"
+				   "   \t \n"
+				   "18\tIO\t0xFFFF\tLastOne"; /* no newline at the end */
+	struct pg_events *tables = NULL;
+	const char *why = NULL;
+	unsigned int line = 0;
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(parse_tables(text, strlen(text), &tables, &line, &why), 0);
+	assert_true(pg_events__supported(tables, 18));
+	assert_false(pg_events__supported(tables, 15));
+	assert_true(pg_events__wait_event(tables, 18, 0x08000001, buf, sizeof(buf)));
+	assert_string_equal(buf, "IPC:SomethingNew");
+	assert_true(pg_events__wait_event(tables, 18, 0x08000000, buf, sizeof(buf)));
+	assert_string_equal(buf, "IPC:0x0000");
+	assert_true(pg_events__wait_event(tables, 18, 0x04000042, buf, sizeof(buf)));
+	assert_string_equal(buf, "BufferPin:BufferPin");
+	assert_true(pg_events__wait_event(tables, 18, 0x0a00ffff, buf, sizeof(buf)));
+	assert_string_equal(buf, "IO:LastOne");
+	assert_true(pg_events__wait_event(tables, 15, 0x01000008, buf, sizeof(buf)));
+	assert_string_equal(buf, "LWLock:0x0008");
+	assert_true(pg_events__backend_type(tables, 18, 2, buf, sizeof(buf)));
+	assert_string_equal(buf, "io worker");
+	assert_true(pg_events__backend_type(tables, 15, 3, buf, sizeof(buf)));
+	assert_string_equal(buf, "0x3");
+	assert_int_equal(pg_events__class_size(tables, 18, 0x08), 2);
+	assert_int_equal(pg_events__class_size(tables, 18, 0x04), 0);
+	assert_int_equal(pg_events__class_size(tables, 18, 0x0A), 0x10000);
+	assert_true(reads__decode("pg_wait_event", tables, 18, 0x08000001, buf, sizeof(buf)));
+	assert_string_equal(buf, "IPC:SomethingNew");
+	pg_events__free(tables);
+	/* Comments only: no version is named. */
+	assert_int_equal(parse_tables("# none\n", 7, &tables, &line, &why), 0);
+	assert_false(pg_events__supported(tables, 15));
+	assert_true(pg_events__wait_event(tables, 15, 0x01000008, buf, sizeof(buf)));
+	assert_string_equal(buf, "LWLock:0x0008");
+	pg_events__free(tables);
+	pg_events__free(NULL);
+}
+
+/* Each bad file is refused whole, with the line and what is wrong with it. */
+static void bad_data_files_name_their_line(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned int line;
+		const char *why;
+	} cases[] = {
+		{ "15\tIPC\t0x0001\n", 1, "four fields" },
+		{ "15 IPC 0x0001 SyncRep\n", 1, "four fields" },
+		{ "# c\n15\tIPC\t0x0001\tSyncRep\textra\n", 2, "four fields" },
+		{ "15\tIpc\t0x0001\tSyncRep\n", 1, "unknown class" },
+		{ "15\tLWLock\t0x0001\tA\n15\tWait\t0x0002\tB\n", 2, "unknown class" },
+		{ "16\tInjectionPoint\t0x0001\tA\n", 1, "from PostgreSQL 17" },
+		{ "fifteen\tIPC\t0x0001\tA\n", 1, "major version" },
+		{ "0\tIPC\t0x0001\tA\n", 1, "major version" },
+		{ "1000\tIPC\t0x0001\tA\n", 1, "major version" },
+		{ "15\tIPC\t1\tA\n", 1, "0x and 1 to 4 hex" },
+		{ "15\tIPC\t0x10000\tA\n", 1, "0x and 1 to 4 hex" },
+		{ "15\tIPC\t0x\tA\n", 1, "0x and 1 to 4 hex" },
+		{ "15\tIPC\t0x1g\tA\n", 1, "0x and 1 to 4 hex" },
+		{ "15\tBackendType\t*\tlogger\n", 1, "backend type is 0x" },
+		{ "15\tIPC\t0x0001\t\n", 1, "1 to 63 printable" },
+		{ "15\tIPC\t0x0001\tSyncRep\r\n", 1, "1 to 63 printable" },
+		{ "15\tIPC\t0x0001\tA23456789012345678901234567890123456789012345678901234567890123"
+		  "4\n",
+		  1, "1 to 63 printable" },
+		{ "15\tIPC\t0x0001\tA\n15\tIPC\t0x0002\tB\n15\tIPC\t0x01\tC\n", 3,
+		  "a second name" },
+		{ "15\tIPC\t*\tA\n15\tIO\t0x0\tB\n15\tIPC\t*\tC\n15\tIPC\t*\tD\n", 3,
+		  "a second name" },
+		{ "15\tBackendType\t0x0\tA\n15\tBackendType\t0x0000\tA\n", 2, "a second name" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pg_events *tables = (struct pg_events *)&tables;
+		const char *why = NULL;
+		unsigned int line = 0;
+
+		assert_int_equal(
+		    parse_tables(cases[i].text, strlen(cases[i].text), &tables, &line, &why),
+		    -EINVAL);
+		if (line != cases[i].line || !why || !strstr(why, cases[i].why))
+			fail_msg("%s: line %u: %s", cases[i].text, line, why ? why : "(null)");
+		assert_null(tables);
+	}
+}
+
+/* A NUL byte, a line past 255 bytes, a file past 1 MiB, a directory: refused, not cut short. */
+static void bad_data_beyond_a_line(void **state)
+{
+	static const char nul[] = "15\tIPC\t0x0001\tA\n15\tIPC\t0x0002\tB\0C\n";
+	struct pg_events *tables = NULL;
+	const char *why = NULL;
+	unsigned int line = 0;
+	size_t size = PG_EVENTS_MAX_BYTES + 4096, at;
+	char *big = malloc(size);
+	FILE *dir;
+
+	(void)state;
+	assert_int_equal(parse_tables(nul, sizeof(nul) - 1, &tables, &line, &why), -EINVAL);
+	assert_int_equal(line, 2);
+	assert_non_null(strstr(why, "NUL"));
+	assert_non_null(big);
+	memset(big, 'x', 300);
+	memcpy(big, "# ", 2);
+	assert_int_equal(parse_tables(big, 300, &tables, &line, &why), -EINVAL);
+	assert_int_equal(line, 1);
+	assert_non_null(strstr(why, "255 bytes"));
+	/* Comment lines of 64 bytes: the one that crosses 1 MiB is named. */
+	for (at = 0; at + 64 <= size; at += 64) {
+		memset(big + at, 'x', 63);
+		memcpy(big + at, "# ", 2);
+		big[at + 63] = '\n';
+	}
+	assert_int_equal(parse_tables(big, at, &tables, &line, &why), -EINVAL);
+	assert_int_equal(line, PG_EVENTS_MAX_BYTES / 64 + 1);
+	assert_non_null(strstr(why, "1 MiB"));
+	assert_null(tables);
+	free(big);
+	/* Read errors are the system's, not a line's. */
+	dir = fopen(".", "re");
+	assert_non_null(dir);
+	assert_int_equal(pg_events__parse(dir, &tables, &line, &why), -EISDIR);
+	assert_null(tables);
+	fclose(dir);
+}
+
+/* The file beside the rules file that decodes with it, else where packs are found. */
+static void data_file_found_beside_its_rules(void **state)
+{
+	char dir[] = "/tmp/offcpu-pgev-XXXXXX", rules[64], data[64], path[128];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(rules, sizeof(rules), "%s/mine.rules", dir);
+	snprintf(data, sizeof(data), "%s/" PG_EVENTS_FILE, dir);
+	f = fopen(data, "we");
+	assert_non_null(f);
+	fclose(f);
+	f = rules__open_beside(rules, PG_EVENTS_FILE, path, sizeof(path));
+	assert_non_null(f);
+	assert_string_equal(path, data);
+	fclose(f);
+	f = rules__open_beside("rules/postgres.rules", PG_EVENTS_FILE, path, sizeof(path));
+	assert_non_null(f);
+	assert_string_equal(path, DATA_FILE);
+	fclose(f);
+	assert_int_equal(unlink(data), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* BackendType (miscadmin.h): 17 put the backends first. */
@@ -283,8 +515,8 @@ static void backend_types_per_version(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_true(
-		    pg_events__backend_type(cases[i].version, cases[i].type, buf, sizeof(buf)));
+		assert_true(pg_events__backend_type(NULL, cases[i].version, cases[i].type, buf,
+						    sizeof(buf)));
 		if (strcmp(buf, cases[i].name))
 			fail_msg("%u/%u: %s, expected %s", cases[i].version, cases[i].type, buf,
 				 cases[i].name);
@@ -451,8 +683,8 @@ static void pack_classes_every_versions_names(void **state)
 		const struct labels *labels;
 		const char *got;
 
-		assert_true(
-		    pg_events__wait_event(cases[i].version, cases[i].info, name, sizeof(name)));
+		assert_true(pg_events__wait_event(NULL, cases[i].version, cases[i].info, name,
+						  sizeof(name)));
 		labels = profile__intern_labels(p, items, 1, &err);
 		assert_non_null(labels);
 		got = classify__from_labels(&set, OFFCPU_STATE_INTERRUPTIBLE, labels);
@@ -471,14 +703,14 @@ static void decoders(void **state)
 	(void)state;
 	assert_true(reads__decoder_known("hex"));
 	assert_false(reads__decoder_known("pg_lock"));
-	assert_true(reads__decode("hex", 0, 255, buf, sizeof(buf)));
+	assert_true(reads__decode("hex", NULL, 0, 255, buf, sizeof(buf)));
 	assert_string_equal(buf, "0xff");
-	assert_true(reads__decode("dec", 0, 42, buf, sizeof(buf)));
+	assert_true(reads__decode("dec", NULL, 0, 42, buf, sizeof(buf)));
 	assert_string_equal(buf, "42");
-	assert_true(reads__decode("pg_backend_type", 15, 6, buf, sizeof(buf)));
+	assert_true(reads__decode("pg_backend_type", NULL, 15, 6, buf, sizeof(buf)));
 	assert_string_equal(buf, "checkpointer");
 	/* A wait event of 0: the backend is not waiting, no label. */
-	assert_false(reads__decode("pg_wait_event", 15, 0, buf, sizeof(buf)));
+	assert_false(reads__decode("pg_wait_event", NULL, 15, 0, buf, sizeof(buf)));
 }
 
 int main(void)
@@ -488,6 +720,11 @@ int main(void)
 		cmocka_unit_test(names_and_unknowns),
 		cmocka_unit_test(pg14_16_17_as_their_headers_number_them),
 		cmocka_unit_test(every_versions_tables_as_before),
+		cmocka_unit_test(data_file_is_the_built_in_tables),
+		cmocka_unit_test(a_files_names_and_nothing_else),
+		cmocka_unit_test(bad_data_files_name_their_line),
+		cmocka_unit_test(bad_data_beyond_a_line),
+		cmocka_unit_test(data_file_found_beside_its_rules),
 		cmocka_unit_test(backend_types_per_version),
 		cmocka_unit_test(pack_lines_parse),
 		cmocka_unit_test(bad_pack_lines_name_their_line),

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "classify/pg_events.h"
 #include "cli/options.h"
 
 static int parse(enum options_mode mode, struct options *o, char **argv)
@@ -150,8 +151,7 @@ static void output_extension(void **state)
 	assert_string_equal(o.format->name, "json");
 	options__free(&o);
 	assert_int_equal(PARSE(OPTIONS_TRACE, &o, "offcpu", "-o", "wait.png"), -EINVAL);
-	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-o", "wait.png", "in.json"),
-			 -EINVAL);
+	assert_int_equal(PARSE(OPTIONS_REPORT, &o, "report", "-o", "wait.png", "in.json"), -EINVAL);
 }
 
 /* offcpu snapshot takes the filters and -m, not -d nor a command. */
@@ -372,6 +372,98 @@ static void serve_mode(void **state)
 	options__free(&o);
 }
 
+/* Parses argv, and what that writes to stderr into out. */
+static int with_stderr(struct options *o, char **argv, char *out, size_t size)
+{
+	FILE *capture = tmpfile();
+	int saved, err;
+	size_t n;
+
+	assert_non_null(capture);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(fileno(capture), STDERR_FILENO), STDERR_FILENO);
+	err = parse(OPTIONS_TRACE, o, argv);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	rewind(capture);
+	n = fread(out, 1, size - 1, capture);
+	out[n] = '\0';
+	fclose(capture);
+	return err;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A rules file that decodes with PostgreSQL's tables reads them from the
+ * file beside it; a bad one is said once, with its path and line, and
+ * costs nothing but its own names: the rules load, the built-in tables
+ * name the waits.
+ */
+static void pg_events_file_beside_the_rules(void **state)
+{
+	char dir[] = "/tmp/offcpu-opts-XXXXXX", rules[64], data[96], said[1024];
+	struct options o;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(rules, sizeof(rules), "%s/pg.rules", dir);
+	snprintf(data, sizeof(data), "%s/postgres-wait-events.tsv", dir);
+	write_file(rules,
+		   "process postgres version PostgreSQL\n"
+		   "read my_wait_event_info deref u32 as pg.wait_event decode pg_wait_event\n"
+		   "label pg.wait_event Lock:* lock:pg-heavyweight\n");
+	write_file(data, "18\tIPC\t0x0000\tAppendReady\n");
+	assert_int_equal(
+	    with_stderr(&o, (char *[]){ "offcpu", "--rules", rules, NULL }, said, sizeof(said)), 0);
+	assert_string_equal(said, "");
+	assert_non_null(o.rules.pg_events);
+	assert_string_equal(o.rules.pg_events_path, data);
+	assert_true(pg_events__supported(o.rules.pg_events, 18));
+	assert_false(pg_events__supported(o.rules.pg_events, 15));
+	options__free(&o);
+
+	write_file(data, "# a comment\n18\tIPC\t0x0000\tAppendReady\n18\tIpc\t0x0001\tX\n");
+	assert_int_equal(
+	    with_stderr(&o, (char *[]){ "offcpu", "--rules", rules, "--rules", rules, NULL }, said,
+			sizeof(said)),
+	    0);
+	assert_non_null(strstr(said, data));
+	assert_non_null(strstr(said, " line 3: unknown class"));
+	/* Once, though two rules files decode with the tables. */
+	assert_null(strstr(strstr(said, data) + 1, data));
+	assert_null(o.rules.pg_events);
+	assert_null(o.rules.pg_events_path);
+	assert_int_equal(o.rules.nr, 2);
+	assert_int_equal(o.rules.nr_groups, 2);
+	assert_true(pg_events__supported(o.rules.pg_events, 15));
+	options__free(&o);
+
+	/* The pack in rules/ reads the file beside it, the repository's. */
+	assert_int_equal(
+	    with_stderr(&o, (char *[]){ "offcpu", "--rules", "rules/postgres.rules", NULL }, said,
+			sizeof(said)),
+	    0);
+	assert_string_equal(said, "");
+	assert_string_equal(o.rules.pg_events_path, "rules/postgres-wait-events.tsv");
+	assert_true(pg_events__supported(o.rules.pg_events, 17));
+	options__free(&o);
+
+	assert_int_equal(unlink(data), 0);
+	assert_int_equal(unlink(rules), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +480,7 @@ int main(void)
 		cmocka_unit_test(call_graph),
 		cmocka_unit_test(output_extension),
 		cmocka_unit_test(snapshot_options),
+		cmocka_unit_test(pg_events_file_beside_the_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
