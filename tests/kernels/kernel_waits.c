@@ -15,8 +15,14 @@
  *   kernel_waits pingpong N       two processes pass a byte back and forth
  *                                 over two pipes N times: two context
  *                                 switches a round, as perf bench sched pipe
+ *   kernel_waits ttywrite DEV N   writes N bytes to the serial port DEV,
+ *                                 raw: past the 4 KiB the port buffers, the
+ *                                 writer waits for its transmit interrupt,
+ *                                 whose handler wakes it (in the handler's
+ *                                 own thread on PREEMPT_RT)
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,6 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 /* Its own function: nothing of the caller's frame lives across vfork(). */
@@ -110,6 +117,32 @@ static int run_pingpong(int n)
 												  : 1;
 }
 
+static int run_ttywrite(const char *dev, long n)
+{
+	static char chunk[4096];
+	struct termios raw;
+	ssize_t done;
+	int fd;
+
+	prctl(PR_SET_NAME, "kw_tty");
+	fd = open(dev, O_WRONLY | O_NOCTTY);
+	if (fd < 0 || tcgetattr(fd, &raw))
+		return 1;
+	cfmakeraw(&raw);
+	cfsetospeed(&raw, B115200);
+	if (tcsetattr(fd, TCSANOW, &raw))
+		return 1;
+	memset(chunk, 'x', sizeof(chunk));
+	while (n > 0) {
+		done = write(fd, chunk, n < (long)sizeof(chunk) ? (size_t)n : sizeof(chunk));
+		if (done <= 0)
+			return 1;
+		n -= done;
+	}
+	/* Until the port sent the last byte: its waits are all inside the run. */
+	return tcdrain(fd) || close(fd) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "vfork"))
@@ -118,7 +151,9 @@ int main(int argc, char **argv)
 		return run_rtlock(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "pingpong"))
 		return run_pingpong(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "ttywrite"))
+		return run_ttywrite(argv[2], atol(argv[3]));
 	fprintf(stderr, "usage: kernel_waits vfork N MS | kernel_waits rtlock N SECONDS | "
-			"kernel_waits pingpong N\n");
+			"kernel_waits pingpong N | kernel_waits ttywrite DEV N\n");
 	return 2;
 }

@@ -15,7 +15,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 import matrix  # noqa: E402
-import test_offcpu as t  # noqa: E402
+import harness as t  # noqa: E402
 
 
 def test_debian_6_1():
