@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "proc/proc_root.h"
+#include "symbols/elfsyms.h"
 #include "symbols/perfmap.h"
 
 /* A JIT that writes more than this is not one a person reads a profile of. */
