@@ -30,7 +30,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPU
 # src/ is one folder per stage of the pipeline (docs/design.md, "Source layout");
 # everything but main.c also goes into the unit tests. Objects mirror it
 # under $(OUTPUT)/obj.
-STAGES := lib profile symbols classify trace output serve cli
+STAGES := lib profile proc symbols python unwind classify trace output serve cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach s,$(STAGES),$(wildcard src/$(s)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 # tests/unit/ mirrors src/: tests/unit/STAGE/test_NAME.c.

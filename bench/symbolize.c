@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "proc/procmaps.h"
 #include "symbols/elfsyms.h"
-#include "symbols/procmaps.h"
 #include "symbols/symbolizer.h"
 
 #define FRAMES_PER_STACK 16

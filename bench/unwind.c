@@ -17,8 +17,8 @@
 #include <time.h>
 
 #include "../tests/integration/unwind/capture.h"
-#include "symbols/procmaps.h"
-#include "symbols/unwind.h"
+#include "proc/procmaps.h"
+#include "unwind/unwind.h"
 
 #define MAX_STACKS 256
 #define MAX_FRAMES 127

@@ -10,9 +10,9 @@
 #include <zlib.h>
 
 #include "lib/array.h"
+#include "proc/proc_root.h"
 #include "symbols/debugfile.h"
 #include "symbols/elf_section.h"
-#include "symbols/proc_root.h"
 
 /* Never wait for a FIFO's writer; the type is checked once it is open. */
 #define CANDIDATE_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC)

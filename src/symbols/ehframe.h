@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "symbols/elf_file.h"
-#include "symbols/elfsyms.h"
+#include "symbols/elf_symbol.h"
 
 /*
  * The functions, unnamed and sorted by start: *nr of them in *out, which

@@ -13,13 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbols/elf_symbol.h"
 #include "symbols/limits.h"
-
-struct elf_symbol {
-	uint64_t start; /* ELF virtual address */
-	uint64_t size;
-	const char *name;
-};
 
 struct elfsyms;
 

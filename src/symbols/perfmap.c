@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proc/proc_root.h"
+#include "symbols/elfsyms.h"
 #include "symbols/perfmap.h"
-#include "symbols/proc_root.h"
 
 /* A JIT that writes more than this is not one a person reads a profile of. */
 #define PERFMAP_MAX_SYMBOLS (1 << 20)

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "symbols/elfsyms.h"
+#include "symbols/elf_symbol.h"
 #include "symbols/limits.h"
 
 struct perfmap {

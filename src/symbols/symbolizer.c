@@ -12,15 +12,15 @@
 #include "lib/hash_table.h"
 #include "lib/log.h"
 #include "lib/u32_key.h"
+#include "proc/proc_root.h"
+#include "proc/proc_stat.h"
+#include "proc/procmaps.h"
 #include "profile/recording_schema.h"
 #include "symbols/debuginfo.h"
 #include "symbols/demangle.h"
 #include "symbols/elfsyms.h"
 #include "symbols/limits.h"
 #include "symbols/perfmap.h"
-#include "symbols/proc_root.h"
-#include "symbols/proc_stat.h"
-#include "symbols/procmaps.h"
 #include "symbols/symbolizer.h"
 
 struct code_line;

@@ -12,10 +12,10 @@
 
 #include "lib/inline_pool.h"
 #include "lib/strpool.h"
+#include "proc/procmaps.h"
 #include "profile/frame.h"
 #include "symbols/ksyms.h"
 #include "symbols/limits.h"
-#include "symbols/procmaps.h"
 
 struct symbolizer;
 struct debuginfo;

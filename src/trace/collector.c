@@ -15,17 +15,17 @@
 #include "lib/log.h"
 #include "lib/u32_key.h"
 #include "offcpu.h"
-#include "symbols/cgroups.h"
-#include "symbols/proc_root.h"
-#include "symbols/proctitle.h"
-#include "symbols/python.h"
-#include "symbols/python_merge.h"
-#include "symbols/stack_end.h"
-#include "symbols/unwind.h"
+#include "proc/cgroups.h"
+#include "proc/proc_root.h"
+#include "proc/proctitle.h"
+#include "python/python.h"
+#include "python/python_merge.h"
 #include "trace/collector.h"
 #include "trace/label_reader.h"
 #include "trace/reaper.h"
 #include "trace/thread_accounts.h"
+#include "unwind/stack_end.h"
+#include "unwind/unwind.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
 #define PROCESS_TITLE_MAX 256
@@ -356,7 +356,7 @@ static const char *title_of(struct collector *c, struct process_info *p, const c
 
 /*
  * A user stack, however unwound, ends where the thread's
- * own frames do (symbols/stack_end.h); a Go M that parked a goroutine keeps,
+ * own frames do (unwind/stack_end.h); a Go M that parked a goroutine keeps,
  * not its frames, but why it parked.
  */
 static size_t walk_end(struct collector *c, uint32_t pid, const struct frame *frames, size_t nr,

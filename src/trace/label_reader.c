@@ -13,9 +13,9 @@
 #include "lib/hash_table.h"
 #include "lib/log.h"
 #include "lib/u32_key.h"
+#include "proc/proc_creds.h"
+#include "proc/procmaps.h"
 #include "symbols/datasyms.h"
-#include "symbols/proc_creds.h"
-#include "symbols/procmaps.h"
 #include "trace/label_reader.h"
 
 struct matched {

@@ -5,7 +5,7 @@
 
 #include "lib/hash_table.h"
 #include "lib/u32_key.h"
-#include "symbols/proc_stat.h"
+#include "proc/proc_stat.h"
 #include "trace/reaper.h"
 
 /* Who a process held is, as read when it was first held. */

@@ -8,9 +8,9 @@
 #include "lib/json_reader.h"
 #include "lib/log.h"
 #include "profile/recording_schema.h"
-#include "symbols/stack_end.h"
 #include "trace/counters.h"
 #include "trace/recording.h"
+#include "unwind/stack_end.h"
 
 struct reader {
 	const char *name;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Hostile unwind tables (src/symbols/cfi_check.c, unwind.c's section_data).
+"""Hostile unwind tables (src/unwind/cfi_check.c, unwind.c's section_data).
 
 Each attack is a library whose lib_loop sleeps 1 ms at a time under CFI
 built to cost the unwinder (tests/integration/hostile/cfi_lib.S), run as

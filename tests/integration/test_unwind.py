@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The user-space unwinder (src/symbols/unwind.c) on real blocked threads.
+"""The user-space unwinder (src/unwind/unwind.c) on real blocked threads.
 
 Programs built with plain -O2 (no frame pointers) block forever under known
 chains of static functions (tests/integration/unwind/). build/tests/unwind/

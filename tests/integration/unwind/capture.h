@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "symbols/unwind.h"
+#include "unwind/unwind.h"
 
 struct capture {
 	struct unwind_regs regs;

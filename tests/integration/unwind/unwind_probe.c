@@ -2,7 +2,7 @@
 /*
  * unwind_probe [-s SIZE] PID: each thread of PID, stopped for a moment
  * with ptrace, its registers and top SIZE bytes of stack (default 16384)
- * copied as offcpu's BPF side would, unwound by src/symbols/unwind.c and
+ * copied as offcpu's BPF side would, unwound by src/unwind/unwind.c and
  * symbolized; one JSON line per thread:
  * {"tid":N,"comm":"S","stop":"root","fp_frames":N,"stack_bytes":N,
  *  "frames":[{"addr":"0x..","sym":"S","module":"S"}...]}, leaf first.
@@ -17,9 +17,9 @@
 #include "lib/clock.h"
 #include "lib/inline_pool.h"
 #include "lib/strpool.h"
-#include "symbols/procmaps.h"
+#include "proc/procmaps.h"
 #include "symbols/symbolizer.h"
-#include "symbols/unwind.h"
+#include "unwind/unwind.h"
 
 #define MAX_FRAMES 256
 #define MAX_THREADS 256

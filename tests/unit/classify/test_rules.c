@@ -14,7 +14,7 @@
 #include "classify/rules.h"
 #include "lib/array.h"
 #include "offcpu.h"
-#include "symbols/proctitle.h"
+#include "proc/proctitle.h"
 
 static int parse_text(const char *text, struct rule_set *set, unsigned int *line, const char **why)
 {

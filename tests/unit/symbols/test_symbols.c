@@ -17,9 +17,9 @@
 #include "lib/array.h"
 #include "lib/clock.h"
 #include "lib/strpool.h"
+#include "proc/procmaps.h"
 #include "symbols/demangle.h"
 #include "symbols/elfsyms.h"
-#include "symbols/procmaps.h"
 #include "symbols/symbolizer.h"
 
 /* Each *_line is the line of the statement three lines below it. */
