@@ -215,8 +215,8 @@ static void before_attach(void *ctx, struct tracer *t)
 	struct session *s = ctx;
 
 	label_reader__attach(s->label_reader, give_reads, t);
-	/* OFFCPU_TEST_NO_PYTHON, test-only: bench/run's baseline without Python frames. */
-	if (!getenv("OFFCPU_TEST_NO_PYTHON"))
+	/* Test-only: bench/run's baseline without Python frames. */
+	if (!s->opts->env.no_python)
 		collector__set_python_sink(s->collector, on_python, t);
 }
 
@@ -233,8 +233,8 @@ static int start_tracer(struct session *s)
 	to.before_attach = before_attach;
 	to.before_attach_ctx = s;
 	to.label_reads = o->rules.nr_groups > 0;
-	/* A bench-only override: the wakeup programs cost, measured by absence. */
-	to.wakeups = !getenv("OFFCPU_NO_WAKEUPS");
+	/* The wakeup programs cost, measured by absence (bench/run). */
+	to.wakeups = !o->env.no_wakeups;
 	to.waker_stacks = o->wakers;
 	to.short_sample = o->short_mode == SHORT_SAMPLE;
 	/* Nothing of -- COMMAND was off CPU before it started. */
@@ -418,6 +418,12 @@ static int traced_pids(const struct id_list *given, pid_t command, struct id_lis
 static int setup(struct session *s)
 {
 	struct options *o = s->opts;
+	struct collector_opts co = {
+		.rules = &o->rules,
+		.state_mask = o->state_mask,
+		.drop_exits = o->env.drop_exits,
+		.log_reaps = o->env.memstats,
+	};
 	struct ksyms *ksyms = NULL;
 	char main_binary[PATH_MAX];
 	int err, ksyms_err, status;
@@ -438,7 +444,8 @@ static int setup(struct session *s)
 	err = symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
 	if (err)
 		return setup_failed("the symbolizer", err);
-	err = collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask, &s->collector);
+	symbolizer__set_limits(s->symbolizer, &o->env.limits);
+	err = collector__new(s->profile, s->symbolizer, &co, &s->collector);
 	if (err)
 		return setup_failed("the collector of trace records", err);
 	err = label_reader__new(&o->rules, &s->label_reader);
@@ -625,6 +632,9 @@ static int serve(struct options *o)
 		.stats = o->stats,
 		.show_idle = o->report.show_idle,
 		.stop = &stop_requested,
+		.rotate_stacks = o->env.rotate_stacks,
+		.memstats_interval_ns = o->env.memstats_interval_ns,
+		.sweep_every_tick = o->env.sweep_strings,
 	};
 	int status;
 
@@ -738,6 +748,10 @@ int main(int argc, char **argv)
 		return err ? EXIT_ENVIRONMENT : 0;
 	}
 	log__set_verbose(opts.verbose);
+	if (env_vars__read(&opts.env)) {
+		options__free(&opts);
+		return EXIT_USAGE;
+	}
 	/* A closed stdout (offcpu | head) is an EPIPE error, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
 	status = sub->run(&opts);

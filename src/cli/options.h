@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "classify/rules.h"
+#include "cli/env_vars.h"
 #include "lib/parse.h"
 #include "output/output.h"
 #include "serve/listen.h"
@@ -96,6 +97,7 @@ struct options {
 	bool wakers; /* --wakers: the waker's stacks at each wakeup */
 	enum short_mode short_mode; /* --short */
 	bool window_given;	    /* --from or --to (report.from_ns, report.to_ns) */
+	struct env_vars env;	    /* not parsed here: main() reads them (env_vars__read) */
 };
 
 /*

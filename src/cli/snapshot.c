@@ -91,8 +91,8 @@ static int start(struct snapshot *s)
 	if (err)
 		return err;
 	label_reader__attach(s->label_reader, give_reads, s->tracer);
-	/* As a recording's (main.c): OFFCPU_TEST_NO_PYTHON, the baseline without Python frames. */
-	if (!getenv("OFFCPU_TEST_NO_PYTHON"))
+	/* As a recording's (main.c): test-only, the baseline without Python frames. */
+	if (!o->env.no_python)
 		collector__set_python_sink(s->collector, on_python, s->tracer);
 	caps__drop_or_warn("loading");
 	return 0;
@@ -101,6 +101,12 @@ static int start(struct snapshot *s)
 static int setup(struct snapshot *s)
 {
 	struct options *o = s->opts;
+	struct collector_opts co = {
+		.rules = &o->rules,
+		.state_mask = o->state_mask,
+		.drop_exits = o->env.drop_exits,
+		.log_reaps = o->env.memstats,
+	};
 	struct ksyms *ksyms = NULL;
 	char main_binary[PATH_MAX];
 	int err;
@@ -131,9 +137,9 @@ static int setup(struct snapshot *s)
 		return EXIT_ENVIRONMENT;
 	}
 	err = symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
-	err = err
-		  ?: collector__new(s->profile, s->symbolizer, &o->rules, o->state_mask,
-				    &s->collector);
+	if (!err)
+		symbolizer__set_limits(s->symbolizer, &o->env.limits);
+	err = err ?: collector__new(s->profile, s->symbolizer, &co, &s->collector);
 	if (err) {
 		log__error("cannot set up the symbolizer: %s", strerror(-err));
 		return EXIT_ENVIRONMENT;

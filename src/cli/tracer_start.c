@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,8 +23,11 @@ void tracer_start__opts(const struct options *o, struct tracer_opts *to)
 	to->tids = &o->tids;
 	to->comms = o->comms;
 	to->nr_comms = o->nr_comms;
-	/* A test-only override: the BTF file tracepoints and CO-RE are read from. */
-	to->btf_path = getenv("OFFCPU_BTF_PATH");
+	to->btf_path = o->env.btf_path;
+	to->no_kernel_leaf = o->env.no_kernel_leaf;
+	to->slots_ahead = o->env.slots_ahead;
+	to->measure_clock = o->env.measure_clock;
+	to->record_delay_us = o->env.record_delay_us;
 }
 
 int tracer_start__new(const struct options *o, struct tracer_opts *to, tracer_record_fn fn,

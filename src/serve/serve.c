@@ -96,10 +96,10 @@ struct serve {
 	uint64_t last_promote_ns;
 	uint64_t start_time_s;
 	uint64_t last_trim_ns;
-	uint64_t memstats_ns; /* OFFCPU_TEST_MEMSTATS: log what is held this often; 0: never */
+	uint64_t memstats_ns; /* serve_opts.memstats_interval_ns */
 	uint64_t last_memstats_ns;
 	/* sweep_strings. */
-	bool sweep_every_tick;	   /* OFFCPU_TEST_SWEEP_STRINGS=1 */
+	bool sweep_every_tick;	   /* serve_opts.sweep_every_tick */
 	unsigned long swept_bytes; /* what the last sweep kept */
 	uint64_t last_sweep_ns;
 	unsigned long sweeps;
@@ -508,18 +508,12 @@ int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c
 		.last_promote_ns = started_ns,
 		.start_time_s = realtime_ns() / 1000000000ULL,
 	};
-	const char *rotate = getenv("OFFCPU_TEST_ROTATE_STACKS");
-	const char *memstats = getenv("OFFCPU_TEST_MEMSTATS");
-	const char *sweep = getenv("OFFCPU_TEST_SWEEP_STRINGS");
 	int err;
 
-	/* A test-only override: generations of this many stacks, windows open or not. */
-	s.rotate_stacks = rotate ? strtoul(rotate, NULL, 10) : ROTATE_STACKS;
-	s.idle_rotate_stacks = rotate ? s.rotate_stacks : IDLE_ROTATE_STACKS;
-	/* Another test-only one: log what memory is held every this many seconds. */
-	s.memstats_ns = memstats ? strtoul(memstats, NULL, 10) * 1000000000ULL : 0;
-	/* And one that sweeps the strings at every tick: under ASan, a holder missed shows. */
-	s.sweep_every_tick = sweep && !strcmp(sweep, "1");
+	s.rotate_stacks = o->rotate_stacks ?: ROTATE_STACKS;
+	s.idle_rotate_stacks = o->rotate_stacks ?: IDLE_ROTATE_STACKS;
+	s.memstats_ns = o->memstats_interval_ns;
+	s.sweep_every_tick = o->sweep_every_tick;
 	s.last_sweep_ns = started_ns;
 	if (o->duration_ns)
 		deadline = o->duration_ns > UINT64_MAX - started_ns ? UINT64_MAX

@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "profile/profile.h"
@@ -25,6 +26,12 @@ struct serve_opts {
 	bool stats;		     /* --stats: the health counters to stderr at the end */
 	bool show_idle;		     /* -k, -c, -p, -t: kernel threads idling in every view */
 	volatile sig_atomic_t *stop; /* set by the signal handler */
+	/* Test-only hooks (cli/env_vars.h). */
+	/* A generation every this many stacks, windows open or not; 0: serve's own. */
+	size_t rotate_stacks;
+	uint64_t memstats_interval_ns; /* what is held logged this often; 0: never */
+	/* The strings swept at every tick: under ASan a holder missed shows. */
+	bool sweep_every_tick;
 };
 
 /*

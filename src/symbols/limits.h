@@ -30,9 +30,6 @@ struct symbol_limits {
 	uint64_t reread_interval_ns; /* a process's maps or perf map, again at most this often */
 };
 
-/* The environment variable that lowers (or raises) them, for tests. */
-#define LIMITS_ENV "OFFCPU_TEST_LIMITS"
-
 void limits__defaults(struct symbol_limits *limits);
 /*
  * "name=value,name=value" over the defaults, names as in the struct,

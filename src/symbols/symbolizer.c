@@ -177,16 +177,6 @@ static bool equal_code_key(const void *a, const void *b)
 	return memcmp(a, b, sizeof(struct code_key)) == 0;
 }
 
-/* LIMITS_ENV over the defaults: for tests, which lower them to reach them with small files. */
-static void read_limits(struct symbol_limits *limits)
-{
-	const char *text = getenv(LIMITS_ENV), *bad;
-
-	limits__defaults(limits);
-	if (text && limits__parse(limits, text, &bad))
-		log__warn("%s: not a limit: %s", LIMITS_ENV, bad);
-}
-
 int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct ksyms *ksyms,
 		    struct symbolizer **out)
 {
@@ -194,7 +184,7 @@ int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct
 
 	if (!s)
 		return -ENOMEM;
-	read_limits(&s->limits);
+	limits__defaults(&s->limits);
 	s->strings = strings;
 	s->inlines = inlines;
 	s->ksyms = ksyms;

@@ -26,10 +26,7 @@ struct debuginfo;
  */
 int symbolizer__new(struct strpool *strings, struct inline_pool *inlines, struct ksyms *ksyms,
 		    struct symbolizer **out);
-/*
- * What reading a process's files may cost (limits.h): the defaults, or
- * LIMITS_ENV over them, unless set here.
- */
+/* What reading a process's files may cost (limits.h): the defaults unless set here. */
 void symbolizer__set_limits(struct symbolizer *s, const struct symbol_limits *limits);
 void symbolizer__free(struct symbolizer *s);
 void symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct frame *f);

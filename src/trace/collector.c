@@ -152,8 +152,8 @@ struct collector {
 	struct frame merged[OFFCPU_MAX_STACK_DEPTH + OFFCPU_PY_MAX_FRAMES];
 	/* Processes whose exit record was lost, freed (collector__reap). */
 	struct reaper *reaper;
-	bool drop_exits; /* OFFCPU_TEST_DROP_EXIT=1: exit records are ignored */
-	bool log_reaps;	 /* OFFCPU_TEST_MEMSTATS: each look is logged */
+	bool drop_exits; /* collector_opts.drop_exits: exit records are ignored */
+	bool log_reaps;	 /* collector_opts.log_reaps: each look is logged */
 };
 
 /*
@@ -215,18 +215,17 @@ static const struct unwinder_opts unwinder_opts = {
 };
 
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
-		   const struct rule_set *rules, uint32_t state_mask, struct collector **out)
+		   const struct collector_opts *o, struct collector **out)
 {
 	struct collector *c = calloc(1, sizeof(*c));
-	const char *drop_exits = getenv("OFFCPU_TEST_DROP_EXIT");
 
 	if (!c)
 		return -ENOMEM;
 	c->profile = profile;
 	c->symbolizer = symbolizer;
 	profile->process_alive = process_alive;
-	c->rules = rules;
-	c->state_mask = state_mask;
+	c->rules = o->rules;
+	c->state_mask = o->state_mask;
 	c->kernel_stacks = hash_table__new(hash_raw, equal_raw);
 	c->processes = hash_table__new(u32_key__hash, u32_key__equal);
 	c->chains = hash_table__new(u32_key__hash, u32_key__equal);
@@ -235,9 +234,8 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
 	limits__defaults(&c->python_limits);
 	c->python_pending = hash_table__new(u32_key__hash, u32_key__equal);
-	/* Test-only: the exit records a full ring buffer would lose, all of them. */
-	c->drop_exits = drop_exits && !strcmp(drop_exits, "1");
-	c->log_reaps = getenv("OFFCPU_TEST_MEMSTATS") != NULL;
+	c->drop_exits = o->drop_exits;
+	c->log_reaps = o->log_reaps;
 	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->waker_stacks ||
 	    !c->key || !c->python_pending || reaper__new(&c->reaper) ||
 	    python__new(profile->strings, &c->python_limits, &c->python) ||

@@ -7,6 +7,7 @@
 #ifndef OFFCPU_COLLECTOR_H
 #define OFFCPU_COLLECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "classify/rules.h"
@@ -15,13 +16,19 @@
 
 struct collector;
 
-/*
- * rules: the user's (--rules), tried before the built-in ones; may be empty.
- * state_mask: --state (0: all), applied again once the kernel stack tells a
- * yield from a preemption.
- */
+struct collector_opts {
+	/* The user's (--rules), tried before the built-in ones; may be empty. */
+	const struct rule_set *rules;
+	/* --state (0: all), applied again once the kernel stack tells a yield from a preemption. */
+	uint32_t state_mask;
+	/* Test-only hooks (cli/env_vars.h). */
+	bool drop_exits; /* every exit record ignored, as a full ring buffer would lose them */
+	bool log_reaps;	 /* each collector__reap logs what it reaped and what is held */
+};
+
+/* o->rules must outlive the collector. */
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
-		   const struct rule_set *rules, uint32_t state_mask, struct collector **out);
+		   const struct collector_opts *o, struct collector **out);
 void collector__free(struct collector *c);
 /*
  * How the tracer kept waits, so each gets its weight_ns: a wait

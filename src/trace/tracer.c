@@ -29,7 +29,7 @@ struct tracer {
 	struct ring_buffer *ring;
 	tracer_record_fn fn;
 	void *ctx;
-	struct timespec record_delay; /* OFFCPU_TEST_RECORD_DELAY_US */
+	struct timespec record_delay; /* tracer_opts.record_delay_us */
 	uint64_t batch_end_ns;
 	bool batch_cut;	 /* the last batch ran out of time: records may be left */
 	bool counting;	 /* at stop, past STOP_DRAIN_NS: waits are counted, not read */
@@ -41,18 +41,12 @@ struct tracer {
 	uint32_t sample_rate; /* --sample-rate, for the recovered ones too */
 	struct bpf_program *open_waits; /* offcpu_open_waits, or its plain twin */
 	bool snapshot;	    /* nothing attached */
-	bool measure_clock; /* OFFCPU_TEST_MEASURE_CLOCK */
+	bool measure_clock; /* tracer_opts.measure_clock */
 	void *open_record;  /* an open wait, 8-byte aligned for the collector */
 	uint64_t python_added; /* processes given a Python layout (tracer__python_add) */
 	unsigned int missing_features; /* KERNEL_FEATURE_* bits this run goes without */
 	uint64_t features_said;	       /* those, and trusted task arguments: each said once, counted */
 };
-
-/*
- * Test-only: measure the conversion of the kernel's switch times to
- * offcpu's clock against the traced switches, said on stderr at the stop.
- */
-#define MEASURE_CLOCK_ENV "OFFCPU_TEST_MEASURE_CLOCK"
 
 /* The largest open-wait record (offcpu_open_waits: OPEN_COPY_MAX of stack copied). */
 #define OPEN_RECORD_MAX                                                                            \
@@ -85,24 +79,6 @@ struct tracer {
  * so the record was read. batch_cut tells it from the callback's errors.
  */
 #define BATCH_END (-EAGAIN)
-
-/*
- * Test-only: microseconds slept before each record is handed on, a reader
- * as slow as one whose every record misses the caches and reads files.
- */
-#define RECORD_DELAY_ENV "OFFCPU_TEST_RECORD_DELAY_US"
-
-/*
- * Test and bench only: no kernel leaf scan, the kernel
- * stack as bpf_get_task_stack gives it, as before; bench/run and
- * bench/kernel_leaf measure both, test_fixes.py fails with it.
- */
-#define NO_KERNEL_LEAF_ENV "OFFCPU_TEST_NO_KERNEL_LEAF"
-/*
- * Tests: slots made ahead of the scheduler, as on PREEMPT_RT, on any
- * kernel (kernel_features__preempt_rt()).
- */
-#define SLOTS_AHEAD_ENV "OFFCPU_TEST_SLOTS_AHEAD"
 
 static const char *error_text(int err, char *buf, size_t size)
 {
@@ -374,7 +350,8 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool 
 	skel->rodata->stack_copy_bytes = o->user_stack ? o->stack_copy_bytes : 0;
 	skel->rodata->fix_leaf = o->user_stack && !o->stack_copy_bytes;
 	skel->rodata->want_kernel_stack = o->kernel_stack;
-	skel->rodata->take_kernel_leaf = !getenv(NO_KERNEL_LEAF_ENV);
+	/* Off only for bench/run and bench/kernel_leaf to compare; test_fixes.py fails then. */
+	skel->rodata->take_kernel_leaf = !o->no_kernel_leaf;
 	skel->rodata->want_user_stack = o->user_stack;
 	skel->rodata->user_threads_only = o->user_threads_only;
 	skel->rodata->kernel_threads_only = o->kernel_threads_only;
@@ -391,8 +368,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool 
 				   o->user_threads_only || o->kernel_threads_only || o->state_mask;
 
 	skel->rodata->max_slots = o->max_entries;
-	skel->rodata->alloc_in_scheduler =
-	    !kernel_features__preempt_rt() && !getenv(SLOTS_AHEAD_ENV);
+	skel->rodata->alloc_in_scheduler = !kernel_features__preempt_rt() && !o->slots_ahead;
 	if (o->filter_cgroup) {
 		struct stat st;
 
@@ -404,7 +380,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool 
 		}
 		skel->rodata->cgroup_id = st.st_ino;
 	}
-	skel->rodata->measure_clock = getenv(MEASURE_CLOCK_ENV) != NULL;
+	skel->rodata->measure_clock = o->measure_clock;
 	err = bpf_map__set_max_entries(skel->maps.comms, o->nr_comms ?: 1);
 	if (err) {
 		report_setup_error("size the -c map", err);
@@ -496,15 +472,6 @@ static int on_record(void *ctx, void *data, size_t size)
 		return BATCH_END;
 	}
 	return 0;
-}
-
-static void read_record_delay(struct tracer *t)
-{
-	const char *us = getenv(RECORD_DELAY_ENV);
-	unsigned long n = us ? strtoul(us, NULL, 10) : 0;
-
-	if (n && n < 1000000)
-		t->record_delay.tv_nsec = (long)n * 1000;
 }
 
 /*
@@ -924,14 +891,15 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	t->short_sample = opts->short_sample && opts->min_duration_ns;
 	t->sample_rate = opts->sample_rate;
 	t->snapshot = opts->snapshot;
-	t->measure_clock = getenv(MEASURE_CLOCK_ENV) != NULL;
+	t->measure_clock = opts->measure_clock;
+	if (opts->record_delay_us < 1000000)
+		t->record_delay.tv_nsec = (long)opts->record_delay_us * 1000;
 	t->open_record = malloc(OPEN_RECORD_MAX);
 	if (!t->open_record) {
 		free(t);
 		log__error("cannot set up the tracer: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	read_record_delay(t);
 	libbpf_set_print(libbpf_log);
 	err = open_and_load(t, opts, true);
 	if (err == -EINVAL || err == -EACCES) {

@@ -46,6 +46,13 @@ struct tracer_opts {
 	bool waker_stacks; /* --wakers: and the waker's stacks */
 	/* --short sample keeps waits below -m with p = duration/min. */
 	bool short_sample;
+	/* Test and bench hooks (cli/env_vars.h), all off when 0. */
+	bool no_kernel_leaf; /* the kernel stack as bpf_get_task_stack gives it, no leaf scan */
+	bool slots_ahead;    /* slots made ahead of the scheduler on any kernel, as on PREEMPT_RT */
+	/* The kernel's switch times' conversion to offcpu's clock measured, said at the stop. */
+	bool measure_clock;
+	/* Slept before each record is handed on (under 1 s): a reader as slow as a cold one. */
+	uint32_t record_delay_us;
 };
 
 /*

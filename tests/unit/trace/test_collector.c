@@ -40,7 +40,10 @@ static void start_with(struct fixture *f, bool keep_waits, struct ksyms *ksyms)
 	assert_int_equal(profile__new(keep_waits, &f->profile), 0);
 	assert_int_equal(
 	    symbolizer__new(f->profile->strings, f->profile->inlines, ksyms, &f->symbolizer), 0);
-	assert_int_equal(collector__new(f->profile, f->symbolizer, &f->rules, 0, &f->collector), 0);
+	assert_int_equal(collector__new(f->profile, f->symbolizer,
+					&(struct collector_opts){ .rules = &f->rules },
+					&f->collector),
+			 0);
 }
 
 static void start_keeping(struct fixture *f, bool keep_waits)
