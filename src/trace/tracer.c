@@ -350,7 +350,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool 
 	skel->rodata->stack_copy_bytes = o->user_stack ? o->stack_copy_bytes : 0;
 	skel->rodata->fix_leaf = o->user_stack && !o->stack_copy_bytes;
 	skel->rodata->want_kernel_stack = o->kernel_stack;
-	/* Off only for bench/run and bench/kernel_leaf to compare; test_fixes.py fails then. */
+	/* Off only for bench/run and bench/kernel_leaf to compare; test_kernel_leaf.py fails then. */
 	skel->rodata->take_kernel_leaf = !o->no_kernel_leaf;
 	skel->rodata->want_user_stack = o->user_stack;
 	skel->rodata->user_threads_only = o->user_threads_only;
