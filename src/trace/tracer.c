@@ -454,15 +454,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		count_unread(t, data, size);
 		return 0;
 	}
-	if (t->record_delay.tv_nsec) {
-		/*
-		 * A slow reader's lag, not its work: it does not use up the
-		 * batch's time, or the stop's drain (250 ms: 8 delays) can
-		 * leave a short command's last waits unread.
-		 */
+	if (t->record_delay.tv_nsec)
 		nanosleep(&t->record_delay, NULL);
-		t->batch_end_ns += (uint64_t)t->record_delay.tv_nsec;
-	}
 	err = t->fn(t->ctx, data, size);
 	if (err < 0)
 		return err;

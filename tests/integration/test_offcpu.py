@@ -1990,6 +1990,8 @@ def test_unwind_after_command_exited():
     # A reader 30 ms behind each record unwinds the waits of this 60 ms
     # command after it exited, before offcpu reaps it: no map_files then.
     # libc was marked unreadable for good and every stack cut at its leaf.
+    # The stop's drain reads for 250 ms: with the first unwinding's files
+    # to open on a loaded machine, a wait may be left in the ring, counted.
     out = os.path.join(TMP, "sym-late.json")
     env = dict(os.environ, OFFCPU_TEST_RECORD_DELAY_US="30000")
     r = run([OFFCPU, "--stats", "-f", "json", "-o", out, "--",
@@ -1997,8 +1999,8 @@ def test_unwind_after_command_exited():
     assert r.returncode == 0, r.stderr
     waits, stats = read_json_lines(out)
     mine = [w for w in waits if w["comm"] == "sym_late" and w["wait"] == "sleep"]
-    assert len(mine) == 3, ([(w["comm"], w["wait"]) for w in waits],
-                            {k: v for k, v in stats.items() if v})
+    assert mine and len(mine) + stats["ringbuf_unread"] >= 3, \
+        ([(w["comm"], w["wait"]) for w in waits], {k: v for k, v in stats.items() if v})
     for w in mine:
         syms = user_syms(w)
         assert "prog_wait" in syms and "main" in syms, syms
