@@ -214,6 +214,8 @@ int pg_events__parse(FILE *file, struct pg_events **out, unsigned int *bad_line,
 		*why = "out of memory";
 		return -ENOMEM;
 	}
+	/* A read error's errno is getc's, not one left by an open tried before. */
+	errno = 0;
 	while ((got = read_line(file, line, &bytes)) != 0) {
 		struct pg_entry *e;
 

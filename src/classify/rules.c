@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "classify/pg_events.h"
@@ -307,17 +309,59 @@ FILE *rules__open(const char *arg, char *path, size_t path_size)
 	return file;
 }
 
-FILE *rules__open_beside(const char *rules_path, const char *name, char *path, size_t path_size)
+/*
+ * Whether fd may be read beside a rules file owned by rules_uid: a file a
+ * pack is decoded by is trusted as far as that rules file is, and no
+ * further. A regular file (a FIFO would hang the start), owned by root, by
+ * us or by the rules file's owner, and writable by its owner alone: in a
+ * shared folder such as /tmp another user's file is not read.
+ */
+static bool trusted_beside(int fd, uid_t rules_uid)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return false;
+	return st.st_uid == 0 || st.st_uid == geteuid() || st.st_uid == rules_uid;
+}
+
+int rules__open_beside(const char *rules_path, const char *name, char *path, size_t path_size,
+		       FILE **file)
 {
 	const char *slash = strrchr(rules_path, '/');
-	FILE *file;
+	uid_t rules_uid = geteuid();
+	struct stat st;
+	int fd, n;
 
+	*file = NULL;
 	if (slash)
-		snprintf(path, path_size, "%.*s/%s", (int)(slash - rules_path), rules_path, name);
+		n = snprintf(path, path_size, "%.*s/%s", (int)(slash - rules_path), rules_path,
+			     name);
 	else
-		snprintf(path, path_size, "%s", name);
-	file = fopen(path, "re");
-	return file ? file : open_shipped(name, path, path_size);
+		n = snprintf(path, path_size, "%s", name);
+	if (n < 0 || (size_t)n >= path_size)
+		return -ENAMETOOLONG;
+	if (!stat(rules_path, &st))
+		rules_uid = st.st_uid;
+	/* O_NOFOLLOW: a link there is refused (ELOOP), not followed. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno != ENOENT)
+		return errno == ELOOP ? -EPERM : -errno;
+	if (fd >= 0) {
+		if (!trusted_beside(fd, rules_uid)) {
+			close(fd);
+			return -EPERM;
+		}
+		*file = fdopen(fd, "re");
+		if (!*file) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		return 0;
+	}
+	*file = open_shipped(name, path, path_size);
+	return 0;
 }
 
 void rules__free(struct rule_set *set)

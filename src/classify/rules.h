@@ -85,9 +85,13 @@ FILE *rules__open(const char *arg, char *path, size_t path_size);
 /*
  * A file a rules file's decoders read (PG_EVENTS_FILE): beside that rules
  * file (rules_path, as rules__open filled it), else where packs are found.
- * Fills path with what it opened; NULL when there is none.
+ * Fills path with what it opened, *file NULL when there is none: 0, or
+ * -EPERM when the file beside is not to be trusted (not a regular file, a
+ * link, writable by others, or another user's than root, ours or the rules
+ * file's owner), -errno when it cannot be opened; path names it.
  */
-FILE *rules__open_beside(const char *rules_path, const char *name, char *path, size_t path_size);
+int rules__open_beside(const char *rules_path, const char *name, char *path, size_t path_size,
+		       FILE **file);
 void rules__free(struct rule_set *set);
 
 /* Does the symbol match the glob? Compiler clones (".isra.0", ".cold") match their origin. */

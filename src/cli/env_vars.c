@@ -63,7 +63,7 @@ int env_vars__read(struct env_vars *ev)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->btf_path = getenv("OFFCPU_BTF_PATH");
-	/* As it always was: set at all, to anything, is set. */
+	/* Set at all is set, to anything, empty too (offcpu.1, ENVIRONMENT). */
 	ev->no_wakeups = getenv("OFFCPU_NO_WAKEUPS") != NULL;
 	ev->memstats = getenv("OFFCPU_TEST_MEMSTATS") != NULL;
 	err = read_limits(&ev->limits);

@@ -326,7 +326,16 @@ static void load_pg_events(const char *rules_path, struct rule_set *set)
 	if (set->pg_events_looked_up || !reads__use_pg_events(set))
 		return;
 	set->pg_events_looked_up = true;
-	file = rules__open_beside(rules_path, PG_EVENTS_FILE, path, sizeof(path));
+	err = rules__open_beside(rules_path, PG_EVENTS_FILE, path, sizeof(path), &file);
+	if (err) {
+		log__warn("%s not read: %s; PostgreSQL's wait events named by offcpu's built-in "
+			  "tables instead",
+			  path,
+			  err == -EPERM ? "not a regular file owned by root or by the rules file's owner "
+					  "and writable by that owner alone"
+					: strerror(-err));
+		return;
+	}
 	if (!file)
 		return;
 	err = pg_events__parse(file, &set->pg_events, &line, &why);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -465,15 +466,34 @@ static void data_file_found_beside_its_rules(void **state)
 	f = fopen(data, "we");
 	assert_non_null(f);
 	fclose(f);
-	f = rules__open_beside(rules, PG_EVENTS_FILE, path, sizeof(path));
+	assert_int_equal(rules__open_beside(rules, PG_EVENTS_FILE, path, sizeof(path), &f), 0);
 	assert_non_null(f);
 	assert_string_equal(path, data);
 	fclose(f);
-	f = rules__open_beside("rules/postgres.rules", PG_EVENTS_FILE, path, sizeof(path));
+	assert_int_equal(rules__open_beside("rules/postgres.rules", PG_EVENTS_FILE, path,
+					    sizeof(path), &f),
+			 0);
 	assert_non_null(f);
 	assert_string_equal(path, DATA_FILE);
 	fclose(f);
+	/* Writable by others: another user could have written it. */
+	assert_int_equal(chmod(data, 0666), 0);
+	assert_int_equal(rules__open_beside(rules, PG_EVENTS_FILE, path, sizeof(path), &f), -EPERM);
+	assert_null(f);
+	assert_string_equal(path, data);
 	assert_int_equal(unlink(data), 0);
+	/* A FIFO would hang the start; a link is not followed. */
+	assert_int_equal(mkfifo(data, 0600), 0);
+	assert_int_equal(rules__open_beside(rules, PG_EVENTS_FILE, path, sizeof(path), &f), -EPERM);
+	assert_null(f);
+	assert_int_equal(unlink(data), 0);
+	assert_int_equal(symlink(DATA_FILE, data), 0);
+	assert_int_equal(rules__open_beside(rules, PG_EVENTS_FILE, path, sizeof(path), &f), -EPERM);
+	assert_null(f);
+	assert_int_equal(unlink(data), 0);
+	/* A path past the buffer is refused, not cut to another name. */
+	assert_int_equal(rules__open_beside(rules, PG_EVENTS_FILE, path, 20, &f), -ENAMETOOLONG);
+	assert_null(f);
 	assert_int_equal(rmdir(dir), 0);
 }
 
