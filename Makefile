@@ -169,14 +169,25 @@ $(OUTPUT)/offcpu-static: $(OUTPUT)/obj/cli/main-static.o $(STATIC_LIB_OBJS)
 
 static: $(OUTPUT)/offcpu-static
 
+# What several unit tests share (tests/unit/profile_fixtures.h), an object for each build.
+$(OUTPUT)/tests/unit/profile_fixtures.o: tests/unit/profile_fixtures.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tests/asan/profile_fixtures.o: tests/unit/profile_fixtures.c
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ASAN_CFLAGS) -c $< -o $@
+
 # The headers a test's dependency file adds to $^ stay off the command line.
-$(OUTPUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(OUTPUT)/tests/unit/profile_fixtures.o
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -lcmocka -o $@
 
 # The unit tests again, with the library under the sanitizers.
-$(OUTPUT)/tests/asan/%: tests/unit/%.c $(ASAN_OBJS)
+$(OUTPUT)/tests/asan/%: tests/unit/%.c $(ASAN_OBJS) $(OUTPUT)/tests/asan/profile_fixtures.o
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ASAN_CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -lcmocka -o $@
@@ -477,5 +488,6 @@ install: offcpu
 clean:
 	$(Q)rm -rf $(OUTPUT) offcpu
 
--include $(wildcard $(addsuffix /*/*.d,$(OBJ_DIRS)) $(OUTPUT)/tests/unit/*/*.d \
-	$(OUTPUT)/tests/asan/*/*.d $(OUTPUT)/fuzz/obj/*.d $(OUTPUT)/bench/*.d)
+-include $(wildcard $(addsuffix /*/*.d,$(OBJ_DIRS)) $(OUTPUT)/tests/unit/*.d \
+	$(OUTPUT)/tests/unit/*/*.d $(OUTPUT)/tests/asan/*.d $(OUTPUT)/tests/asan/*/*.d \
+	$(OUTPUT)/fuzz/obj/*.d $(OUTPUT)/bench/*.d)

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A json recording read back: the same profile, the same pprof as tracing
+ * wrote, hostile names as they were; bad recordings and failed reads refused.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/array.h"
+#include "offcpu.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "trace/recording.h"
+
+#include "../profile_fixtures.h"
+
+/* json -> report -> json gives the same waits and counters. */
+static void recording_round_trip(void **state)
+{
+	struct profile *p = fixture_profile(true), *back;
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	char *text, *again;
+
+	(void)state;
+	p->counters[OFFCPU_CNT_SWITCHES] = 42;
+	/* A recording that does not say how long it ran, as before it did. */
+	text = render(output_json__write, p);
+	assert_null(strstr(text, "\"recording_duration_ns\""));
+	back = read_back(text, &all, true);
+	assert_int_equal(back->total_count, 3);
+	assert_int_equal(back->total_ns, 100000000);
+	assert_int_equal(back->counters[OFFCPU_CNT_SWITCHES], 42);
+	/* From the earliest start (clamped at 0 here) to the last end. */
+	assert_int_equal(back->duration_ns, 3000);
+	assert_int_equal(back->start_time_ns, 0);
+	profile__free(back);
+	free(text);
+
+	/* One that does, as tracing writes them: the same recording again. */
+	p->start_time_ns = 1700000000123456789ULL;
+	p->duration_ns = 5000000000ULL;
+	text = render(output_json__write, p);
+	assert_non_null(strstr(text, ",\"recording_start_ns\":1700000000123456789,"
+				     "\"recording_duration_ns\":5000000000}\n"));
+	back = read_back(text, &all, true);
+	assert_int_equal(back->start_time_ns, 1700000000123456789ULL);
+	assert_int_equal(back->duration_ns, 5000000000ULL);
+	again = render(output_json__write, back);
+	assert_string_equal(again, text);
+	free(again);
+	profile__free(back);
+
+	/* --state and -m apply to a report as to tracing. */
+	all.min_duration_ns = 30000000;
+	back = read_back(text, &all, false);
+	assert_int_equal(back->total_count, 2);
+	profile__free(back);
+	free(text);
+	profile__free(p);
+}
+static void recording_errors(void **state)
+{
+	static const char *const bad[] = {
+		"\n",						 /* no stats record: cut short */
+		"{\"type\":\"offcpu\"}\n{\"type\":\"stats\"}\n", /* fields missing */
+		"not json\n",
+		"{\"type\":\"stats\"}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"asleep\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"kernel_stack\":[{\"addr\":"
+		"\"12\"}]}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"stats\",\"switches\":-1}\n",
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"user_stack\":[{\"addr\":"
+		"\"0x12\",\"module\":\"/a\",\"module_off\":\"0x2\"}]}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"stats\",\"recording_duration_ns\":\"5s\"}\n",
+	};
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	struct profile *p;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		FILE *in = fmemopen((void *)bad[i], strlen(bad[i]), "r");
+
+		assert_int_equal(profile__new(false, &p), 0);
+		if (recording__read(in, "bad", &all, p) != -EINVAL)
+			fail_msg("accepted bad recording %zu: %s", i, bad[i]);
+		fclose(in);
+		profile__free(p);
+	}
+}
+/* A stream that gives its text, then fails as a disk does: EIO. */
+static ssize_t read_then_fail(void *cookie, char *buf, size_t size)
+{
+	const char **text = cookie;
+	size_t n = strlen(*text);
+
+	if (!n) {
+		errno = EIO;
+		return -1;
+	}
+	n = n < size ? n : size;
+	memcpy(buf, *text, n);
+	*text += n;
+	return (ssize_t)n;
+}
+/*
+ * A read that fails is no end of file: its errno comes back (the caller
+ * says it, exit 1), not "no stats record". A directory is the wrong
+ * argument: said here, -EINVAL (exit 2).
+ */
+static void recording_read_errors(void **state)
+{
+	const char *text = "{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\","
+			   "\"state\":\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0}\n";
+	cookie_io_functions_t io = { .read = read_then_fail };
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	struct profile *p;
+	FILE *in;
+
+	(void)state;
+	in = fopencookie(&text, "r", io);
+	assert_non_null(in);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(recording__read(in, "disk", &all, p), -EIO);
+	fclose(in);
+	profile__free(p);
+
+	in = fopen("/", "r");
+	assert_non_null(in);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(recording__read(in, "/", &all, p), -EINVAL);
+	fclose(in);
+	profile__free(p);
+}
+/*
+ * offcpu report -f pprof of a json recording is the profile that tracing
+ * with -f pprof writes of the same waits: the same mappings (file offsets,
+ * build IDs), locations, functions, samples, time and comments.
+ */
+static void pprof_of_recording_is_the_live_one(void **state)
+{
+	struct profile *live = full_profile(false), *recorded = full_profile(true), *back;
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	size_t live_len, back_len;
+	uint8_t *live_pb, *back_pb;
+	char *text;
+
+	(void)state;
+	/* The main binary too, which the stats record carries. */
+	assert_int_equal(profile__set_main_binary(live, "/usr/bin/app"), 0);
+	assert_int_equal(profile__set_main_binary(recorded, "/usr/bin/app"), 0);
+	text = render(output_json__write, recorded);
+	assert_non_null(strstr(text, "\"recording_main_binary\":\"/usr/bin/app\""));
+	back = read_back(text, &all, false);
+	assert_string_equal(back->main_binary, "/usr/bin/app");
+	live_pb = pprof_of(live, &live_len);
+	back_pb = pprof_of(back, &back_len);
+	assert_int_equal(back_len, live_len);
+	assert_memory_equal(back_pb, live_pb, live_len);
+	free(live_pb);
+	free(back_pb);
+	free(text);
+	profile__free(back);
+	profile__free(recorded);
+	profile__free(live);
+}
+/*
+ * offcpu report of a recording of such names shows what tracing showed:
+ * the JSON keeps every character (escaped), and what no format can hold,
+ * bytes that are no character, is U+FFFD in the recording as in every
+ * format written live.
+ */
+static void hostile_names_read_back_the_same(void **state)
+{
+	int (*const writers[])(FILE *, const struct profile *, const struct output_opts *) = {
+		output_text__write,
+		output_folded__write,
+		output_svg__write,
+		output_json__write,
+	};
+	struct profile *live = hostile_profile(true), *back;
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	char *recording = render(output_json__write, live), *a, *b;
+	size_t live_len, back_len, i;
+	uint8_t *live_pb, *back_pb;
+	FILE *in = fmemopen(recording, strlen(recording), "r");
+
+	(void)state;
+	assert_int_equal(profile__new(true, &back), 0);
+	assert_int_equal(recording__read(in, "hostile", &all, back), 0);
+	fclose(in);
+	for (i = 0; i < ARRAY_SIZE(writers); i++) {
+		a = render(writers[i], live);
+		b = render(writers[i], back);
+		assert_string_equal(b, a);
+		free(a);
+		free(b);
+	}
+	a = render_by(output_text__write, live, GROUP_BY_TITLE);
+	b = render_by(output_text__write, back, GROUP_BY_TITLE);
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
+	live_pb = pprof_of(live, &live_len);
+	back_pb = pprof_of(back, &back_len);
+	assert_int_equal(back_len, live_len);
+	assert_memory_equal(back_pb, live_pb, live_len);
+	free(live_pb);
+	free(back_pb);
+	free(recording);
+	profile__free(back);
+	profile__free(live);
+}
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(recording_round_trip),
+		cmocka_unit_test(recording_errors),
+		cmocka_unit_test(recording_read_errors),
+		cmocka_unit_test(pprof_of_recording_is_the_live_one),
+		cmocka_unit_test(hostile_names_read_back_the_same),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
