@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The text report of the fixture profile: its tables, --group-by; hostile names, folded's too. */
+/*
+ * The text report of the fixture profile: its tables, --group-by; hostile
+ * names, folded's too. Its top stacks, on stacks as deep as a recording can
+ * make them; --top.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/inline_pool.h"
+#include "offcpu.h"
+#include "output/frame_names.h"
 #include "output/output.h"
 #include "profile/profile.h"
 
@@ -131,12 +138,298 @@ static void hostile_names_in_text_and_folded(void **state)
 	}
 	profile__free(p);
 }
+
+/* The buffer is the caller's: gcc 12 takes a returned one for a dangling local. */
+static void report_top(const struct profile *p, uint32_t top, char **text, size_t *size)
+{
+	struct output_opts opts = { .group_by = GROUP_BY_TID, .top = top };
+	FILE *out = open_memstream(text, size);
+
+	assert_non_null(out);
+	assert_int_equal(output_format__write(output_format__by_name("text"), out, p, &opts), 0);
+	assert_int_equal(fclose(out), 0);
+}
+
+static void report(const struct profile *p, char **text, size_t *size)
+{
+	report_top(p, 0, text, size);
+}
+
+/*
+ * Every user frame of the deepest stack with the deepest inline chain the
+ * folded lines keep: far more names than the two stacks' frames, which
+ * the report once took for the bound and so cut off the kernel leaf.
+ */
+static void deepest_stack_keeps_its_leaf(void **state)
+{
+	static struct frame user[OFFCPU_MAX_STACK_DEPTH], kernel[OFFCPU_MAX_STACK_DEPTH];
+	struct profile *p;
+	struct wait w = { 0 };
+	static const char heading[] =
+	    "  #1 deep;[interruptible];[sleep]  5.000 ms, 100.0%, 1 wait\n";
+	char name[64], *text, *at;
+	size_t i, k, size;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	for (i = 0; i < OFFCPU_MAX_STACK_DEPTH; i++) {
+		const struct frame_inline *in = NULL;
+
+		memset(&user[i], 0, sizeof(user[i]));
+		snprintf(name, sizeof(name), "caller_%zu", i);
+		user[i].sym = strpool__intern(p->strings, i ? name : "user_leaf");
+		user[i].addr = 0x1000 + i;
+		for (k = 0; k < FRAME_NAMES_MAX_INLINES; k++) {
+			snprintf(name, sizeof(name), "inlined_%zu_%zu", i, k);
+			in = inline_pool__intern(p->inlines, strpool__intern(p->strings, name),
+						 NULL, 0, in);
+			assert_non_null(in);
+		}
+		user[i].inlined = in;
+		memset(&kernel[i], 0, sizeof(kernel[i]));
+		snprintf(name, sizeof(name), "kernel_%zu", i);
+		kernel[i].sym = strpool__intern(p->strings, i ? name : "kernel_leaf");
+		kernel[i].addr = 0xffffffff81000000ULL + i;
+		kernel[i].kernel = true;
+	}
+	w.pid = w.tid = 42;
+	w.comm = strpool__intern(p->strings, "deep");
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.kernel_stack = profile__intern_stack(p, kernel, OFFCPU_MAX_STACK_DEPTH);
+	w.user_stack = profile__intern_stack(p, user, OFFCPU_MAX_STACK_DEPTH);
+	w.duration_ns = 5000000;
+	assert_int_equal(profile__add(p, &w), 0);
+
+	report(p, &text, &size);
+	at = strstr(text, heading);
+	assert_non_null(at);
+	at += strlen(heading);
+	/*
+	 * Leaf first: the kernel leaf, the rest of the kernel stack, then user
+	 * frames, each side under its own heading, no "_[k]" on the names.
+	 */
+	assert_true(!strncmp(at, "    kernel:\n      kernel_leaf\n      kernel_1\n",
+			     strlen("    kernel:\n      kernel_leaf\n      kernel_1\n")));
+	assert_null(strstr(at, "_[k]"));
+	/* The user leaf's innermost inlined function is the first user name. */
+	assert_non_null(strstr(at, "      kernel_126\n    user:\n      inlined_0_31\n"));
+	assert_non_null(strstr(at, "      inlined_0_0\n      user_leaf\n      inlined_1_31\n"));
+	/* And the root end: the outermost caller last. */
+	assert_non_null(strstr(at, "      inlined_126_0\n      caller_126\n\nHealth counters\n"));
+	free(text);
+	profile__free(p);
+}
+
+/* 30 threads, one stack each, in 3 wait classes and 2 states; the first nr_open still waiting. */
+static struct profile *many_threads_open(uint32_t nr_open)
+{
+	static const char *const classes[] = { "sleep", "io", "lock:futex" };
+	struct frame kernel = { .addr = 0xffffffff81000000ULL, .kernel = true };
+	struct profile *p;
+	char name[32];
+	uint32_t i;
+
+	assert_int_equal(profile__new(false, &p), 0);
+	for (i = 0; i < 30; i++) {
+		struct wait w = { 0 };
+
+		snprintf(name, sizeof(name), "kernel_%u", i);
+		kernel.sym = strpool__intern(p->strings, name);
+		snprintf(name, sizeof(name), "thread_%u", i);
+		w.pid = w.tid = 100 + i;
+		w.comm = strpool__intern(p->strings, name);
+		w.state = i % 2 ? OFFCPU_STATE_INTERRUPTIBLE : OFFCPU_STATE_UNINTERRUPTIBLE;
+		w.wait_class = strpool__intern(p->strings, classes[i % 3]);
+		w.kernel_stack = profile__intern_stack(p, &kernel, 1);
+		w.duration_ns = 1000000 + i;
+		w.open = i < nr_open ? OFFCPU_WAIT_OPEN_AFTER : 0;
+		assert_int_equal(profile__add(p, &w), 0);
+	}
+	return p;
+}
+
+static struct profile *many_threads(void)
+{
+	return many_threads_open(0);
+}
+
+static size_t count(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (text = strstr(text, needle)); text++)
+		n++;
+	return n;
+}
+
+/* Rows of the threads named thread_N (a health counter's name starts "thread_" too). */
+static size_t thread_rows(const char *text)
+{
+	size_t n = 0;
+
+	for (; (text = strstr(text, "  thread_")); text++)
+		n += text[9] >= '0' && text[9] <= '9';
+	return n;
+}
+
+/* Without --top: 20 threads and 10 stacks, every state and class; with it, N of each. */
+static void top_cuts_every_table(void **state)
+{
+	struct profile *p = many_threads();
+	char *text;
+	size_t size;
+
+	(void)state;
+	report(p, &text, &size);
+	assert_non_null(strstr(text, "\nBy thread state\n"));
+	assert_non_null(strstr(text, "\nBy wait class\n"));
+	assert_non_null(strstr(text, "\nBy thread (top 20)\n"));
+	assert_int_equal(thread_rows(text), 20);
+	assert_non_null(strstr(text, "  ... 10 more\n"));
+	assert_int_equal(count(text, "  #"), 10);
+	free(text);
+
+	report_top(p, 2, &text, &size);
+	assert_non_null(strstr(text, "\nBy thread state (top 2)\n"));
+	assert_non_null(strstr(text, "\nBy wait class (top 2)\n  wait class"));
+	assert_non_null(strstr(text, "\nBy thread (top 2)\n"));
+	assert_int_equal(thread_rows(text), 2);
+	assert_non_null(strstr(text, "  ... 1 more\n"));
+	assert_non_null(strstr(text, "  ... 28 more\n"));
+	assert_int_equal(count(text, "  #"), 2);
+	free(text);
+	profile__free(p);
+}
+
+/*
+ * Kernel threads idling are left out of every table and the top stacks,
+ * the shares are of the rest, and one line says how much and how to see
+ * them; with -k (show_idle) they are shown like any wait.
+ */
+static void idle_is_hidden_and_said_so(void **state)
+{
+	struct frame kernel = { .addr = 0xffffffff81000000ULL, .kernel = true };
+	struct output_opts opts = { .group_by = GROUP_BY_TID };
+	struct wait w = { 0 };
+	struct profile *p;
+	char *text = NULL;
+	size_t size;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	kernel.sym = strpool__intern(p->strings, "worker_thread");
+	w.pid = w.tid = 7;
+	w.comm = strpool__intern(p->strings, "kworker/0:1");
+	w.state = OFFCPU_STATE_IDLE;
+	w.wait_class = strpool__intern(p->strings, "idle");
+	w.kernel_stack = profile__intern_stack(p, &kernel, 1);
+	w.duration_ns = 3000000;
+	assert_int_equal(profile__add(p, &w), 0);
+	kernel.sym = strpool__intern(p->strings, "do_nanosleep");
+	w.pid = w.tid = 8;
+	w.comm = strpool__intern(p->strings, "app");
+	w.state = OFFCPU_STATE_INTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "sleep");
+	w.kernel_stack = profile__intern_stack(p, &kernel, 1);
+	w.duration_ns = 1000000;
+	assert_int_equal(profile__add(p, &w), 0);
+
+	report(p, &text, &size);
+	assert_non_null(strstr(text, "offcpu: 2 waits, 4.000 ms off CPU in total\n"
+				     "hidden: 3.000 ms (75.0%) in 1 wait of kernel threads idling "
+				     "(wait class idle); -k or -c/-p/-t shows them\n"));
+	assert_null(strstr(text, "kworker"));
+	assert_null(strstr(text, "worker_thread"));
+	assert_null(strstr(text, "  idle "));
+	assert_non_null(
+	    strstr(text, "  sleep                                    1.000 ms  100.0%"));
+	assert_non_null(
+	    strstr(text, "  #1 app;[interruptible];[sleep]  1.000 ms, 100.0%, 1 wait\n"));
+	free(text);
+
+	text = NULL;
+	opts.show_idle = true;
+	out = open_memstream(&text, &size);
+	assert_non_null(out);
+	assert_int_equal(output_format__write(output_format__by_name("text"), out, p, &opts), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_null(strstr(text, "hidden:"));
+	assert_non_null(strstr(text, "  #1 kworker/0:1;[idle];[idle]  3.000 ms, 75.0%"));
+	assert_non_null(strstr(text, "    kernel:\n      worker_thread\n"));
+	free(text);
+	profile__free(p);
+}
+
+/*
+ * The summary first: the tables come before the waits still open at the
+ * stop, which --top cuts as the stacks, saying how many more there are and
+ * what shows them. When every wait is still open (a snapshot), their list
+ * is the stacks: each is printed once.
+ */
+static void still_waiting_after_the_summary_and_cut(void **state)
+{
+	struct profile *p = many_threads_open(12);
+	const char *tables, *still, *stacks;
+	char *text;
+	size_t size;
+
+	(void)state;
+	report(p, &text, &size);
+	tables = strstr(text, "\nBy wait class\n");
+	still = strstr(text, "\nStill waiting (longest first)\n");
+	stacks = strstr(text, "\nTop stacks (leaf first)\n");
+	assert_true(tables && still && stacks && tables < still && still < stacks);
+	assert_non_null(strstr(still, "  #10 tid "));
+	assert_null(strstr(still, "  #11 tid "));
+	assert_non_null(strstr(still, "\n  ... 2 more still waiting; --top 12 shows them\n"));
+	free(text);
+	report_top(p, 12, &text, &size);
+	assert_non_null(strstr(text, "  #12 tid "));
+	assert_null(strstr(text, "more still waiting"));
+	free(text);
+	profile__free(p);
+
+	p = many_threads_open(30);
+	report_top(p, 30, &text, &size);
+	assert_non_null(strstr(text, "\nStill waiting (longest first)\n"));
+	assert_null(strstr(text, "Top stacks"));
+	assert_int_equal(count(text, "      kernel_7\n"), 1);
+	free(text);
+	profile__free(p);
+}
+
+/* Counters that counted something one a line, as --stats aligns them; the rest in one line. */
+static void zero_counters_in_one_line(void **state)
+{
+	struct profile *p = many_threads();
+	char *text;
+	size_t size;
+
+	(void)state;
+	p->counters[OFFCPU_CNT_SWITCHES] = 42;
+	p->counters[OFFCPU_CNT_SYMBOL_MISS] = 3;
+	report(p, &text, &size);
+	assert_non_null(strstr(text, "\nHealth counters\n"
+				     "  switches                   42\n"
+				     "  symbol_misses              3\n"
+				     "  other counters: 0\n"));
+	free(text);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(text_report),
 		cmocka_unit_test(text_group_by),
 		cmocka_unit_test(hostile_names_in_text_and_folded),
+		cmocka_unit_test(deepest_stack_keeps_its_leaf),
+		cmocka_unit_test(top_cuts_every_table),
+		cmocka_unit_test(idle_is_hidden_and_said_so),
+		cmocka_unit_test(still_waiting_after_the_summary_and_cut),
+		cmocka_unit_test(zero_counters_in_one_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
