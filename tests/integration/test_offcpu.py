@@ -1668,10 +1668,12 @@ def test_capabilities_dropped_after_attach():
     mine = [w for w in waits if w["comm"] == "wl_nobody" and w["wait"] == "sleep"]
     # A wait that ended as tracing stopped, still parked for its user
     # stack, goes without one, counted (seen: the last of 97); so does one
-    # whose switch-in the kernel hid (recovered).
+    # whose switch-in the kernel hid (recovered), and one whose stack the
+    # unwinder could not begin, counted in user_stack_cut_short (once in a
+    # CI run, with processes_gone 1: the workload's maps unreadable once).
     stackless = [w for w in mine if not w["user_stack"] and not recovered(w)]
-    assert len(stackless) <= stats["user_stack_pending"] + stats["user_stack_lost"], \
-        (len(stackless), stats)
+    assert len(stackless) <= stats["user_stack_pending"] + stats["user_stack_lost"] + \
+        stats["user_stack_cut_short"], (len(stackless), stats)
     assert len([w for w in mine if recovered(w)]) <= stats["switch_in_recovered"], stats
     assert mine and all("main" in user_syms(w) and "clock_nanosleep" in user_syms(w)
                         for w in mine if w["user_stack"]), [user_syms(w) for w in mine]
