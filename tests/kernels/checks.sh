@@ -309,7 +309,11 @@ fi
 # there is nothing to see: qemu's UART is always ready, so the hard
 # interrupt drains the buffer inside the writer's own write and it never
 # blocks there (on the cloud kernel 6 of its 7 waits were preemptions,
-# none in write); the host's tests check hard interrupt wakers.
+# none in write); the host's tests check hard interrupt wakers. Threaded,
+# the writer blocks only when it fills the buffer faster than the thread
+# empties it: on the generic kernel 2 of its waits once, 3 or more other
+# times; 256 KiB took past the 120 s watchdog on PREEMPT_RT under TCG.
+# The first open waits too, for kthreadd to make the handler's thread.
 if [ "$threaded_irqs" -eq 1 ]; then
 	offcpu -m 0 -f json -o $T/tty.json -- kernel_waits ttywrite /dev/ttyS1 65536 2>$T/tty.err
 	rc=$?
@@ -322,8 +326,8 @@ if [ "$threaded_irqs" -eq 1 ]; then
 			else other = other " " (str(w, "context") != "" ? str(w, "context") : str(w, "comm"))
 		}
 		END {
-			if (thread < 3 || hard > 0)
-				printf "%d waits of the writer woken: %d by an irq thread (want 3 or more), %d in hardirq context (want 0); others:%s",
+			if (thread < 1 || hard > 0)
+				printf "%d waits of the writer woken: %d by an irq thread (want 1 or more), %d in hardirq context (want 0); others:%s",
 					n, thread + 0, hard + 0, other
 		}' $T/tty.json)$(load_errors $T/tty.err)"
 fi
