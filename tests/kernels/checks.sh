@@ -10,8 +10,9 @@ T=/tmp
 # Interrupt handlers run in threads of their own on PREEMPT_RT and where
 # the kernel was booted with threadirqs (matrix.py boots one kernel so):
 # those kernels have one check more, the wakeups from such a thread.
-threaded_irqs=0
-uname -v | grep -q PREEMPT_RT && threaded_irqs=1
+preempt_rt=0
+uname -v | grep -q PREEMPT_RT && preempt_rt=1
+threaded_irqs=$preempt_rt
 grep -qw threadirqs /proc/cmdline && threaded_irqs=1
 CHECKS=$((18 + threaded_irqs))
 echo "plan $CHECKS"
@@ -294,7 +295,7 @@ offcpu -m 0 --state uninterruptible -f json -o $T/rt.json -- kernel_waits rtlock
 rc=$?
 rt=$(awk "$AWKLIB"'/"type":"offcpu"/ && str($0, "comm") == "kw_rtlock" && str($0, "wait") == "lock:rt-spin" { n++ }
 	END { print n + 0 }' $T/rt.json)
-if uname -v | grep -q PREEMPT_RT; then
+if [ "$preempt_rt" -eq 1 ]; then
 	check "rt spinlock waits (PREEMPT_RT)" "$([ $rc -eq 0 ] || echo "exit $rc;")$(
 		[ "$rt" -ge 1 ] || echo " no uninterruptible lock:rt-spin wait of the contending threads")"
 else
