@@ -276,6 +276,18 @@ SWEEP_FLOOR_BYTES = 256 << 10
 SWEEP_INTERVAL_S = 10
 
 
+def stretch_rates(held):
+    """Bytes a second of each stretch of at least three seconds in which
+    the strings held only grew (one sweep to the next)."""
+    rates, start = [], 0
+    for i in range(1, len(held) + 1):
+        if i == len(held) or held[i] < held[i - 1]:
+            if i - 1 - start >= 3:
+                rates.append((held[i - 1] - held[start]) / (i - 1 - start))
+            start = i
+    return rates
+
+
 def test_serve_strings_bounded_by_what_is_held():
     """BOUNDED_SECONDS (60) of processes each with a new title (three
     shells running a shell whose command line is 200 bytes and a number),
@@ -333,8 +345,12 @@ def test_serve_strings_bounded_by_what_is_held():
         for loop_pid in set(n.split("-")[0] for n in titles):
             ran += max(int(n.split("-")[1]) for n in titles if n.split("-")[0] == loop_pid)
         later = stats[BOUNDED_SECONDS // 3:]
-        # Bytes interned a second, freed or not.
+        # Bytes interned a second, freed or not, on average; and the fastest
+        # stretch between two sweeps, which is what fills the strings by
+        # the next one (37,600 a second against 30,400 on average in a CI
+        # run whose churn sped up near its end).
         rate = (stats[-1]["bytes"] + sum(d[3] for d in done)) / len(stats)
+        rate = max([rate] + stretch_rates([m["bytes"] for m in stats]))
         # A sweep that kept K bytes is followed by the next once they reach
         # 2K + the floor, SWEEP_INTERVAL_S after it at the soonest.
         kept = max(d[1] for d in done) if done else 0
