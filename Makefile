@@ -414,6 +414,10 @@ $(OUTPUT)/bench/empty_all.bpf.o: bench/empty_all.bpf.c $(OUTPUT)/vmlinux.h | $(O
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+$(OUTPUT)/bench/clocks.bpf.o: bench/clocks.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
 $(OUTPUT)/bench/empty_switch: bench/empty_switch.c | $(OUTPUT)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LDLIBS) -o $@
@@ -423,7 +427,7 @@ $(OUTPUT)/bench/symbolize: bench/symbolize.c $(LIB_OBJS) | $(OUTPUT)/bench
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
 
 bench: offcpu $(OUTPUT)/bench/empty_switch $(OUTPUT)/bench/empty_switch.bpf.o \
-		$(OUTPUT)/bench/empty_all.bpf.o $(OUTPUT)/bench/symbolize
+		$(OUTPUT)/bench/empty_all.bpf.o $(OUTPUT)/bench/clocks.bpf.o $(OUTPUT)/bench/symbolize
 	$(Q)bench/run
 	$(Q)bench/kernel_leaf
 	$(Q)$(OUTPUT)/bench/symbolize
