@@ -293,6 +293,13 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 	return cached->wait_class;
 }
 
+/* parked: what w's user stack's goroutine parked for, or NULL. */
+static int add_classified(struct collector *c, struct wait *w, const char *parked)
+{
+	w->wait_class = wait_class_of(c, w, parked);
+	return w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
+}
+
 static int add_chain(struct collector *c, const struct wait *w)
 {
 	struct chain *chain = u32_key__find_or_add(c->chains, w->tid, sizeof(*chain),
@@ -335,8 +342,7 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		else if (cut_short)
 			c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
 		/* Its user frames are known only now. */
-		w->wait_class = wait_class_of(c, w, user_stack ? parked : NULL);
-		err = w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
+		err = add_classified(c, w, user_stack ? parked : NULL);
 	}
 	chain_free(chain);
 	return err;
@@ -579,107 +585,142 @@ static struct python_pending *python_of(struct collector *c, const struct offcpu
 	return p && p->end_ts_ns == r->end_ts_ns ? p : NULL;
 }
 
-static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
+static int check_wait(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
-	uint32_t kernel_frames, user_frames;
-	struct process_info *process;
-	struct python_pending *python;
-	struct built_stacks stacks;
-	bool filtered;
-	struct wait w = { 0 };
-	char comm[OFFCPU_COMM_LEN + 1];
-	int err;
-
 	if (size < OFFCPU_WAIT_HEADER_SIZE)
 		return malformed(c, r, size, "shorter than a wait's header");
-	kernel_frames = r->kernel_frames;
-	user_frames = r->user_frames;
-	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH)
+	if (r->kernel_frames > OFFCPU_MAX_STACK_DEPTH || r->user_frames > OFFCPU_MAX_STACK_DEPTH)
 		return malformed(c, r, size, "more frames than a stack holds");
-	if (size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
+	if (size < OFFCPU_WAIT_HEADER_SIZE + (r->kernel_frames + r->user_frames) * sizeof(__u64))
 		return malformed(c, r, size, "shorter than its frames");
-	/* Shown or not, a wait recorded is a wait accounted for. */
-	if (c->threads) {
-		err = thread_accounts__add_wait(c->threads, r->tid, r->duration_ns);
-		if (err)
-			return err;
-	}
+	return 0;
+}
+
+/* Shown or not, a wait recorded is a wait accounted for. */
+static int account_wait(struct collector *c, const struct offcpu_wait_record *r)
+{
+	return c->threads ? thread_accounts__add_wait(c->threads, r->tid, r->duration_ns) : 0;
+}
+
+static int decode_wait(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
+{
+	char comm[OFFCPU_COMM_LEN + 1];
+
 	memcpy(comm, r->comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = '\0';
-	w.end_ts_ns = r->end_ts_ns;
-	w.duration_ns = r->duration_ns;
-	w.weight_ns = weight_of(c, r);
-	w.pid = r->pid;
-	w.tid = r->tid;
-	w.cpu = r->cpu;
-	w.state = r->state < OFFCPU_STATE_COUNT ? r->state : OFFCPU_STATE_OTHER;
-	w.open = r->flags & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER);
+	w->end_ts_ns = r->end_ts_ns;
+	w->duration_ns = r->duration_ns;
+	w->weight_ns = weight_of(c, r);
+	w->pid = r->pid;
+	w->tid = r->tid;
+	w->cpu = r->cpu;
+	w->state = r->state < OFFCPU_STATE_COUNT ? r->state : OFFCPU_STATE_OTHER;
+	w->open = r->flags & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER);
 	if (r->flags & OFFCPU_WAIT_LEAF_MISSED)
 		c->profile->counters[OFFCPU_CNT_KERNEL_LEAF_MISSED]++;
-	w.comm = strpool__intern(c->profile->strings, comm);
-	if (!w.comm)
-		return -ENOMEM;
-	python = python_of(c, r);
-	err = stack_builder__wait(
-	    c->stacks, r, size,
-	    python ? &(struct python_frames){ python->frames, python->nr, python->c_call_ends }
-		   : NULL,
-	    &stacks);
+	w->comm = strpool__intern(c->profile->strings, comm);
+	return w->comm ? 0 : -ENOMEM;
+}
+
+/* The wait's stacks, its Python frames put in (and no longer pending). */
+static int build_stacks(struct collector *c, const struct offcpu_wait_record *r, size_t size,
+			struct wait *w, struct built_stacks *out)
+{
+	struct python_pending *p = python_of(c, r);
+	struct python_frames python = { 0 };
+	int err;
+
+	if (p)
+		python = (struct python_frames){ p->frames, p->nr, p->c_call_ends };
+	err = stack_builder__wait(c->stacks, r, size, p ? &python : NULL, out);
 	if (err == -EINVAL)
 		return malformed(c, r, size, "shorter than its user stack copy");
 	if (err)
 		return err;
-	if (python)
+	if (p)
 		free(hash_table__remove(c->python_pending, &r->tid));
-	w.kernel_stack = stacks.kernel_stack;
-	w.user_stack = stacks.user_stack;
-	if (w.kernel_stack)
-		w.state = classify__state(w.state, w.kernel_stack->frames, w.kernel_stack->nr);
-	err = fill_wakeup(c, r, &w);
+	w->kernel_stack = out->kernel_stack;
+	w->user_stack = out->user_stack;
+	return 0;
+}
+
+static int fill_labels(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
+{
+	struct label_values lv;
+	int err = 0;
+
+	if (!c->label_reader || !r->read_mask)
+		return 0;
+	label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values, r->read_str,
+			     &lv);
+	w->labels = profile__intern_labels(c->profile, lv.items, lv.nr, &err);
+	return err;
+}
+
+/* What the record tells beyond its stacks: the waker, the title, the cgroup, labels. */
+static int enrich_wait(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
+{
+	struct process_info *process;
+	int err = fill_wakeup(c, r, w);
+
 	if (err)
 		return err;
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
 	look_for_python(c, process, r->end_ts_ns);
-	w.title = title_of(c, process, comm, r->end_ts_ns);
-	w.cgroup = cgroup_of(c, r->cgroup_id, r->end_ts_ns);
-	if (!w.cgroup)
+	w->title = title_of(c, process, w->comm, r->end_ts_ns);
+	w->cgroup = cgroup_of(c, r->cgroup_id, r->end_ts_ns);
+	if (!w->cgroup)
 		return -ENOMEM;
-	if (c->label_reader && r->read_mask) {
-		struct label_values lv;
+	return fill_labels(c, r, w);
+}
 
-		label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values,
-				     r->read_str, &lv);
-		w.labels = profile__intern_labels(c->profile, lv.items, lv.nr, &err);
-		if (err)
-			return err;
-	}
-	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
+/*
+ * Into the profile, or, for a wait whose user stack the thread's next
+ * record brings, into its chain; the chain the thread had waits no more.
+ */
+static int add_wait(struct collector *c, const struct offcpu_wait_record *r, struct wait *w,
+		    const struct built_stacks *stacks)
+{
+	bool filtered = c->state_mask && !(c->state_mask & (1u << w->state));
+	int err;
+
 	if (filtered)
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
-		return filtered ? 0 : add_chain(c, &w);
+		return filtered ? 0 : add_chain(c, w);
 	/*
 	 * A wait recovered at a later switch-out has no user
 	 * stack: the thread's chain waits on for its next record's.
 	 */
-	if (r->flags & OFFCPU_WAIT_RECOVERED) {
-		if (filtered)
-			return 0;
-		w.wait_class = wait_class_of(c, &w, NULL);
-		return w.wait_class ? profile__add(c->profile, &w) : -ENOMEM;
-	}
+	if (r->flags & OFFCPU_WAIT_RECOVERED)
+		return filtered ? 0 : add_classified(c, w, NULL);
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack, stacks.cut_short, stacks.parked, w.labels);
+	err = close_chain(c, w->tid, w->user_stack, stacks->cut_short, stacks->parked, w->labels);
 	if (err || filtered)
 		return err;
-	if (stacks.cut_short)
+	if (stacks->cut_short)
 		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
-	w.wait_class = wait_class_of(c, &w, stacks.parked);
-	if (!w.wait_class)
-		return -ENOMEM;
-	return profile__add(c->profile, &w);
+	return add_classified(c, w, stacks->parked);
+}
+
+static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
+{
+	struct built_stacks stacks;
+	struct wait w = { 0 };
+	int err;
+
+	err = check_wait(c, r, size);
+	err = err ?: account_wait(c, r);
+	err = err ?: decode_wait(c, r, &w);
+	err = err ?: build_stacks(c, r, size, &w, &stacks);
+	err = err ?: enrich_wait(c, r, &w);
+	if (err)
+		return err;
+	if (w.kernel_stack)
+		w.state = classify__state(w.state, w.kernel_stack->frames, w.kernel_stack->nr);
+	return add_wait(c, r, &w, &stacks);
 }
 
 /* A new image or a gone process: its old user addresses mean nothing now. */
