@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "classify/classify.h"
-#include "classify/goroutine.h"
 #include "classify/states.h"
 #include "lib/array.h"
 #include "lib/clock.h"
@@ -19,40 +18,22 @@
 #include "proc/proc_root.h"
 #include "proc/proctitle.h"
 #include "python/python.h"
-#include "python/python_merge.h"
 #include "trace/collector.h"
 #include "trace/label_reader.h"
 #include "trace/reaper.h"
+#include "trace/stack_builder.h"
 #include "trace/thread_accounts.h"
-#include "unwind/stack_end.h"
-#include "unwind/unwind.h"
 
 /* The title of a process as shown: a line of text, not its whole argv. */
 #define PROCESS_TITLE_MAX 256
 
-/* A frame-pointer loop: a cycle of at most this many return addresses... */
-#define LOOP_MAX_PERIOD 8
-/* ...seen at least this many times in a row, up to the last frame. */
-#define LOOP_MIN_CYCLES 4
-
-/* A stack as the kernel gave it, with what it symbolized to. */
-struct cached_stack {
-	const struct stack *stack;
-	const char *parked; /* A Go goroutine's park class, or NULL */
-	uint32_t nr;
-	uint64_t ips[];
-};
-
 /*
- * What the collector knows of a live process. User addresses mean
- * something only in their process image: each process has its own stack
- * cache, dropped when it execs or exits, so memory follows the live
- * processes rather than every process ever seen.
+ * What the collector knows of a live process, until it execs or exits (its
+ * user stacks: stack_builder.h).
  */
 struct process_info {
 	uint32_t pid;
-	struct hash_table *stacks; /* raw -> cached_stack */
-	const char *title;	   /* interned; NULL: none, or the same as comm */
+	const char *title; /* interned; NULL: none, or the same as comm */
 	struct proctitle_age title_age;
 	/* Times CPython was looked for in this image (look_for_python()). */
 	uint8_t python_tries;
@@ -117,14 +98,11 @@ struct cached_class {
 struct collector {
 	struct profile *profile;
 	struct symbolizer *symbolizer;
-	struct hash_table *kernel_stacks; /* raw -> cached_stack */
-	struct hash_table *processes;	  /* pid -> process_info */
-	struct hash_table *chains;	  /* tid -> chain */
-	struct hash_table *classes;	  /* (stacks, state) -> cached_class */
-	struct hash_table *waker_stacks;  /* Wakee tid -> waker_stacks */
-	struct cached_stack *key;	  /* lookup key, room for the deepest stack */
-	struct unwinder *unwinder;	  /* --call-graph dwarf's copies */
-	uint64_t unwound[OFFCPU_MAX_STACK_DEPTH];
+	struct stack_builder *stacks;
+	struct hash_table *processes;	 /* pid -> process_info */
+	struct hash_table *chains;	 /* tid -> chain */
+	struct hash_table *classes;	 /* (stacks, state) -> cached_class */
+	struct hash_table *waker_stacks; /* Wakee tid -> waker_stacks */
 	const struct rule_set *rules;
 	struct label_reader *label_reader; /* NULL: no labels */
 	uint32_t state_mask;
@@ -132,53 +110,18 @@ struct collector {
 	uint64_t short_min_ns; /* collector__set_weights */
 	uint32_t sample_rate;
 	struct thread_accounts *threads; /* collector__account_threads */
-	const char *parked; /* Of the user stack symbolize() gave last */
-	/*
-	 * The user stack being symbolized is a frame-pointer
-	 * walk, which may take any word for a return address (a CFI unwind
-	 * stops where no CFI is): its frames in no executable mapping are cut.
-	 * Only there, since a mapping the symbolizer has not seen yet (a
-	 * stale snapshot) would cut a CFI-unwound stack too.
-	 */
-	bool fp_walk;
-	struct frame frames[OFFCPU_MAX_STACK_DEPTH];
-	struct cgroups *cgroups; /* Made at the first wait */
+	struct cgroups *cgroups;	 /* Made at the first wait */
 	/* CPython processes, and the frames their waits bring. */
 	struct python *python;
 	struct symbol_limits python_limits;
 	struct hash_table *python_pending; /* tid -> python_pending */
 	collector_python_fn python_sink;
 	void *python_sink_ctx;
-	struct frame merged[OFFCPU_MAX_STACK_DEPTH + OFFCPU_PY_MAX_FRAMES];
 	/* Processes whose exit record was lost, freed (collector__reap). */
 	struct reaper *reaper;
 	bool drop_exits; /* collector_opts.drop_exits: exit records are ignored */
 	bool log_reaps;	 /* collector_opts.log_reaps: each look is logged */
 };
-
-/*
- * Frames above the blocking code: the scheduler core and, should a stack
- * ever be taken from inside the tracepoint, the tracing and BPF frames.
- */
-static const char *const leaf_frames_to_skip[] = {
-	"__schedule",	  "schedule",	"__traceiter_*", "__bpf_trace_*",
-	"bpf_trace_run*", "bpf_prog_*", "__probestub_*",
-};
-
-/* A raw stack cache is keyed by the cached_stack itself: its nr and ips. */
-static uint64_t hash_raw(const void *key)
-{
-	const struct cached_stack *c = key;
-
-	return hash_table__hash_bytes(c->ips, c->nr * sizeof(c->ips[0]), c->nr);
-}
-
-static bool equal_raw(const void *a, const void *b)
-{
-	const struct cached_stack *x = a, *y = b;
-
-	return x->nr == y->nr && !memcmp(x->ips, y->ips, x->nr * sizeof(x->ips[0]));
-}
 
 static uint64_t hash_class(const void *key)
 {
@@ -204,15 +147,23 @@ static bool process_alive(void *ctx, uint32_t pid)
 	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-/*
- * The unwinder's CFI cache, within offcpu's RSS bound of 64 MiB: libc's
- * .eh_frame is 0.3 MiB, its .debug_frame more; 16 MiB holds the files a
- * busy machine's blocking threads run, the rest are read again.
- */
-static const struct unwinder_opts unwinder_opts = {
-	.max_modules = 128,
-	.max_bytes = 16 << 20,
-};
+static struct process_info *process_of(struct collector *c, uint32_t pid)
+{
+	bool added;
+	struct process_info *p = u32_key__find_or_add(c->processes, pid, sizeof(*p),
+						      offsetof(struct process_info, pid), &added);
+
+	/* Who it is, so that a reused PID tells (reaper.h). */
+	if (p && added)
+		reaper__hold(c->reaper, pid);
+	return p;
+}
+
+/* A process's user stacks are cached from now: it is held from now, as its title is. */
+static int user_stacks_new(void *ctx, uint32_t pid)
+{
+	return process_of(ctx, pid) ? 0 : -ENOMEM;
+}
 
 int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 		   const struct collector_opts *o, struct collector **out)
@@ -226,33 +177,26 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	profile->process_alive = process_alive;
 	c->rules = o->rules;
 	c->state_mask = o->state_mask;
-	c->kernel_stacks = hash_table__new(hash_raw, equal_raw);
 	c->processes = hash_table__new(u32_key__hash, u32_key__equal);
 	c->chains = hash_table__new(u32_key__hash, u32_key__equal);
 	c->classes = hash_table__new(hash_class, equal_class);
 	c->waker_stacks = hash_table__new(u32_key__hash, u32_key__equal);
-	c->key = malloc(sizeof(*c->key) + OFFCPU_MAX_STACK_DEPTH * sizeof(c->key->ips[0]));
 	limits__defaults(&c->python_limits);
 	c->python_pending = hash_table__new(u32_key__hash, u32_key__equal);
 	c->drop_exits = o->drop_exits;
 	c->log_reaps = o->log_reaps;
-	if (!c->kernel_stacks || !c->processes || !c->chains || !c->classes || !c->waker_stacks ||
-	    !c->key || !c->python_pending || reaper__new(&c->reaper) ||
+	if (!c->processes || !c->chains || !c->classes || !c->waker_stacks || !c->python_pending ||
+	    reaper__new(&c->reaper) ||
 	    python__new(profile->strings, &c->python_limits, &c->python) ||
-	    unwinder__new(&unwinder_opts, &c->unwinder)) {
+	    stack_builder__new(
+		profile, symbolizer,
+		&(struct stack_builder_opts){ .process_new = user_stacks_new, .ctx = c },
+		&c->stacks)) {
 		collector__free(c);
 		return -ENOMEM;
 	}
 	*out = c;
 	return 0;
-}
-
-static void process_info_free(void *value)
-{
-	struct process_info *p = value;
-
-	hash_table__free_values(p->stacks, free);
-	free(p);
 }
 
 static void chain_free(void *value)
@@ -289,51 +233,17 @@ void collector__free(struct collector *c)
 {
 	if (!c)
 		return;
-	hash_table__free_values(c->kernel_stacks, free);
 	hash_table__free_values(c->classes, free);
-	hash_table__free_values(c->processes, process_info_free);
+	hash_table__free_values(c->processes, free);
 	hash_table__free_values(c->chains, chain_free);
 	hash_table__free_values(c->waker_stacks, waker_stacks_free);
 	hash_table__free_values(c->python_pending, free);
 	python__free(c->python);
-	free(c->key);
-	unwinder__free(c->unwinder);
+	stack_builder__free(c->stacks);
 	cgroups__free(c->cgroups);
 	thread_accounts__free(c->threads);
 	reaper__free(c->reaper);
 	free(c);
-}
-
-static bool skip_leaf(const struct frame *f)
-{
-	size_t i;
-
-	if (!f->sym)
-		return false;
-	for (i = 0; i < ARRAY_SIZE(leaf_frames_to_skip); i++) {
-		if (rules__symbol_matches(leaf_frames_to_skip[i], f->sym))
-			return true;
-	}
-	return false;
-}
-
-static struct process_info *process_of(struct collector *c, uint32_t pid)
-{
-	bool added;
-	struct process_info *p = u32_key__find_or_add(c->processes, pid, sizeof(*p),
-						      offsetof(struct process_info, pid), &added);
-
-	if (!p || !added)
-		return p;
-	p->stacks = hash_table__new(hash_raw, equal_raw);
-	if (!p->stacks) {
-		hash_table__remove(c->processes, &pid);
-		process_info_free(p);
-		return NULL;
-	}
-	/* Who it is, so that a reused PID tells (reaper.h). */
-	reaper__hold(c->reaper, pid);
-	return p;
 }
 
 /*
@@ -350,252 +260,6 @@ static const char *title_of(struct collector *c, struct process_info *p, const c
 	if (proctitle__read((int)p->pid, title, sizeof(title)))
 		p->title = strcmp(title, comm) ? strpool__intern(c->profile->strings, title) : NULL;
 	return p->title;
-}
-
-/*
- * A user stack, however unwound, ends where the thread's
- * own frames do (unwind/stack_end.h); a Go M that parked a goroutine keeps,
- * not its frames, but why it parked.
- */
-static size_t walk_end(struct collector *c, uint32_t pid, const struct frame *frames, size_t nr,
-		       const char **parked)
-{
-	bool maps_known = c->fp_walk && symbolizer__maps_known(c->symbolizer, pid);
-	size_t kept = stack_end__user(frames, nr, maps_known);
-
-	if (kept && kept < nr && stack_end__is_goroutine_switch(&frames[kept - 1]))
-		*parked = goroutine__park_class(frames + kept, nr - kept);
-	return kept;
-}
-
-/* A user stack's end is found here whichever way it was unwound; c->parked is set. */
-static const struct stack *symbolize(struct collector *c, uint32_t pid, const __u64 *ips,
-				     uint32_t nr, bool kernel, uint64_t seen_ns)
-{
-	struct process_info *p = kernel ? NULL : process_of(c, pid);
-	struct hash_table *cache = kernel ? c->kernel_stacks : p ? p->stacks : NULL;
-	struct cached_stack *cached, *found;
-	const struct frame *first;
-	bool name_later = false;
-	size_t i, kept;
-
-	if (!cache)
-		return NULL;
-	/* Most stacks were seen before: look up with the reusable key, copy on a miss. */
-	c->key->nr = nr;
-	memcpy(c->key->ips, ips, nr * sizeof(ips[0]));
-	found = hash_table__find(cache, c->key);
-	if (found) {
-		if (!kernel)
-			c->parked = found->parked;
-		return found->stack;
-	}
-	cached = malloc(sizeof(*cached) + nr * sizeof(ips[0]));
-	if (!cached)
-		return NULL;
-	memcpy(cached, c->key, sizeof(*cached) + nr * sizeof(ips[0]));
-	for (i = 0; i < nr; i++) {
-		struct frame *f = &c->frames[i];
-
-		if (kernel)
-			symbolizer__kernel(c->symbolizer, ips[i], f);
-		else
-			name_later |=
-			    symbolizer__user(c->symbolizer, pid, ips[i], i == 0, seen_ns, f);
-		if (!f->sym)
-			c->profile->counters[OFFCPU_CNT_SYMBOL_MISS]++;
-	}
-	first = c->frames;
-	kept = nr;
-	while (kernel && kept > 1 && skip_leaf(first)) {
-		first++;
-		kept--;
-	}
-	cached->parked = NULL;
-	if (!kernel) {
-		kept = walk_end(c, pid, first, kept, &cached->parked);
-		c->parked = cached->parked;
-	}
-	cached->stack = profile__intern_stack(c->profile, first, kept);
-	/*
-	 * A frame in a file skipped for want of room, which
-	 * offcpu serve reads once files are freed: not cached, so the next
-	 * wait with this stack is named again (and its misses counted again).
-	 */
-	if (cached->stack && name_later) {
-		const struct stack *stack = cached->stack;
-
-		free(cached);
-		return stack;
-	}
-	if (!cached->stack || hash_table__insert(cache, cached, cached)) {
-		free(cached);
-		return NULL;
-	}
-	return cached->stack;
-}
-
-/*
- * Where to cut a user stack that ends in a frame-pointer loop: after the
- * loop's first cycle, or nr when the stack does not end in one.
- *
- * The kernel walks user frame pointers without checking that they go up
- * the stack (x86's perf_callchain_user), so a chain that points back into
- * itself repeats one cycle of return addresses until --stack-depth (seen:
- * one address 120 times in a preempted thread's stack in clone3). Only the
- * addresses reach user space, not the frame pointers, and a recursion from
- * one call site repeats its return address just the same. What tells them
- * apart is the end: a recursion ends, and the walk goes on to its callers
- * and the thread's root, while a loop fills the stack. So the caller asks
- * only about stacks that filled --stack-depth, and a stack is cut only if
- * its last LOOP_MIN_CYCLES cycles or more, up to the last frame, are one
- * cycle of at most LOOP_MAX_PERIOD addresses. The price: a recursion deeper
- * than --stack-depth, whose stack was cut short anyway, is cut the same,
- * to its first cycle; both are counted.
- */
-static uint32_t loop_cut(const __u64 *ips, uint32_t nr)
-{
-	uint32_t period, start;
-
-	for (period = 1; period <= LOOP_MAX_PERIOD && period * LOOP_MIN_CYCLES <= nr; period++) {
-		/* The longest tail in which every frame is the one period before it. */
-		start = nr - period;
-		while (start > 0 && ips[start - 1] == ips[start - 1 + period])
-			start--;
-		if (nr - start >= period * LOOP_MIN_CYCLES)
-			return start + period;
-	}
-	return nr;
-}
-
-/*
- * A stack that filled --stack-depth was cut short by the depth, before the
- * thread's root (unless it had exactly that many frames: no way to tell).
- */
-static uint32_t user_frames_kept(struct collector *c, const struct offcpu_wait_record *r,
-				 uint32_t user_frames, bool *cut_short)
-{
-	const __u64 *ips = r->ips + r->kernel_frames;
-	uint32_t kept;
-
-	if (!r->stack_depth || user_frames < r->stack_depth)
-		return user_frames;
-	*cut_short = true;
-	kept = loop_cut(ips, user_frames);
-	if (kept < user_frames)
-		c->profile->counters[OFFCPU_CNT_USTACK_LOOP]++;
-	return kept;
-}
-
-/*
- * A dwarf-mode record's user stack: the copy after the kernel frames,
- * unwound with the CFI of the files mapped. A stack that stops before the
- * thread's root is counted, and kept as far as it went. Returns the number
- * of frames in c->unwound, or -EINVAL for a malformed copy.
- */
-/*
- * The struct offcpu_user_copy at byte off of the record, as the unwinder
- * takes it; NULL if the record is too short for it.
- */
-static const struct offcpu_user_copy *copy_at(const void *r, size_t size, size_t off,
-					      struct unwind_regs *regs, struct unwind_stack *stack)
-{
-	const struct offcpu_user_copy *copy;
-	unsigned int i;
-
-	if (size < off + sizeof(*copy))
-		return NULL;
-	copy = (const void *)((const char *)r + off);
-	if (copy->size > size - off - sizeof(*copy))
-		return NULL;
-	for (i = 0; i < UNWIND_NR_REGS && i < OFFCPU_USER_REGS; i++)
-		regs->r[i] = copy->regs[i];
-	regs->valid = (1u << UNWIND_NR_REGS) - 1;
-	stack->start = copy->regs[UNWIND_REG_RSP];
-	stack->data = copy->data;
-	stack->size = copy->size;
-	return copy;
-}
-
-/* A record's --stack-depth as the frames a stack holds at most. */
-static size_t depth_max(uint8_t stack_depth)
-{
-	return stack_depth && stack_depth <= OFFCPU_MAX_STACK_DEPTH ? stack_depth
-								    : OFFCPU_MAX_STACK_DEPTH;
-}
-
-/*
- * The copy at byte off of a record of size bytes (a wait's or a waker's),
- * of process pid as seen at seen_ns, unwound into c->unwound, at most max
- * frames.
- */
-static int unwind_copy(struct collector *c, const void *r, size_t size, size_t off, uint32_t pid,
-		       uint64_t seen_ns, size_t max, bool *cut_short)
-{
-	const struct offcpu_user_copy *copy;
-	const struct proc_maps *maps;
-	struct unwind_result res;
-	struct unwind_regs regs;
-	struct unwind_stack stack;
-
-	copy = copy_at(r, size, off, &regs, &stack);
-	if (!copy)
-		return -EINVAL;
-	if (!copy->size)
-		return 0;
-	maps = symbolizer__maps(c->symbolizer, pid, copy->regs[UNWIND_REG_RIP], seen_ns);
-	if (!maps ||
-	    unwinder__unwind(c->unwinder, pid, maps, &regs, &stack, c->unwound, max, &res)) {
-		*cut_short = true;
-		return 0;
-	}
-	*cut_short = res.stop != UNWIND_STOP_ROOT;
-	c->profile->counters[OFFCPU_CNT_CFI_REJECTED] += res.cfi_rejected;
-	return (int)res.nr;
-}
-
-/* Callers of the leaf the frame chain may skip: libc's wrappers, their caller. */
-#define LEAF_STEPS 4
-
-/*
- * fp mode: the frame chain (ips, nr) skips the callers of a leaf without
- * frame pointers: the walk starts from the frame pointer of the first
- * function that keeps one. Stepping from the leaf with CFI over the words
- * copied at the SP finds them; they are put in only where that walk meets
- * the chain's second address, so nothing unconfirmed is added. The stack
- * goes into c->unwound; its length, or -EINVAL for a malformed copy.
- */
-static int fix_leaf(struct collector *c, const struct offcpu_wait_record *r, size_t size,
-		    const __u64 *ips, uint32_t nr)
-{
-	size_t off = OFFCPU_WAIT_HEADER_SIZE + (r->kernel_frames + r->user_frames) * sizeof(__u64);
-	uint32_t max = (uint32_t)depth_max(r->stack_depth);
-	uint64_t pcs[LEAF_STEPS + 2];
-	const struct offcpu_user_copy *copy;
-	const struct proc_maps *maps;
-	struct unwind_result res;
-	struct unwind_regs regs;
-	struct unwind_stack stack;
-	uint32_t i, j, n = 0, meet = 0;
-
-	copy = copy_at(r, size, off, &regs, &stack);
-	if (!copy)
-		return -EINVAL;
-	if (nr >= 2 && copy->size && copy->regs[UNWIND_REG_RIP] == ips[0]) {
-		maps = symbolizer__maps(c->symbolizer, r->pid, ips[0], r->end_ts_ns);
-		if (maps && !unwinder__unwind(c->unwinder, r->pid, maps, &regs, &stack, pcs,
-					      ARRAY_SIZE(pcs), &res)) {
-			for (j = 1; j < res.nr && !meet; j++)
-				if (pcs[j] == ips[1])
-					meet = j;
-		}
-	}
-	for (i = 0; i < nr && n < max; i++) {
-		c->unwound[n++] = ips[i];
-		for (j = 1; i == 0 && j < meet && n < max; j++)
-			c->unwound[n++] = pcs[j];
-	}
-	return (int)n;
 }
 
 static const char *wait_class_of(struct collector *c, const struct wait *w, const char *parked)
@@ -627,6 +291,13 @@ static const char *wait_class_of(struct collector *c, const struct wait *w, cons
 		return NULL;
 	}
 	return cached->wait_class;
+}
+
+/* parked: what w's user stack's goroutine parked for, or NULL. */
+static int add_classified(struct collector *c, struct wait *w, const char *parked)
+{
+	w->wait_class = wait_class_of(c, w, parked);
+	return w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
 }
 
 static int add_chain(struct collector *c, const struct wait *w)
@@ -671,8 +342,7 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		else if (cut_short)
 			c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
 		/* Its user frames are known only now. */
-		w->wait_class = wait_class_of(c, w, user_stack ? parked : NULL);
-		err = w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
+		err = add_classified(c, w, user_stack ? parked : NULL);
 	}
 	chain_free(chain);
 	return err;
@@ -697,17 +367,6 @@ static int malformed(struct collector *c, const void *data, size_t size, const c
 	memcpy(&type, data, sizeof(type));
 	log__error("malformed ring buffer record: type %u, %zu bytes: %s", type, size, why);
 	return -EINVAL;
-}
-
-static const struct stack *symbolize_unwound(struct collector *c, uint32_t pid, uint64_t seen_ns,
-					     uint32_t nr)
-{
-	__u64 pcs[OFFCPU_MAX_STACK_DEPTH];
-	uint32_t i;
-
-	for (i = 0; i < nr; i++)
-		pcs[i] = c->unwound[i];
-	return symbolize(c, pid, pcs, nr, false, seen_ns);
 }
 
 /* The wait's cgroup by its path; NULL when out of memory. */
@@ -767,40 +426,12 @@ static int fill_wakeup(struct collector *c, const struct offcpu_wait_record *r, 
 	return 0;
 }
 
-/* The waker's user stack of r, as its record brought it. */
-static int waker_user_stack(struct collector *c, const struct offcpu_waker_record *r, size_t size,
-			    const struct stack **out)
-{
-	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
-	bool cut_short = false;
-	int nr;
-
-	c->fp_walk = r->user_stack != OFFCPU_USTACK_COPIED;
-	if (r->user_stack == OFFCPU_USTACK_COPIED) {
-		nr = unwind_copy(c, r, size,
-				 OFFCPU_WAKER_HEADER_SIZE + kernel_frames * sizeof(__u64), r->pid,
-				 r->ts_ns, depth_max(r->stack_depth), &cut_short);
-		if (nr < 0)
-			return malformed(c, r, size, "shorter than its waker's user stack copy");
-		if (!nr)
-			return 0;
-		*out = symbolize_unwound(c, r->pid, r->ts_ns, (uint32_t)nr);
-		return *out ? 0 : -ENOMEM;
-	}
-	/* Frame-pointer walks end on a zero return address: not a frame. */
-	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
-		user_frames--;
-	if (!user_frames)
-		return 0;
-	*out = symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->ts_ns);
-	return *out ? 0 : -ENOMEM;
-}
-
 /* Symbolized at once: the waker's process may be gone by the wait's record. */
 static int waker_record(struct collector *c, const struct offcpu_waker_record *r, size_t size)
 {
 	uint32_t kernel_frames = r->kernel_frames, user_frames = r->user_frames;
 	struct waker_stacks *ws, *last;
+	struct built_stacks stacks;
 	size_t held;
 	int err;
 
@@ -816,18 +447,15 @@ static int waker_record(struct collector *c, const struct offcpu_waker_record *r
 		return -ENOMEM;
 	ws->left.tid = r->tid;
 	ws->start_ts_ns = r->start_ts_ns;
-	if (kernel_frames) {
-		ws->kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true, r->ts_ns);
-		if (!ws->kernel_stack) {
-			free(ws);
-			return -ENOMEM;
-		}
-	}
-	err = waker_user_stack(c, r, size, &ws->user_stack);
+	err = stack_builder__waker(c->stacks, r, size, &stacks);
 	if (err) {
 		free(ws);
-		return err;
+		return err == -EINVAL
+			   ? malformed(c, r, size, "shorter than its waker's user stack copy")
+			   : err;
 	}
+	ws->kernel_stack = stacks.kernel_stack;
+	ws->user_stack = stacks.user_stack;
 	ws->older = hash_table__remove(c->waker_stacks, &r->tid);
 	for (held = 1, last = ws; last->older && held < WAKER_STACKS_HELD; held++)
 		last = last->older;
@@ -946,163 +574,160 @@ static int python_record(struct collector *c, const struct offcpu_python_record 
 	return 0;
 }
 
-/* The user stack with the Python frames of its wait in place of the evaluator's. */
-static const struct stack *with_python(struct collector *c, const struct offcpu_wait_record *r,
-				       const struct stack *user)
+/* The Python frames python_record named for this wait, or NULL. */
+static struct python_pending *python_of(struct collector *c, const struct offcpu_wait_record *r)
 {
-	struct python_pending *p = hash_table__find(c->python_pending, &r->tid);
-	size_t n;
+	struct python_pending *p;
 
-	if (!p || p->end_ts_ns != r->end_ts_ns)
-		return user;
-	n = python_merge(user ? user->frames : NULL, user ? user->nr : 0, p->frames, p->nr,
-			 p->c_call_ends, c->merged, ARRAY_SIZE(c->merged));
-	free(hash_table__remove(c->python_pending, &r->tid));
-	return n ? profile__intern_stack(c->profile, c->merged, n) : user;
+	if (!hash_table__size(c->python_pending))
+		return NULL;
+	p = hash_table__find(c->python_pending, &r->tid);
+	return p && p->end_ts_ns == r->end_ts_ns ? p : NULL;
 }
 
-static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
+static int check_wait(struct collector *c, const struct offcpu_wait_record *r, size_t size)
 {
-	uint32_t kernel_frames, user_frames;
-	struct process_info *process;
-	bool filtered, cut_short = false;
-	const char *parked = NULL;
-	struct wait w = { 0 };
-	char comm[OFFCPU_COMM_LEN + 1];
-	int err;
-
 	if (size < OFFCPU_WAIT_HEADER_SIZE)
 		return malformed(c, r, size, "shorter than a wait's header");
-	kernel_frames = r->kernel_frames;
-	user_frames = r->user_frames;
-	if (kernel_frames > OFFCPU_MAX_STACK_DEPTH || user_frames > OFFCPU_MAX_STACK_DEPTH)
+	if (r->kernel_frames > OFFCPU_MAX_STACK_DEPTH || r->user_frames > OFFCPU_MAX_STACK_DEPTH)
 		return malformed(c, r, size, "more frames than a stack holds");
-	if (size < OFFCPU_WAIT_HEADER_SIZE + (kernel_frames + user_frames) * sizeof(__u64))
+	if (size < OFFCPU_WAIT_HEADER_SIZE + (r->kernel_frames + r->user_frames) * sizeof(__u64))
 		return malformed(c, r, size, "shorter than its frames");
-	/* Shown or not, a wait recorded is a wait accounted for. */
-	if (c->threads) {
-		err = thread_accounts__add_wait(c->threads, r->tid, r->duration_ns);
-		if (err)
-			return err;
-	}
+	return 0;
+}
+
+/* Shown or not, a wait recorded is a wait accounted for. */
+static int account_wait(struct collector *c, const struct offcpu_wait_record *r)
+{
+	return c->threads ? thread_accounts__add_wait(c->threads, r->tid, r->duration_ns) : 0;
+}
+
+static int decode_wait(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
+{
+	char comm[OFFCPU_COMM_LEN + 1];
+
 	memcpy(comm, r->comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = '\0';
-	w.end_ts_ns = r->end_ts_ns;
-	w.duration_ns = r->duration_ns;
-	w.weight_ns = weight_of(c, r);
-	w.pid = r->pid;
-	w.tid = r->tid;
-	w.cpu = r->cpu;
-	w.state = r->state < OFFCPU_STATE_COUNT ? r->state : OFFCPU_STATE_OTHER;
-	w.open = r->flags & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER);
+	w->end_ts_ns = r->end_ts_ns;
+	w->duration_ns = r->duration_ns;
+	w->weight_ns = weight_of(c, r);
+	w->pid = r->pid;
+	w->tid = r->tid;
+	w->cpu = r->cpu;
+	w->state = r->state < OFFCPU_STATE_COUNT ? r->state : OFFCPU_STATE_OTHER;
+	w->open = r->flags & (OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER);
 	if (r->flags & OFFCPU_WAIT_LEAF_MISSED)
 		c->profile->counters[OFFCPU_CNT_KERNEL_LEAF_MISSED]++;
-	w.comm = strpool__intern(c->profile->strings, comm);
-	if (!w.comm)
-		return -ENOMEM;
-	if (kernel_frames) {
-		w.kernel_stack = symbolize(c, r->pid, r->ips, kernel_frames, true, r->end_ts_ns);
-		if (!w.kernel_stack)
-			return -ENOMEM;
-	}
-	if (w.kernel_stack)
-		w.state = classify__state(w.state, w.kernel_stack->frames, w.kernel_stack->nr);
-	/* Frame-pointer walks end on a zero return address: not a frame. */
-	while (user_frames && !r->ips[kernel_frames + user_frames - 1])
-		user_frames--;
-	c->fp_walk = r->user_stack != OFFCPU_USTACK_COPIED;
-	if (r->user_stack == OFFCPU_USTACK_COPIED) {
-		int nr =
-		    unwind_copy(c, r, size, OFFCPU_WAIT_HEADER_SIZE + kernel_frames * sizeof(__u64),
-				r->pid, r->end_ts_ns, depth_max(r->stack_depth), &cut_short);
+	w->comm = strpool__intern(c->profile->strings, comm);
+	return w->comm ? 0 : -ENOMEM;
+}
 
-		if (nr < 0)
-			return malformed(c, r, size, "shorter than its user stack copy");
-		if (nr) {
-			w.user_stack = symbolize_unwound(c, r->pid, r->end_ts_ns, (uint32_t)nr);
-			if (!w.user_stack)
-				return -ENOMEM;
-		}
-	} else if (r->user_stack == OFFCPU_USTACK_TAKEN_LEAF && user_frames) {
-		int nr;
+/* The wait's stacks, its Python frames put in (and no longer pending). */
+static int build_stacks(struct collector *c, const struct offcpu_wait_record *r, size_t size,
+			struct wait *w, struct built_stacks *out)
+{
+	struct python_pending *p = python_of(c, r);
+	struct python_frames python = { 0 };
+	int err;
 
-		user_frames = user_frames_kept(c, r, user_frames, &cut_short);
-		nr = fix_leaf(c, r, size, r->ips + kernel_frames, user_frames);
-		if (nr < 0)
-			return malformed(c, r, size, "shorter than its user stack copy");
-		w.user_stack = symbolize_unwound(c, r->pid, r->end_ts_ns, (uint32_t)nr);
-		if (!w.user_stack)
-			return -ENOMEM;
-	} else if (r->user_stack == OFFCPU_USTACK_TAKEN && user_frames) {
-		user_frames = user_frames_kept(c, r, user_frames, &cut_short);
-		w.user_stack =
-		    symbolize(c, r->pid, r->ips + kernel_frames, user_frames, false, r->end_ts_ns);
-		if (!w.user_stack)
-			return -ENOMEM;
-	}
-	if (w.user_stack)
-		parked = c->parked;
-	err = fill_wakeup(c, r, &w);
+	if (p)
+		python = (struct python_frames){ p->frames, p->nr, p->c_call_ends };
+	err = stack_builder__wait(c->stacks, r, size, p ? &python : NULL, out);
+	if (err == -EINVAL)
+		return malformed(c, r, size, "shorter than its user stack copy");
 	if (err)
 		return err;
-	if (hash_table__size(c->python_pending)) {
-		const struct stack *native = w.user_stack;
+	if (p)
+		free(hash_table__remove(c->python_pending, &r->tid));
+	w->kernel_stack = out->kernel_stack;
+	w->user_stack = out->user_stack;
+	return 0;
+}
 
-		w.user_stack = with_python(c, r, native);
-		if (native && !w.user_stack)
-			return -ENOMEM;
-	}
+static int fill_labels(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
+{
+	struct label_values lv;
+	int err = 0;
+
+	if (!c->label_reader || !r->read_mask)
+		return 0;
+	label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values, r->read_str,
+			     &lv);
+	w->labels = profile__intern_labels(c->profile, lv.items, lv.nr, &err);
+	return err;
+}
+
+/* What the record tells beyond its stacks: the waker, the title, the cgroup, labels. */
+static int enrich_wait(struct collector *c, const struct offcpu_wait_record *r, struct wait *w)
+{
+	struct process_info *process;
+	int err = fill_wakeup(c, r, w);
+
+	if (err)
+		return err;
 	process = process_of(c, r->pid);
 	if (!process)
 		return -ENOMEM;
 	look_for_python(c, process, r->end_ts_ns);
-	w.title = title_of(c, process, comm, r->end_ts_ns);
-	w.cgroup = cgroup_of(c, r->cgroup_id, r->end_ts_ns);
-	if (!w.cgroup)
+	w->title = title_of(c, process, w->comm, r->end_ts_ns);
+	w->cgroup = cgroup_of(c, r->cgroup_id, r->end_ts_ns);
+	if (!w->cgroup)
 		return -ENOMEM;
-	if (c->label_reader && r->read_mask) {
-		struct label_values lv;
+	return fill_labels(c, r, w);
+}
 
-		label_reader__labels(c->label_reader, r->pid, r->read_mask, r->read_values,
-				     r->read_str, &lv);
-		w.labels = profile__intern_labels(c->profile, lv.items, lv.nr, &err);
-		if (err)
-			return err;
-	}
-	filtered = c->state_mask && !(c->state_mask & (1u << w.state));
+/*
+ * Into the profile, or, for a wait whose user stack the thread's next
+ * record brings, into its chain; the chain the thread had waits no more.
+ */
+static int add_wait(struct collector *c, const struct offcpu_wait_record *r, struct wait *w,
+		    const struct built_stacks *stacks)
+{
+	bool filtered = c->state_mask && !(c->state_mask & (1u << w->state));
+	int err;
+
 	if (filtered)
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
-		return filtered ? 0 : add_chain(c, &w);
+		return filtered ? 0 : add_chain(c, w);
 	/*
 	 * A wait recovered at a later switch-out has no user
 	 * stack: the thread's chain waits on for its next record's.
 	 */
-	if (r->flags & OFFCPU_WAIT_RECOVERED) {
-		if (filtered)
-			return 0;
-		w.wait_class = wait_class_of(c, &w, NULL);
-		return w.wait_class ? profile__add(c->profile, &w) : -ENOMEM;
-	}
+	if (r->flags & OFFCPU_WAIT_RECOVERED)
+		return filtered ? 0 : add_classified(c, w, NULL);
 	/* Even a wait filtered out brings the user stack its thread's chain waits for. */
-	err = close_chain(c, w.tid, w.user_stack, cut_short, parked, w.labels);
+	err = close_chain(c, w->tid, w->user_stack, stacks->cut_short, stacks->parked, w->labels);
 	if (err || filtered)
 		return err;
-	if (cut_short)
+	if (stacks->cut_short)
 		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
-	w.wait_class = wait_class_of(c, &w, parked);
-	if (!w.wait_class)
-		return -ENOMEM;
-	return profile__add(c->profile, &w);
+	return add_classified(c, w, stacks->parked);
+}
+
+static int wait_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
+{
+	struct built_stacks stacks;
+	struct wait w = { 0 };
+	int err;
+
+	err = check_wait(c, r, size);
+	err = err ?: account_wait(c, r);
+	err = err ?: decode_wait(c, r, &w);
+	err = err ?: build_stacks(c, r, size, &w, &stacks);
+	err = err ?: enrich_wait(c, r, &w);
+	if (err)
+		return err;
+	if (w.kernel_stack)
+		w.state = classify__state(w.state, w.kernel_stack->frames, w.kernel_stack->nr);
+	return add_wait(c, r, &w, &stacks);
 }
 
 /* A new image or a gone process: its old user addresses mean nothing now. */
 static void forget_process(struct collector *c, uint32_t pid)
 {
-	struct process_info *p = hash_table__remove(c->processes, &pid);
-
-	if (p)
-		process_info_free(p);
+	free(hash_table__remove(c->processes, &pid));
+	stack_builder__forget_process(c->stacks, pid);
 }
 
 /*
@@ -1187,7 +812,8 @@ static int gone_threads(struct hash_table *table, uint32_t **tids, size_t *nr)
 		if (!proc_root__gone(left->tid))
 			continue;
 		if (*nr == cap) {
-			uint32_t *grown = realloc(*tids, (cap = cap ? 2 * cap : 16) * sizeof(**tids));
+			uint32_t *grown =
+			    realloc(*tids, (cap = cap ? 2 * cap : 16) * sizeof(**tids));
 
 			if (!grown)
 				return -ENOMEM;
@@ -1287,16 +913,15 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	}
 }
 
-/* A new, empty table for *cache, its cached stacks freed; -ENOMEM keeps the old. */
-static int renew_cache(struct hash_table **cache, hash_table_hash_fn hash,
-		       hash_table_equal_fn equal)
+/* A new, empty class cache, the old one's classes freed; -ENOMEM keeps the old. */
+static int renew_classes(struct collector *c)
 {
-	struct hash_table *fresh = hash_table__new(hash, equal);
+	struct hash_table *fresh = hash_table__new(hash_class, equal_class);
 
 	if (!fresh)
 		return -ENOMEM;
-	hash_table__free_values(*cache, free);
-	*cache = fresh;
+	hash_table__free_values(c->classes, free);
+	c->classes = fresh;
 	return 0;
 }
 
@@ -1315,14 +940,8 @@ int collector__forget_stacks(struct collector *c)
 	size_t i;
 	int err;
 
-	err = renew_cache(&c->kernel_stacks, hash_raw, equal_raw);
-	err = err ?: renew_cache(&c->classes, hash_class, equal_class);
-	while (!err && hash_table__next(c->processes, &it, NULL, &value)) {
-		struct process_info *p = value;
-
-		err = renew_cache(&p->stacks, hash_raw, equal_raw);
-	}
-	memset(&it, 0, sizeof(it));
+	err = stack_builder__forget_stacks(c->stacks);
+	err = err ?: renew_classes(c);
 	while (!err && hash_table__next(c->chains, &it, NULL, &value)) {
 		struct chain *chain = value;
 
