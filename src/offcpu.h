@@ -3,10 +3,10 @@
  * The kernel/user boundary of offcpu: the records the BPF side writes into
  * the ring buffer (with the thread state it mapped), the health counter
  * indexes, and the layout of the -p and -t bitmaps user space fills in. Only
- * fixed-width types, enums, defines and the one function both sides must
- * compute alike (offcpu_python_names) live here, so the file compiles both
- * against vmlinux.h (BPF) and against the libc headers (user space); what
- * only the BPF side uses is in src/bpf/.
+ * fixed-width types, enums, defines and the functions both sides must
+ * compute alike (offcpu_python_names, the duration filter) live here, so
+ * the file compiles both against vmlinux.h (BPF) and against the libc
+ * headers (user space); what only the BPF side uses is in src/bpf/.
  */
 #ifndef OFFCPU_H
 #define OFFCPU_H
@@ -270,6 +270,106 @@ enum offcpu_wait_flags {
 	 */
 	OFFCPU_WAIT_PYTHON_FAILED = 32,
 };
+
+/*
+ * -m, -M, --short sample and --sample-rate, as set at load: the BPF side
+ * reads them from its one const volatile copy (settings.bpf.h), user space
+ * from the tracer's, and both judge a wait with offcpu_filter__judge().
+ */
+struct offcpu_filter {
+	__u64 min_duration_ns;
+	__u64 max_duration_ns;
+	__u32 sample_rate;
+	/* Brings min below 2^32 for the short coin (offcpu_filter__judge). */
+	__u32 short_shift;
+	__u8 short_sample;
+	__u8 reserved[7];
+};
+
+/* What offcpu_filter__judge() found of a wait: bits, 0 for a wait kept untouched. */
+enum offcpu_verdict {
+	OFFCPU_VERDICT_BELOW_MIN = 1,	  /* shorter than -m: counted below it */
+	OFFCPU_VERDICT_SHORT_SAMPLED = 2, /* of those, kept by --short sample's coin */
+	OFFCPU_VERDICT_ABOVE_MAX = 4,	  /* longer than -M */
+	OFFCPU_VERDICT_SAMPLED_OUT = 8,	  /* not drawn by --sample-rate */
+	OFFCPU_VERDICT_DROPPED = 16,	  /* not sent on */
+};
+
+/*
+ * A wait's coin, from the wait alone (murmur3's 64-bit finalizer over its
+ * thread and start): the same wait gets the same verdict wherever it is
+ * judged, and however often (the open-wait iterator's seq file runs it
+ * again for a record it had no room for). It costs a few ALU operations
+ * where bpf_get_prandom_u32() was a helper call. The start's nanoseconds
+ * are the entropy; the two coins take the two halves.
+ */
+static inline __attribute__((always_inline)) __u64 offcpu_wait_coin(__u32 tid, __u64 start_ts_ns)
+{
+	__u64 x = start_ts_ns ^ ((__u64)tid << 32);
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * The one duration filter: -m, --short sample's coin, -M, --sample-rate,
+ * in that order, stopping at the first drop; enum offcpu_verdict bits. A
+ * wait still open (OFFCPU_WAIT_OPEN_AFTER in flags) has no duration yet to
+ * toss either coin on: below -m it is dropped, and --sample-rate never
+ * draws it (every one is written, and it weighs once). The short coin
+ * keeps with probability d / min without a division: r * (min >> shift) <
+ * (d >> shift) << 32 for a 32-bit r. f is volatile for the BPF side, whose
+ * settings the compiler must read where they are used (and the verifier
+ * then prunes what they turn off): each is read only on the branch that
+ * needs it, as is the coin, so a wait kept costs two compares. Always
+ * inlined: clang made it a BPF subprogram, a call on every switch-in.
+ */
+static inline __attribute__((always_inline)) __u32
+offcpu_filter__judge(const volatile struct offcpu_filter *f, __u64 duration_ns, __u32 tid,
+		     __u64 start_ts_ns, __u32 flags)
+{
+	__u32 open = flags & OFFCPU_WAIT_OPEN_AFTER;
+
+	/* Each outcome a constant: inlined, BPF's counting folds into the branch that found it. */
+	if (duration_ns < f->min_duration_ns) {
+		if (!f->short_sample || open ||
+		    (offcpu_wait_coin(tid, start_ts_ns) >> 32) *
+			    (f->min_duration_ns >> f->short_shift) >=
+			(duration_ns >> f->short_shift) << 32)
+			return OFFCPU_VERDICT_BELOW_MIN | OFFCPU_VERDICT_DROPPED;
+		if (duration_ns > f->max_duration_ns)
+			return OFFCPU_VERDICT_BELOW_MIN | OFFCPU_VERDICT_SHORT_SAMPLED |
+			       OFFCPU_VERDICT_ABOVE_MAX | OFFCPU_VERDICT_DROPPED;
+		if (f->sample_rate > 1 &&
+		    (__u32)offcpu_wait_coin(tid, start_ts_ns) % f->sample_rate)
+			return OFFCPU_VERDICT_BELOW_MIN | OFFCPU_VERDICT_SHORT_SAMPLED |
+			       OFFCPU_VERDICT_SAMPLED_OUT | OFFCPU_VERDICT_DROPPED;
+		return OFFCPU_VERDICT_BELOW_MIN | OFFCPU_VERDICT_SHORT_SAMPLED;
+	}
+	if (duration_ns > f->max_duration_ns)
+		return OFFCPU_VERDICT_ABOVE_MAX | OFFCPU_VERDICT_DROPPED;
+	if (!open && f->sample_rate > 1 &&
+	    (__u32)offcpu_wait_coin(tid, start_ts_ns) % f->sample_rate)
+		return OFFCPU_VERDICT_SAMPLED_OUT | OFFCPU_VERDICT_DROPPED;
+	return 0;
+}
+
+/*
+ * Of a wait begun before the recording (recording_start_ns; 0: none, a
+ * snapshot), the part since, which the counters' _ns companions add, as
+ * the totals do; else its duration.
+ */
+static inline __attribute__((always_inline)) __u64
+offcpu_inside_ns(__u64 recording_start_ns, __u64 start_ts_ns, __u64 duration_ns)
+{
+	__u64 before = recording_start_ns - start_ts_ns;
+
+	return (__s64)before > 0 && before < duration_ns ? duration_ns - before : duration_ns;
+}
 
 /*
  * The open-wait iterator (offcpu_open_waits) writes each wait

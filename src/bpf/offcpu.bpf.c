@@ -378,51 +378,42 @@ static __always_inline __u64 now_ns(__u64 *now)
 
 #include "bpf/wakeups.bpf.h"
 
-/* --short sample's coin: true with probability duration_ns / min_duration_ns. */
-static __always_inline bool short_kept(__u64 duration_ns)
-{
-	__u64 r = bpf_get_prandom_u32();
-
-	return r * (min_duration_ns >> short_shift) < (duration_ns >> short_shift) << 32;
-}
-
 /* When tracing began (tracer.c): at the stop, a thread dated from before it is open at both ends. */
 __u64 recording_start_ns;
 
 /*
- * The filter chain of a wait whose duration is known, a switch-in's or a
- * recovered one: -m, --short sample's coin, -M, --sample-rate, in
- * that order; true if the wait goes on. Each drop adds its duration beside
- * its count, and to the thread's dropped_ns (for -- COMMAND's
- * coverage). start_ns is the wait's: of one begun before tracing, the
- * counters have the time since, as the totals do; -m and -M judge it whole.
+ * The filter of a wait whose duration is known, a switch-in's or a
+ * recovered one (offcpu_filter__judge()), counted: true if the wait goes
+ * on. Each drop adds its duration beside its count, and to the thread's
+ * dropped_ns (for -- COMMAND's coverage). start_ns is the wait's: of one
+ * begun before tracing, the counters have the time since, as the totals
+ * do; -m and -M judge it whole.
  */
-static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_start *slot,
+static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_start *slot, __u32 tid,
 				      __u64 start_ns, __u64 duration_ns, enum counting how)
 {
-	__u64 before = recording_start_ns - start_ns;
-	__u64 counted_ns =
-	    (__s64)before > 0 && before < duration_ns ? duration_ns - before : duration_ns;
+	__u64 counted_ns = offcpu_inside_ns(recording_start_ns, start_ns, duration_ns);
+	__u32 v = offcpu_filter__judge(&filter, duration_ns, tid, start_ns, 0);
 
-	if (duration_ns < min_duration_ns) {
+	if (!v)
+		return true;
+	if (v & OFFCPU_VERDICT_BELOW_MIN) {
 		count(c, OFFCPU_CNT_BELOW_MIN, how);
 		add(c, OFFCPU_CNT_BELOW_MIN_NS, counted_ns, how);
-		if (!short_sample || !short_kept(duration_ns)) {
-			slot->dropped_ns += duration_ns;
-			return false;
-		}
-		count(c, OFFCPU_CNT_SHORT_SAMPLED, how);
-		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, min_duration_ns, how);
 	}
-	if (duration_ns > max_duration_ns) {
+	if (v & OFFCPU_VERDICT_SHORT_SAMPLED) {
+		count(c, OFFCPU_CNT_SHORT_SAMPLED, how);
+		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, filter.min_duration_ns, how);
+	}
+	if (v & OFFCPU_VERDICT_ABOVE_MAX) {
 		count(c, OFFCPU_CNT_ABOVE_MAX, how);
 		add(c, OFFCPU_CNT_ABOVE_MAX_NS, counted_ns, how);
-		slot->dropped_ns += duration_ns;
-		return false;
 	}
-	if (sample_rate > 1 && bpf_get_prandom_u32() % sample_rate) {
+	if (v & OFFCPU_VERDICT_SAMPLED_OUT) {
 		count(c, OFFCPU_CNT_SAMPLED_OUT, how);
 		add(c, OFFCPU_CNT_SAMPLED_OUT_NS, counted_ns, how);
+	}
+	if (v & OFFCPU_VERDICT_DROPPED) {
 		slot->dropped_ns += duration_ns;
 		return false;
 	}
@@ -484,7 +475,7 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 	 * wait: a short recovered wait was counted below -m without its
 	 * nanoseconds, and dropped whatever --short sample's coin said.
 	 */
-	if (!wait_kept(c, slot, slot->start_ts_ns, duration_ns, how))
+	if (!wait_kept(c, slot, t->pid, slot->start_ts_ns, duration_ns, how))
 		return;
 	r = bpf_ringbuf_reserve(&events, OFFCPU_WAIT_HEADER_SIZE, 0);
 	if (!r) {
@@ -784,7 +775,7 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 	if (measure_clock)
 		measure_switch_in(next, slot, &start, now);
 
-	if (!wait_kept(c, slot, start.start_ts_ns, duration_ns, IN_SWITCH))
+	if (!wait_kept(c, slot, tid, start.start_ts_ns, duration_ns, IN_SWITCH))
 		return;
 	emit_wait(c, next, tid, &start, now);
 }

@@ -334,9 +334,9 @@ __noinline __u64 open_wait_stacks(struct task_struct *t __arg_trusted, struct co
  * stop, a slot whose thread ran since its start is no open wait: the
  * switch-in was hidden (recovered here, as at a switch-out) or came after
  * sched_switch was detached (open at the stop, its stacks gone). Every
- * selected wait is written, a wait outside -m/-M without its stacks:
- * tracer.c counts them, since a record the seq file had no room for is
- * written again by the next read.
+ * selected wait is written, one the filter drops without its stacks:
+ * tracer.c judges and counts them, since a record the seq file had no
+ * room for is written again by the next read.
  */
 static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 {
@@ -408,7 +408,9 @@ static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 	/* The buffer is reused: fill_times_only() zeroes what an open wait does not know. */
 	fill_times_only(r, t, task_cpu_of(t), end, end - start, state_of(state, preempt), flags);
 	total = OFFCPU_WAIT_HEADER_SIZE;
-	if (stacks && r->duration_ns >= min_duration_ns && r->duration_ns <= max_duration_ns) {
+	/* Judged as tracer.c judges the record: a wait it drops goes without stacks. */
+	if (stacks && !(offcpu_filter__judge(&filter, r->duration_ns, r->tid, start, flags) &
+			OFFCPU_VERDICT_DROPPED)) {
 		total = enriched ? open_wait_stacks(t, b) : wait_stacks_into(t, b);
 		/*
 		 * Its Python frames and a rule pack's values, read while it

@@ -13,19 +13,17 @@
  * defaults of -m and --max-entries are options.h's (OPTIONS_DEFAULT_*): 0
  * here, not a third copy.
  */
-const volatile __u64 min_duration_ns;
-const volatile __u64 max_duration_ns = ~0ULL;
-const volatile __u32 sample_rate = 1;
 /*
- * --short sample: a wait below -m is kept with probability
- * duration/min, as Go's block profile keeps an event shorter than its
- * rate, and user space weighs it min: totals stay unbiased. The coin
- * compares without a division: keep when r * (min >> shift) < (d >> shift)
- * << 32 for a random 32-bit r; short_shift brings min below 2^32 (-m of
- * 4.3 s and more), so the product cannot overflow.
+ * -m, -M, --sample-rate and --short sample: judged by
+ * offcpu_filter__judge() (offcpu.h), as user space judges the waits the
+ * open-wait iterator writes. --short sample keeps a wait below -m with
+ * probability duration/min, as Go's block profile keeps an event shorter
+ * than its rate, and user space weighs it min: totals stay unbiased.
  */
-const volatile bool short_sample;
-const volatile __u32 short_shift;
+const volatile struct offcpu_filter filter = {
+	.max_duration_ns = ~0ULL,
+	.sample_rate = 1,
+};
 /*
  * Coverage: -- COMMAND without other filters (with one, a
  * thread's switches are not all timed): its threads are timed from their

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,10 +34,7 @@ struct tracer {
 	bool counting;	 /* at stop, past STOP_DRAIN_NS: waits are counted, not read */
 	uint64_t unread; /* waits left in the ring at stop */
 	uint64_t unread_ns;
-	uint64_t min_duration_ns; /* -m -M, for the open waits */
-	uint64_t max_duration_ns;
-	bool short_sample; /* --short sample, for the recovered ones */
-	uint32_t sample_rate; /* --sample-rate, for the recovered ones too */
+	struct offcpu_filter filter; /* the BPF side's, for the iterator's waits */
 	struct bpf_program *open_waits; /* offcpu_open_waits, or its plain twin */
 	bool snapshot;	    /* nothing attached */
 	bool measure_clock; /* tracer_opts.measure_clock */
@@ -338,13 +334,6 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool 
 	if (err)
 		goto out;
 
-	skel->rodata->min_duration_ns = o->min_duration_ns;
-	skel->rodata->max_duration_ns = o->max_duration_ns;
-	skel->rodata->sample_rate = o->sample_rate;
-	skel->rodata->short_sample = o->short_sample && o->min_duration_ns;
-	/* The coin multiplies min by a 32-bit number: min >> shift must fit 32 bits. */
-	while (o->min_duration_ns >> skel->rodata->short_shift > UINT32_MAX)
-		skel->rodata->short_shift++;
 	skel->rodata->state_mask = o->state_mask;
 	skel->rodata->stack_depth = o->stack_depth;
 	skel->rodata->stack_copy_bytes = o->user_stack ? o->stack_copy_bytes : 0;
@@ -562,42 +551,10 @@ static int run_iterator(struct bpf_program *prog, char **buf, size_t *len)
 	return 0;
 }
 
-/* --short sample's coin (short_kept() in offcpu.bpf.c): kept with probability d / -m. */
-static bool short_kept(const struct tracer *t, uint64_t duration_ns)
-{
-	uint32_t r;
-
-	if (!t->short_sample || getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-		return false;
-	return (double)r * (double)t->min_duration_ns < (double)duration_ns * 4294967296.0;
-}
-
-/* --sample-rate's coin (wait_kept() in offcpu.bpf.c): kept 1 in N. */
-static bool rate_kept(const struct tracer *t)
-{
-	uint32_t r;
-
-	if (t->sample_rate <= 1)
-		return true;
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-		return false;
-	return r % t->sample_rate == 0;
-}
-
 static int malformed(uint32_t size, const char *what)
 {
 	log__error("malformed open-wait record: %u bytes, not %s", size, what);
 	return -EINVAL;
-}
-
-/* Of a wait begun before tracing did, the part since, as the BPF side counts it (0: snapshot). */
-static uint64_t since_start(const struct tracer *t, const struct offcpu_wait_record *r)
-{
-	uint64_t start = t->skel->bss->recording_start_ns;
-
-	return start && r->end_ts_ns - r->duration_ns < start && r->end_ts_ns > start
-		       ? r->end_ts_ns - start
-		       : r->duration_ns;
 }
 
 /*
@@ -641,9 +598,40 @@ static int pass_open_python(const void *data, uint32_t size, tracer_record_fn fn
 }
 
 /*
+ * Whether the filter keeps an open or recovered wait, its verdict
+ * counted as wait_kept() counts one in BPF: a recovered wait ended, and is
+ * judged as a switch-in's; an open one is never drawn (offcpu_filter__judge).
+ */
+static bool kept(const struct tracer *t, const struct offcpu_wait_record *r, uint64_t *counters)
+{
+	uint64_t start_ns = r->end_ts_ns - r->duration_ns;
+	uint32_t v = offcpu_filter__judge(&t->filter, r->duration_ns, r->tid, start_ns, r->flags);
+	uint64_t inside_ns =
+	    offcpu_inside_ns(t->skel->bss->recording_start_ns, start_ns, r->duration_ns);
+
+	if (v & OFFCPU_VERDICT_BELOW_MIN) {
+		counters[OFFCPU_CNT_BELOW_MIN]++;
+		counters[OFFCPU_CNT_BELOW_MIN_NS] += inside_ns;
+	}
+	if (v & OFFCPU_VERDICT_SHORT_SAMPLED) {
+		counters[OFFCPU_CNT_SHORT_SAMPLED]++;
+		counters[OFFCPU_CNT_SHORT_SAMPLED_NS] += t->filter.min_duration_ns;
+	}
+	if (v & OFFCPU_VERDICT_ABOVE_MAX) {
+		counters[OFFCPU_CNT_ABOVE_MAX]++;
+		counters[OFFCPU_CNT_ABOVE_MAX_NS] += inside_ns;
+	}
+	if (v & OFFCPU_VERDICT_SAMPLED_OUT) {
+		counters[OFFCPU_CNT_SAMPLED_OUT]++;
+		counters[OFFCPU_CNT_SAMPLED_OUT_NS] += inside_ns;
+	}
+	return !(v & OFFCPU_VERDICT_DROPPED);
+}
+
+/*
  * The open waits the iterator wrote (and the Python frames of some, right
- * before them) to fn; those outside -m/-M counted, and at the stop every
- * one: open, or recovered (its switch-in hidden).
+ * before them) to fn; those the filter drops counted (kept()), and at the
+ * stop every one: open, or recovered (its switch-in hidden).
  */
 static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool at_stop,
 			   tracer_record_fn fn, void *ctx, uint64_t *counters)
@@ -671,34 +659,8 @@ static int pass_open_waits(struct tracer *t, const char *buf, size_t len, bool a
 		/* Counted here, not in BPF: a record the seq file had no room for is read twice. */
 		if (r->flags & OFFCPU_WAIT_STACKS_RACED)
 			counters[OFFCPU_CNT_OPEN_STACKS_RACED]++;
-		/*
-		 * Durations beside counts, as the BPF side adds
-		 * them; a wait recovered here ended, and takes --short
-		 * sample's coin as one recovered there would.
-		 */
-		if (r->duration_ns < t->min_duration_ns) {
-			counters[OFFCPU_CNT_BELOW_MIN]++;
-			counters[OFFCPU_CNT_BELOW_MIN_NS] += since_start(t, r);
-			if (!(r->flags & OFFCPU_WAIT_RECOVERED) || !short_kept(t, r->duration_ns))
-				continue;
-			counters[OFFCPU_CNT_SHORT_SAMPLED]++;
-			counters[OFFCPU_CNT_SHORT_SAMPLED_NS] += t->min_duration_ns;
-		}
-		if (r->duration_ns > t->max_duration_ns) {
-			counters[OFFCPU_CNT_ABOVE_MAX]++;
-			counters[OFFCPU_CNT_ABOVE_MAX_NS] += since_start(t, r);
+		if (!kept(t, r, counters))
 			continue;
-		}
-		/*
-		 * A recovered wait ended, and is drawn as BPF draws every ended
-		 * one; an open wait is never drawn (each is written, for "Still
-		 * waiting") and weighs once (collector.c's weight_of).
-		 */
-		if ((r->flags & OFFCPU_WAIT_RECOVERED) && !rate_kept(t)) {
-			counters[OFFCPU_CNT_SAMPLED_OUT]++;
-			counters[OFFCPU_CNT_SAMPLED_OUT_NS] += since_start(t, r);
-			continue;
-		}
 		err = fn(ctx, r, size);
 		if (err < 0)
 			return err;
@@ -847,6 +809,8 @@ static int open_and_load(struct tracer *t, const struct tracer_opts *opts, bool 
 	err = configure(t->skel, opts, enriched, &t->missing_features);
 	if (err)
 		return err;
+	/* One filter for both sides: the waits the iterator writes are judged here. */
+	t->skel->rodata->filter = t->filter;
 	err = offcpu_bpf__load(t->skel);
 	if (err && !(enriched && (err == -EINVAL || err == -EACCES)))
 		report_setup_error("load offcpu's BPF programs", err);
@@ -879,10 +843,13 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	}
 	t->fn = fn;
 	t->ctx = ctx;
-	t->min_duration_ns = opts->min_duration_ns;
-	t->max_duration_ns = opts->max_duration_ns;
-	t->short_sample = opts->short_sample && opts->min_duration_ns;
-	t->sample_rate = opts->sample_rate;
+	t->filter.min_duration_ns = opts->min_duration_ns;
+	t->filter.max_duration_ns = opts->max_duration_ns;
+	t->filter.sample_rate = opts->sample_rate;
+	t->filter.short_sample = opts->short_sample && opts->min_duration_ns;
+	/* The coin multiplies min by a 32-bit number: min >> shift must fit 32 bits. */
+	while (opts->min_duration_ns >> t->filter.short_shift > UINT32_MAX)
+		t->filter.short_shift++;
 	t->snapshot = opts->snapshot;
 	t->measure_clock = opts->measure_clock;
 	if (opts->record_delay_us < 1000000)

@@ -392,7 +392,7 @@ def test_open_wait_under_sample_rate_is_not_weighted_as_drawn():
         r = t.run([t.OFFCPU, "-p", str(sleeper.pid), "-m", "0", "--sample-rate", "10", "-d",
                    "500ms", "-f", "json", "-o", out])
         assert r.returncode == 0, r.stderr
-        waits, _ = t.read_json_lines(out)
+        waits, stats = t.read_json_lines(out)
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -400,6 +400,10 @@ def test_open_wait_under_sample_rate_is_not_weighted_as_drawn():
     assert len(open_waits) == 1, waits
     w = open_waits[0]
     assert w["weight_ns"] <= w["duration_ns"], w
+    # Never drawn: not counted sampled out, and its part inside the recording, once.
+    start = stats["recording_start_ts_ns"]
+    assert abs(w["weight_ns"] - min(w["duration_ns"], w["ts_ns"] - start)) <= 1, (w, start)
+    assert stats["waits_open_at_stop"] >= 1 and stats["sampled_out"] == 0, stats
 
 
 def test_short_option_values():
