@@ -56,7 +56,7 @@ static void symbolizer_user_frames(void **state)
 	assert_string_equal(f.sym, "known_function");
 	assert_int_equal(f.off, 4);
 	assert_false(f.kernel);
-	assert_non_null(strstr(f.module, "test_symbols"));
+	assert_non_null(strstr(f.module, "test_symbolizer"));
 	/*
 	 * Its source line, from the test binary's own DWARF, once asked for:
 	 * of a copy (the profile's), after the process is gone.
@@ -66,7 +66,7 @@ static void symbolizer_user_frames(void **state)
 	symbolizer__exit(s, getpid());
 	symbolizer__resolve_lines(s, &f);
 	assert_non_null(f.file);
-	assert_non_null(strstr(f.file, "test_symbols.c"));
+	assert_non_null(strstr(f.file, "test_symbolizer.c"));
 	/* A prologue byte (ASan builds have one) is on the line of the braces. */
 	assert_in_range(f.line, known_line - 2, known_line + 1);
 	assert_null(f.inlined);
@@ -135,7 +135,7 @@ static void symbolizer_frees_unmapped_files(void **state)
 	/* Its line, looked up before its DWARF went. */
 	symbolizer__resolve_lines(s, &f);
 	assert_non_null(f.file);
-	assert_non_null(strstr(f.file, "test_symbols.c"));
+	assert_non_null(strstr(f.file, "test_symbolizer.c"));
 	assert_in_range(f.line, known_line - 2, known_line + 1);
 	/* The window still open: named again, the line lives with the new file. */
 	symbolizer__user(s, getpid(), addr + 4, false, clock__monotonic_ns(), &f);
@@ -232,7 +232,7 @@ static void symbolizer_inline_frames(void **state)
 			continue;
 		/* The helper at its own line, called from calls_inlined's line. */
 		assert_string_equal(f.inlined->function, "inlined_helper");
-		assert_non_null(strstr(f.inlined->file, "test_symbols.c"));
+		assert_non_null(strstr(f.inlined->file, "test_symbolizer.c"));
 		assert_int_equal(f.inlined->line, inlined_line);
 		assert_null(f.inlined->caller);
 		assert_int_equal(f.line, call_line);
