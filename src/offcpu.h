@@ -391,8 +391,8 @@ enum offcpu_open_mode {
 };
 
 /*
- * OFFCPU_TEST_MEASURE_CLOCK: the error of the kernel's times converted to
- * offcpu's clock, against the traced switches (bpf's clock_errors).
+ * --measure-clock: the error of the kernel's times converted to offcpu's
+ * clock, against the traced switches (bpf's clock_errors).
  */
 enum offcpu_clock_error_kind {
 	OFFCPU_CLOCK_ERR_ARRIVAL,    /* a switch-in from sched_info.last_arrival */

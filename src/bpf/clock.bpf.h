@@ -24,7 +24,7 @@
  * it (se.cfs_rq->rq: CONFIG_FAIR_GROUP_SCHED; the runqueues per-CPU
  * variable needs CONFIG_KALLSYMS_ALL, which this kernel lacks); without
  * one, nothing is dated or recovered. What it costs in error, measured
- * against the traced switches (OFFCPU_TEST_MEASURE_CLOCK), is in the
+ * against the traced switches (--measure-clock), is in the
  * docs/design.md ("Waits the switches do not show").
  */
 struct clock_pair {

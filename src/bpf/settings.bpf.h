@@ -81,7 +81,7 @@ const volatile bool want_waker_stacks;
 
 /* --cgroup's ID (its inode), for the iterators, which do not run as the task. */
 const volatile __u64 cgroup_id;
-/* OFFCPU_TEST_MEASURE_CLOCK: measure the clock conversion (clock_errors). */
+/* --measure-clock: measure the clock conversion (clock_errors); off, the verifier drops it. */
 const volatile bool measure_clock;
 
 /* Test and bench override (OFFCPU_TEST_NO_KERNEL_LEAF): bpf_get_task_stack alone, no leaf.bpf.h. */

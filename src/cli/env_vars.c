@@ -73,7 +73,6 @@ int env_vars__read(struct env_vars *ev)
 	err = err ?: read_flag("OFFCPU_TEST_SWEEP_STRINGS", &ev->sweep_strings);
 	/* Under a second: a slower reader is no reader. */
 	err = err ?: read_uint("OFFCPU_TEST_RECORD_DELAY_US", 0, 999999, &delay_us);
-	err = err ?: read_flag("OFFCPU_TEST_MEASURE_CLOCK", &ev->measure_clock);
 	err = err ?: read_flag("OFFCPU_TEST_NO_KERNEL_LEAF", &ev->no_kernel_leaf);
 	err = err ?: read_flag("OFFCPU_TEST_SLOTS_AHEAD", &ev->slots_ahead);
 	err = err ?: read_flag("OFFCPU_TEST_NO_PYTHON", &ev->no_python);

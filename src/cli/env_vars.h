@@ -26,7 +26,6 @@ struct env_vars {
 	size_t rotate_stacks;	       /* ROTATE_STACKS: serve's generations; 0: its own */
 	bool sweep_strings;	       /* SWEEP_STRINGS: serve sweeps at every tick */
 	uint32_t record_delay_us;      /* RECORD_DELAY_US: slept before each record */
-	bool measure_clock;	       /* MEASURE_CLOCK */
 	bool no_kernel_leaf;	       /* NO_KERNEL_LEAF */
 	bool slots_ahead;	       /* SLOTS_AHEAD */
 	bool no_python;		       /* NO_PYTHON */

@@ -24,6 +24,7 @@ enum long_only_option {
 	OPT_NO_USER_STACK,
 	OPT_CALL_GRAPH,
 	OPT_STATS,
+	OPT_MEASURE_CLOCK,
 	OPT_READ_DATA,
 	OPT_RULES,
 	OPT_GROUP_BY,
@@ -59,6 +60,7 @@ static const struct option long_options[] = {
 	{ "no-user-stack", no_argument, NULL, OPT_NO_USER_STACK },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "measure-clock", no_argument, NULL, OPT_MEASURE_CLOCK },
 	{ "read-data", no_argument, NULL, OPT_READ_DATA },
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
@@ -174,6 +176,8 @@ void options__usage(FILE *out)
 	    "                              SIZE bytes of stack copied per wait, default %u)\n"
 	    "                              or fp (frame pointers only); default dwarf\n"
 	    "      --stats                 print the health counters to stderr at the end\n"
+	    "      --measure-clock         print to stderr at the end how far the kernel's\n"
+	    "                              switch times, converted, are from the traced ones\n"
 	    "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
 	    "                              (repeatable; packs: postgres)\n"
 	    "      --read-data             also the labels a rule pack marks as data: with\n"
@@ -470,6 +474,8 @@ static const char *tracing_only(int opt)
 		return "--no-user-stack";
 	case OPT_CALL_GRAPH:
 		return "--call-graph";
+	case OPT_MEASURE_CLOCK:
+		return "--measure-clock";
 	case OPT_READ_DATA:
 		return "--read-data";
 	case OPT_WAKERS:
@@ -550,6 +556,9 @@ static int parse_one(int opt, const char *arg, struct options *o)
 		return parse_call_graph(arg, o);
 	case OPT_STATS:
 		o->stats = true;
+		return 0;
+	case OPT_MEASURE_CLOCK:
+		o->measure_clock = true;
 		return 0;
 	case OPT_READ_DATA:
 		o->read_data = true;

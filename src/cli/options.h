@@ -83,7 +83,8 @@ struct options {
 	enum call_graph call_graph;
 	uint32_t stack_copy_bytes; /* --call-graph dwarf,SIZE */
 	bool stats;
-	bool read_data; /* --read-data, rule packs' reads marked data too */
+	bool measure_clock; /* --measure-clock */
+	bool read_data;	    /* --read-data, rule packs' reads marked data too */
 	bool verbose;
 	char **command;		    /* NULL-terminated argv after "--", or NULL */
 	const char *recording_path; /* offcpu report: read instead of tracing */

@@ -26,7 +26,7 @@ void tracer_start__opts(const struct options *o, struct tracer_opts *to)
 	to->btf_path = o->env.btf_path;
 	to->no_kernel_leaf = o->env.no_kernel_leaf;
 	to->slots_ahead = o->env.slots_ahead;
-	to->measure_clock = o->env.measure_clock;
+	to->measure_clock = o->measure_clock;
 	to->record_delay_us = o->env.record_delay_us;
 }
 

@@ -259,18 +259,17 @@ def test_hidden_switch_ins_recovered():
 
 def test_clock_conversion_error():
     # The kernel's times converted to offcpu's clock, measured against the
-    # traced switches themselves (OFFCPU_TEST_MEASURE_CLOCK).
+    # traced switches themselves (--measure-clock).
     # Switches of its own, 1 ms sleeps for the whole recording: an idle
     # machine (CI's) switches too little for the counts below (75 and 749
     # in 2 s, seen). Each sleep ends from idle, where last_arrival is
     # early more often (see docs/design.md): 4 of 2,670 switch-ins off by more
     # than 1 ms once, against 7 of 251,356 on a busy machine. A broken
     # conversion is off by more for most (se.exec_start: 85%).
-    env = dict(os.environ, OFFCPU_TEST_MEASURE_CLOCK="1")
     out = os.path.join(t.TMP, "clock.json")
     load = subprocess.Popen([t.WORKLOAD, "sleep", "wl_clock", "20000", "1"])
     try:
-        r = t.run([t.OFFCPU, "-d", "2s", "-m", "0", "-f", "json", "-o", out], env=env)
+        r = t.run([t.OFFCPU, "-d", "2s", "-m", "0", "--measure-clock", "-f", "json", "-o", out])
     finally:
         load.kill()
         load.wait()

@@ -13,11 +13,9 @@
 #include "lib/array.h"
 
 static const char *const names[] = {
-	"OFFCPU_BTF_PATH",	     "OFFCPU_NO_WAKEUPS",
-	"OFFCPU_TEST_LIMITS",	     "OFFCPU_TEST_DROP_EXIT",
-	"OFFCPU_TEST_MEMSTATS",	     "OFFCPU_TEST_ROTATE_STACKS",
-	"OFFCPU_TEST_SWEEP_STRINGS", "OFFCPU_TEST_RECORD_DELAY_US",
-	"OFFCPU_TEST_MEASURE_CLOCK", "OFFCPU_TEST_NO_KERNEL_LEAF",
+	"OFFCPU_BTF_PATH",	     "OFFCPU_NO_WAKEUPS",	    "OFFCPU_TEST_LIMITS",
+	"OFFCPU_TEST_DROP_EXIT",     "OFFCPU_TEST_MEMSTATS",	    "OFFCPU_TEST_ROTATE_STACKS",
+	"OFFCPU_TEST_SWEEP_STRINGS", "OFFCPU_TEST_RECORD_DELAY_US", "OFFCPU_TEST_NO_KERNEL_LEAF",
 	"OFFCPU_TEST_SLOTS_AHEAD",   "OFFCPU_TEST_NO_PYTHON",
 };
 
@@ -41,7 +39,7 @@ static void unset_is_default(void **state)
 	assert_int_equal(env_vars__read(&ev), 0);
 	assert_null(ev.btf_path);
 	assert_false(ev.no_wakeups || ev.drop_exits || ev.memstats || ev.sweep_strings ||
-		     ev.measure_clock || ev.no_kernel_leaf || ev.slots_ahead || ev.no_python);
+		     ev.no_kernel_leaf || ev.slots_ahead || ev.no_python);
 	assert_int_equal(ev.memstats_interval_ns, 0);
 	assert_int_equal(ev.rotate_stacks, 0);
 	assert_int_equal(ev.record_delay_us, 0);
@@ -66,7 +64,7 @@ static void values(void **state)
 	assert_int_equal(env_vars__read(&ev), 0);
 	assert_string_equal(ev.btf_path, "/tmp/vmlinux");
 	assert_true(ev.no_wakeups && ev.drop_exits && ev.memstats && ev.slots_ahead);
-	assert_false(ev.sweep_strings || ev.measure_clock || ev.no_python);
+	assert_false(ev.sweep_strings || ev.no_python);
 	assert_int_equal(ev.limits.max_symbols, 10);
 	assert_int_equal(ev.limits.max_file_bytes, 4096);
 	assert_int_equal(ev.memstats_interval_ns, 2000000000ULL);

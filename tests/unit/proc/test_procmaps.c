@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The parser of /proc/PID/maps, fed fixtures, and when a process title is read again. */
+/* The parser of /proc/PID/maps, fed fixtures. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,6 @@
 
 #include "lib/array.h"
 #include "proc/procmaps.h"
-#include "proc/proctitle.h"
 
 static void maps_lines(void **state)
 {
@@ -106,23 +105,6 @@ static void maps_file_with_a_bad_line_fails_whole(void **state)
 	fclose(f);
 }
 
-/* A title is read at the first wait, then again once PROCTITLE_REFRESH_NS has passed. */
-static void title_refresh_at_most_every_100ms(void **state)
-{
-	struct proctitle_age age = { 0 };
-	uint64_t t = 5000000000ULL;
-
-	(void)state;
-	assert_true(proctitle__due(&age, t));
-	assert_false(proctitle__due(&age, t));
-	assert_false(proctitle__due(&age, t + PROCTITLE_REFRESH_NS - 1));
-	/* A record from another CPU, older than the read: not due, no wrap. */
-	assert_false(proctitle__due(&age, t - 1));
-	assert_true(proctitle__due(&age, t + PROCTITLE_REFRESH_NS));
-	assert_false(proctitle__due(&age, t + PROCTITLE_REFRESH_NS + 1));
-	assert_int_equal(PROCTITLE_REFRESH_NS, 100 * 1000 * 1000);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,7 +112,6 @@ int main(void)
 		cmocka_unit_test(maps_lines_rejected),
 		cmocka_unit_test(maps_file_keeps_executable_mappings),
 		cmocka_unit_test(maps_file_with_a_bad_line_fails_whole),
-		cmocka_unit_test(title_refresh_at_most_every_100ms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
