@@ -121,6 +121,37 @@ def check_named_inside_symbols(waits):
                 "%s: %s+%d is outside the symbol (sizes %s)" % (module, sym, f["off"], sizes)
 
 
+def wait_until(predicate, timeout, what):
+    """predicate() polled every 20 ms until it is true (returned), failing
+    with what after timeout seconds: a wait on an event, where a fixed
+    sleep was too short on a loaded machine and too long on an idle one."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("not in %g s: %s" % (timeout, what))
+        time.sleep(0.02)
+
+
+def perf_events_open(pid, n=1):
+    """How many perf_event fds process pid holds, once it holds n."""
+    def count():
+        found = 0
+        try:
+            for fd in os.listdir("/proc/%d/fd" % pid):
+                try:
+                    if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "anon_inode:[perf_event]":
+                        found += 1
+                except OSError:
+                    pass
+        except OSError:
+            pass
+        return found if found >= n else 0
+    return count
+
+
 def trace_json(args, seconds="1s"):
     out = os.path.join(TMP, "trace-%d.json" % time.monotonic_ns())
     r = run([OFFCPU, "-d", seconds, "-f", "json", "-o", out] + args)

@@ -39,12 +39,16 @@ TITLE = [b"\x1b]0;TITLE\x07\x1b[2J\n\r\t" + b"\xff\xfe\xc0\xaf<svg>&amp\"'" * 40
 SOURCE = r"""
 import ctypes, sys, threading, time
 libc = ctypes.CDLL(None)
-def worker(name):
+named = []
+def worker(name, done):
     libc.prctl(15, ctypes.c_char_p(name), 0, 0, 0)  # PR_SET_NAME
+    done.set()
     time.sleep(600)
 for n in %r:
-    threading.Thread(target=worker, args=(n,), daemon=True).start()
-time.sleep(0.3)
+    named.append(threading.Event())
+    threading.Thread(target=worker, args=(n, named[-1]), daemon=True).start()
+for done in named:
+    done.wait()
 print("ready", flush=True)
 time.sleep(600)
 """ % (NAMES,)

@@ -54,8 +54,7 @@ def poller():
 
 for f in (nanosleeper, epoller, poller):
     threading.Thread(target=f, daemon=True).start()
-time.sleep(0.2)
-print("ready", flush=True)
+print("ready", flush=True)  # the test waits for the threads' names in /proc
 time.sleep(600)
 """
 
@@ -116,18 +115,27 @@ def test_kernel_leaf_is_perfs():
     proc = subprocess.Popen(["/usr/bin/python3", script], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"
-        tids = t.run(["ls", "/proc/%d/task" % proc.pid]).stdout.split()
         comms = {}
-        for tid in tids:
-            with open("/proc/%d/task/%s/comm" % (proc.pid, tid)) as f:
-                comms[int(tid)] = f.read().strip()
+
+        def all_named():
+            comms.clear()
+            for tid in os.listdir("/proc/%d/task" % proc.pid):
+                try:
+                    with open("/proc/%d/task/%s/comm" % (proc.pid, tid)) as f:
+                        comms[int(tid)] = f.read().strip()
+                except OSError:
+                    pass
+            return len([c for c in comms.values() if c in LEAF_CALLERS]) == 3
+        t.wait_until(all_named, 30, "the workload's three threads named leaf-*")
         mine = {tid: c for tid, c in comms.items() if c in LEAF_CALLERS}
         assert len(mine) == 3, comms
         data = os.path.join(d, "perf.data")
         perf = subprocess.Popen(["perf", "record", "-q", "-o", data, "-e", "sched:sched_switch",
                                  "-g", "-p", str(proc.pid)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.5)  # perf attached before offcpu's waits start
+        # perf attached (one event a thread) before offcpu's waits start.
+        t.wait_until(t.perf_events_open(perf.pid, len(comms)), 30,
+                     "perf record attached to the workload's threads")
         r = t.run([t.OFFCPU, "-p", str(proc.pid), "-m", "5ms", "-d", "1500ms", "-f", "json"])
         time.sleep(0.2)
         perf.send_signal(signal.SIGINT)
