@@ -683,6 +683,11 @@ static int check_snapshot(struct options *o, int argc, char **argv)
 			   "nothing)");
 		return -EINVAL;
 	}
+	if (o->measure_clock) {
+		log__error("--measure-clock applies to tracing, not to 'offcpu snapshot' (it traces "
+			   "no switch)");
+		return -EINVAL;
+	}
 	if (optind < argc) {
 		log__error("unexpected argument '%s' ('offcpu snapshot' runs no command)",
 			   argv[optind]);
