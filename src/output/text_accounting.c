@@ -8,7 +8,7 @@
 #include "output/output.h"
 #include "output/text_accounting.h"
 
-/* Waits below -m that are this share of the time shown are said to skew the shares. */
+/* Waits below -m that are this share of the time recorded are said to skew the shares. */
 #define BELOW_MIN_SAID_PERCENT 10
 
 static void print_row(FILE *out, const char *what, uint64_t ns, uint64_t count, const char *rest)
@@ -44,11 +44,11 @@ void text_accounting__print(FILE *out, const struct profile *p,
 		snprintf(rest, sizeof(rest), " (%s estimated from %" PRIu64 " sampled, ±%.1f%%)",
 			 time, estimated.kept, 100.0 * estimate__relative_error(&estimated));
 	}
-	print_row(out, "shown", p->total_ns + hidden->ns, p->total_count + hidden->count, rest);
+	print_row(out, "recorded", p->total_ns + hidden->ns, p->total_count + hidden->count, rest);
 	if (c[OFFCPU_CNT_SHORT_SAMPLED]) {
 		output__format_duration(c[OFFCPU_CNT_SHORT_SAMPLED_NS], time, sizeof(time));
 		snprintf(rest, sizeof(rest),
-			 " (exact); %" PRIu64 " kept by --short sample, estimated %s, in shown",
+			 " (exact); %" PRIu64 " kept by --short sample, estimated %s, in recorded",
 			 c[OFFCPU_CNT_SHORT_SAMPLED], time);
 	} else {
 		snprintf(rest, sizeof(rest), ", not shown");
@@ -62,7 +62,7 @@ void text_accounting__print(FILE *out, const struct profile *p,
 	if (!c[OFFCPU_CNT_SHORT_SAMPLED] &&
 	    c[OFFCPU_CNT_BELOW_MIN_NS] * 100 >= shown_ns * BELOW_MIN_SAID_PERCENT && shown_ns)
 		fprintf(out,
-			"  %-18s the waits below -m are %.0f%% of the time shown, and in no "
+			"  %-18s the waits below -m are %.0f%% of the time recorded, and in no "
 			"share below: --short sample estimates them in, -m 0 shows each\n",
 			"", 100.0 * (double)c[OFFCPU_CNT_BELOW_MIN_NS] / (double)shown_ns);
 	print_drop(out, p, "above -M", OFFCPU_CNT_ABOVE_MAX, OFFCPU_CNT_ABOVE_MAX_NS,

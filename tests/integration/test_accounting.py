@@ -221,7 +221,7 @@ def test_default_report_says_what_it_does_not_show():
     text = open(t.report_of(rec, ".txt")).read()
     # What it shows: of the workload's stop, begun before the tracer, the part since.
     shown = sum(w["weight_ns"] for w in waits)
-    m = re.search(r"^  shown +([\d.]+) (s|ms|us) in (\d+) waits?$", text, re.M)
+    m = re.search(r"^  recorded +([\d.]+) (s|ms|us) in (\d+) waits?$", text, re.M)
     assert m and int(m.group(3)) == len(waits), text[:600]
     assert abs(float(m.group(1)) * {"s": 1e9, "ms": 1e6, "us": 1e3}[m.group(2)] - shown) \
         <= 0.001 * shown + 1e3
@@ -230,7 +230,7 @@ def test_default_report_says_what_it_does_not_show():
     below = float(m.group(1)) * (1e9 if m.group(2) == "s" else 1e6)
     assert abs(below - stats["below_min_duration_ns"]) <= 0.001 * below + 1e6
     # Past a tenth of what is shown, the report says they skew its shares, and the flags.
-    said = re.search(r"^ +the waits below -m are (\d+)% of the time shown, and in no share "
+    said = re.search(r"^ +the waits below -m are (\d+)% of the time recorded, and in no share "
                      r"below: --short sample estimates them in, -m 0 shows each$", text, re.M)
     share = 100.0 * stats["below_min_duration_ns"] / shown
     assert share >= 10, share  # pingpong's 3000 short waits
