@@ -84,9 +84,11 @@ int BPF_PROG(clock_rq_error, bool preempt, struct task_struct *prev)
 	__u64 estimate, exact, abs;
 	__s64 e;
 
-	if (!p || !p->ktime_ns) {
-		if (p)
-			rq_clock_ns(p, prev);
+	if (!p)
+		return 0;
+	/* A switch that takes a new pair is exact by construction: left out. */
+	if (!p->ktime_ns || prev->se.cfs_rq->rq->clock - p->rq_clock > PAIR_REFRESH_NS) {
+		rq_clock_ns(p, prev);
 		return 0;
 	}
 	estimate = rq_clock_ns(p, prev);

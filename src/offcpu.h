@@ -299,8 +299,8 @@ enum offcpu_verdict {
  * A wait's coin, from the wait alone (murmur3's 64-bit finalizer over its
  * thread and start): the same wait gets the same verdict wherever it is
  * judged, and however often (the open-wait iterator's seq file runs it
- * again for a record it had no room for). It costs a few ALU operations
- * where bpf_get_prandom_u32() was a helper call. The start's nanoseconds
+ * again for a record it had no room for). A few ALU operations, cheaper
+ * than a helper call such as bpf_get_prandom_u32(). The start's nanoseconds
  * are the entropy; the two coins take the two halves.
  */
 static inline __attribute__((always_inline)) __u64 offcpu_wait_coin(__u32 tid, __u64 start_ts_ns)

@@ -393,7 +393,7 @@ static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_sta
 				      __u64 start_ns, __u64 duration_ns, enum counting how)
 {
 	__u64 counted_ns = offcpu_inside_ns(recording_start_ns, start_ns, duration_ns);
-	__u32 v = offcpu_filter__judge(&filter, duration_ns, tid, start_ns, 0);
+	__u32 v = offcpu_filter__judge(&duration_filter, duration_ns, tid, start_ns, 0);
 
 	if (!v)
 		return true;
@@ -403,7 +403,7 @@ static __always_inline bool wait_kept(struct offcpu_counters *c, struct wait_sta
 	}
 	if (v & OFFCPU_VERDICT_SHORT_SAMPLED) {
 		count(c, OFFCPU_CNT_SHORT_SAMPLED, how);
-		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, filter.min_duration_ns, how);
+		add(c, OFFCPU_CNT_SHORT_SAMPLED_NS, duration_filter.min_duration_ns, how);
 	}
 	if (v & OFFCPU_VERDICT_ABOVE_MAX) {
 		count(c, OFFCPU_CNT_ABOVE_MAX, how);
@@ -471,9 +471,9 @@ static __always_inline void send_recovered(struct offcpu_counters *c, struct tas
 	struct offcpu_wait_record *r;
 
 	/*
-	 * The same bounds, coin and counters as a switch-in's
-	 * wait: a short recovered wait was counted below -m without its
-	 * nanoseconds, and dropped whatever --short sample's coin said.
+	 * The same bounds, coin and counters as a switch-in's wait: a short
+	 * recovered wait counts below -m with its nanoseconds, and --short
+	 * sample's coin may keep it.
 	 */
 	if (!wait_kept(c, slot, t->pid, slot->start_ts_ns, duration_ns, how))
 		return;

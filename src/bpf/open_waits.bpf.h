@@ -409,7 +409,7 @@ static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 	fill_times_only(r, t, task_cpu_of(t), end, end - start, state_of(state, preempt), flags);
 	total = OFFCPU_WAIT_HEADER_SIZE;
 	/* Judged as tracer.c judges the record: a wait it drops goes without stacks. */
-	if (stacks && !(offcpu_filter__judge(&filter, r->duration_ns, r->tid, start, flags) &
+	if (stacks && !(offcpu_filter__judge(&duration_filter, r->duration_ns, r->tid, start, flags) &
 			OFFCPU_VERDICT_DROPPED)) {
 		total = enriched ? open_wait_stacks(t, b) : wait_stacks_into(t, b);
 		/*

@@ -62,7 +62,7 @@ int BPF_PROG(offcpu_sched_waking, struct task_struct *p)
 	if (!want_waker_stacks)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (now - slot->start_ts_ns < filter.min_duration_ns)
+	if (now - slot->start_ts_ns < duration_filter.min_duration_ns)
 		return 0;
 	if (stack_copy_bytes)
 		slot->waker_stack =

@@ -9,18 +9,14 @@
 #define OFFCPU_SETTINGS_BPF_H
 
 /*
- * Set by user space between open and load: tracer__new sets every one. The
- * defaults of -m and --max-entries are options.h's (OPTIONS_DEFAULT_*): 0
- * here, not a third copy.
- */
-/*
- * -m, -M, --sample-rate and --short sample: judged by
+ * -m, -M, --sample-rate and --short sample (their defaults are options.h's
+ * OPTIONS_DEFAULT_*, not a third copy here): judged by
  * offcpu_filter__judge() (offcpu.h), as user space judges the waits the
  * open-wait iterator writes. --short sample keeps a wait below -m with
  * probability duration/min, as Go's block profile keeps an event shorter
  * than its rate, and user space weighs it min: totals stay unbiased.
  */
-const volatile struct offcpu_filter filter = {
+const volatile struct offcpu_filter duration_filter = {
 	.max_duration_ns = ~0ULL,
 	.sample_rate = 1,
 };
@@ -56,7 +52,7 @@ const volatile bool fix_leaf;
 /* Any of -p -t -c --cgroup -u -k --state. */
 const volatile bool any_filter;
 
-/* --max-entries: threads that can hold an in-flight slot at once. */
+/* --max-entries: threads that can hold an in-flight slot at once (its default is options.h's). */
 const volatile __u64 max_slots;
 /*
  * Whether programs inside the scheduler (sched_switch holds the run

@@ -25,7 +25,8 @@ struct stack_builder_opts {
 	/*
 	 * Told of each process before its first user stack is cached, so
 	 * that its owner holds what it keeps of a process from that moment
-	 * (trace/reaper.h); 0 or -errno, which the build returns. May be NULL.
+	 * (trace/reaper.h); 0, or non-zero when it could not, which the build
+	 * returns as -ENOMEM. May be NULL.
 	 */
 	int (*process_new)(void *ctx, uint32_t pid);
 	void *ctx;

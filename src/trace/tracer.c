@@ -810,7 +810,7 @@ static int open_and_load(struct tracer *t, const struct tracer_opts *opts, bool 
 	if (err)
 		return err;
 	/* One filter for both sides: the waits the iterator writes are judged here. */
-	t->skel->rodata->filter = t->filter;
+	t->skel->rodata->duration_filter = t->filter;
 	err = offcpu_bpf__load(t->skel);
 	if (err && !(enriched && (err == -EINVAL || err == -EACCES)))
 		report_setup_error("load offcpu's BPF programs", err);
