@@ -64,6 +64,17 @@ def record_together(workload_args, tracer_args):
     return [t.read_json_lines(out) + (out,) for out in outs]
 
 
+def steal_ns():
+    """The time the host took this machine's CPUs away, all CPUs (/proc/stat's steal)."""
+    with open("/proc/stat") as f:
+        return int(f.readline().split()[8]) * 10**9 // os.sysconf("SC_CLK_TCK")
+
+
+# How far the end of a recovered wait may be off (docs/design.md: at most
+# 2.8 ms of 251,356 switch-ins, from a last_arrival the kernel left early).
+RECOVERED_OFF_NS = 3000000
+
+
 def short_total(waits):
     return sum(w["duration_ns"] for w in waits if w["duration_ns"] < MIN_NS)
 
@@ -113,11 +124,13 @@ def test_exact_below_min_and_unbiased_short_sample():
     # switch: the reference's record at each switch-in would lengthen the
     # waits the tracers after it time (by 0.5% here, measured), so it comes
     # after the --short drop tracer it checks (0.01%).
+    stolen_ns = -steal_ns()
     (drop, drop_stats, _), (ref, ref_stats, _), (sample, sample_stats, rec) = record_together(
         ["pingpong", "50000", "20", "14"],
         [["-m", "1ms", "--short", "drop"],
          ["-m", "0", "--no-kernel-stack", "--no-user-stack"],
          ["-m", "1ms", "--short", "sample"]])
+    stolen_ns += steal_ns()
     for stats, what in ((ref_stats, "-m 0"), (drop_stats, "drop"), (sample_stats, "sample")):
         no_losses(stats, what)
     exact = short_total(ref)
@@ -156,21 +169,35 @@ def test_exact_below_min_and_unbiased_short_sample():
     # tracers' clocks are read microseconds apart), but for one within a few
     # microseconds of -m, which may fall on either side for either.
     # A wait whose switch-in the kernel hid is recovered by each tracer from
-    # its own clock pair (microseconds apart, now and then milliseconds): it may match nothing, up to the tracers' recovered ones.
-    def same_waits(a, b, recovered):
-        ends, unmatched = {}, []
+    # its own clock pair (microseconds apart, now and then milliseconds): it
+    # may match nothing, up to the tracers' recovered ones. And the host may
+    # take the CPU away between two tracers' programs on the same switch
+    # (steal time): then one end agrees and the other is late by what was
+    # stolen (140 us of a CI run's, between the second tracer and the third).
+    # Those skews add up to at most the steal the kernel counted in the run,
+    # beside what the recovered ones may be off by.
+    def same_waits(a, b, recovered, stolen_ns):
+        theirs, unmatched, skews = {}, [], []
         for w in b:
-            ends.setdefault(w["tid"], []).append(w)
+            theirs.setdefault(w["tid"], []).append(w)
         for w in a:
-            match = [x for x in ends.get(w["tid"], []) if abs(x["ts_ns"] - w["ts_ns"]) <= 100000]
-            if not match:
+            start = w["ts_ns"] - w["duration_ns"]
+            near = [x for x in theirs.get(w["tid"], [])
+                    if abs(x["ts_ns"] - w["ts_ns"]) <= 100000 or
+                    abs(x["ts_ns"] - x["duration_ns"] - start) <= 100000]
+            if not near:
                 if abs(w["duration_ns"] - MIN_NS) > 20000:
                     unmatched.append(w["duration_ns"])
                 continue
-            # Recovered, the two may be 0.1 ms apart (seen in CI): as unmatched.
-            if abs(match[0]["duration_ns"] - w["duration_ns"]) > 100000:
-                unmatched.append(w["duration_ns"])
+            skew = abs(near[0]["duration_ns"] - w["duration_ns"])
+            if skew > 100000:
+                skews.append(skew)
+        print("    %d waits with one end skewed, by %d us in all; %d unmatched; steal %d us, "
+              "%d recovered" % (len(skews), sum(skews) // 1000, len(unmatched),
+                                stolen_ns // 1000, recovered))
         assert len(unmatched) <= recovered, ("unmatched", unmatched, recovered)
+        assert sum(skews) <= stolen_ns + recovered * RECOVERED_OFF_NS, \
+            ("skewed", skews, stolen_ns, recovered)
 
     # The gated workload's stop began before the tracers (json "open"): each
     # dates it from the kernel's bookkeeping, or not at all if its iterator
@@ -179,8 +206,8 @@ def test_exact_below_min_and_unbiased_short_sample():
              for waits in (ref, drop, sample)]
     for other, other_stats in zip(longs[1:], (drop_stats, sample_stats)):
         recovered = ref_stats["switch_in_recovered"] + other_stats["switch_in_recovered"]
-        same_waits(longs[0], other, recovered)
-        same_waits(other, longs[0], recovered)
+        same_waits(longs[0], other, recovered, stolen_ns)
+        same_waits(other, longs[0], recovered, stolen_ns)
     assert all(w["weight_ns"] == w["duration_ns"] for w in sample
                if w["duration_ns"] >= MIN_NS and w.get("open") not in ("before", "both"))
 
