@@ -53,12 +53,20 @@ int BPF_PROG(clock_ktime)
 	return 0;
 }
 
-/* rq->clock in bpf_ktime_get_ns()'s time: the pair's ktime plus the distance since. */
-static __always_inline __u64 rq_clock_ns(struct clock_pair *p, struct task_struct *prev)
+static __always_inline __u64 rq_clock_of(struct task_struct *prev)
 {
-	__u64 clock = prev->se.cfs_rq->rq->clock;
+	return prev->se.cfs_rq->rq->clock;
+}
 
-	if (!p->ktime_ns || clock - p->rq_clock > PAIR_REFRESH_NS) {
+static __always_inline bool pair_stale(const struct clock_pair *p, __u64 clock)
+{
+	return !p->ktime_ns || clock - p->rq_clock > PAIR_REFRESH_NS;
+}
+
+/* rq->clock in bpf_ktime_get_ns()'s time: the pair's ktime plus the distance since. */
+static __always_inline __u64 rq_clock_ns(struct clock_pair *p, __u64 clock)
+{
+	if (pair_stale(p, clock)) {
 		p->ktime_ns = bpf_ktime_get_ns();
 		p->rq_clock = clock;
 	}
@@ -72,7 +80,7 @@ int BPF_PROG(clock_rq, bool preempt, struct task_struct *prev)
 	struct clock_pair *p = bpf_map_lookup_elem(&timing_pairs, &zero);
 
 	if (p)
-		sink += rq_clock_ns(p, prev);
+		sink += rq_clock_ns(p, rq_clock_of(prev));
 	return 0;
 }
 
@@ -81,17 +89,18 @@ int BPF_PROG(clock_rq_error, bool preempt, struct task_struct *prev)
 {
 	__u32 zero = 0;
 	struct clock_pair *p = bpf_map_lookup_elem(&error_pairs, &zero);
-	__u64 estimate, exact, abs;
+	__u64 clock, estimate, exact, abs;
 	__s64 e;
 
 	if (!p)
 		return 0;
+	clock = rq_clock_of(prev);
 	/* A switch that takes a new pair is exact by construction: left out. */
-	if (!p->ktime_ns || prev->se.cfs_rq->rq->clock - p->rq_clock > PAIR_REFRESH_NS) {
-		rq_clock_ns(p, prev);
+	if (pair_stale(p, clock)) {
+		rq_clock_ns(p, clock);
 		return 0;
 	}
-	estimate = rq_clock_ns(p, prev);
+	estimate = rq_clock_ns(p, clock);
 	exact = bpf_ktime_get_ns();
 	e = (__s64)(exact - estimate);
 	abs = e < 0 ? -e : e;
