@@ -244,8 +244,10 @@ int profile__new(bool keep_waits, struct profile **out)
 	p->stacks = keep_waits ? hash_table__new(hash_stack_exact, equal_stack_exact)
 			       : hash_table__new(hash_stack_symbolic, equal_stack_symbolic);
 	p->entries = hash_table__new(hash_entry, equal_entry);
+	p->oncpu.entries = hash_table__new(hash_entry, equal_entry);
 	p->label_sets = hash_table__new(hash_labels, equal_labels);
-	if (!p->strings || !p->inlines || !p->stacks || !p->entries || !p->label_sets) {
+	if (!p->strings || !p->inlines || !p->stacks || !p->entries || !p->oncpu.entries ||
+	    !p->label_sets) {
 		profile__free(p);
 		return -ENOMEM;
 	}
@@ -259,8 +261,10 @@ void profile__free(struct profile *p)
 		return;
 	hash_table__free_values(p->stacks, free);
 	hash_table__free_values(p->entries, free);
+	hash_table__free_values(p->oncpu.entries, free);
 	hash_table__free_values(p->label_sets, free);
 	free(p->waits);
+	free(p->oncpu.list);
 	free(p->threads);
 	free(p->main_binary);
 	strpool__free(p->strings);
@@ -330,9 +334,9 @@ static bool exited(struct profile *p, uint32_t pid)
  * each child it ran was an entry per child, kept for the run (RSS +105 MiB
  * in test_soak_short_lived_processes_no_leak's 30 s under ASan).
  */
-static int compact(struct profile *p)
+static int compact_table(struct profile *p, struct hash_table *entries)
 {
-	struct profile_entry **dead = malloc(hash_table__size(p->entries) * sizeof(*dead));
+	struct profile_entry **dead = malloc((hash_table__size(entries) ?: 1) * sizeof(*dead));
 	struct hash_table_iter it = { 0 };
 	size_t nr = 0, i;
 	const void *key;
@@ -340,7 +344,7 @@ static int compact(struct profile *p)
 
 	if (!dead)
 		return -ENOMEM;
-	while (hash_table__next(p->entries, &it, &key, &value)) {
+	while (hash_table__next(entries, &it, &key, &value)) {
 		struct profile_entry *e = value;
 
 		if (exited(p, e->key.pid) || (waker_is_task(&e->key) && exited(p, e->key.waker.pid)))
@@ -349,7 +353,7 @@ static int compact(struct profile *p)
 	for (i = 0; i < nr; i++) {
 		struct profile_entry *e = dead[i], *into;
 
-		hash_table__remove(p->entries, &e->key);
+		hash_table__remove(entries, &e->key);
 		if (exited(p, e->key.pid)) {
 			e->key.pid = PROFILE_EXITED_ID;
 			e->key.tid = PROFILE_EXITED_ID;
@@ -358,7 +362,7 @@ static int compact(struct profile *p)
 			e->key.waker.pid = PROFILE_EXITED_ID;
 			e->key.waker.tid = PROFILE_EXITED_ID;
 		}
-		into = hash_table__find(p->entries, &e->key);
+		into = hash_table__find(entries, &e->key);
 		if (into) {
 			into->count += e->count;
 			into->total_ns += e->total_ns;
@@ -366,17 +370,26 @@ static int compact(struct profile *p)
 			into->runq_ns += e->runq_ns;
 			estimate__add(&into->estimated, &e->estimated);
 			free(e);
-		} else if (hash_table__insert(p->entries, &e->key, e)) {
+		} else if (hash_table__insert(entries, &e->key, e)) {
 			free(e);
 			free(dead);
 			return -ENOMEM;
 		}
 	}
 	free(dead);
-	/* Live threads alone past the mark: move it, not compact on every wait. */
-	if (hash_table__size(p->entries) * 2 > p->compact_at)
-		p->compact_at = hash_table__size(p->entries) * 2;
 	return 0;
+}
+
+static int compact(struct profile *p)
+{
+	size_t size;
+	int err = compact_table(p, p->entries) ?: compact_table(p, p->oncpu.entries);
+
+	/* Live threads alone past the mark: move it, not compact on every wait. */
+	size = hash_table__size(p->entries) + hash_table__size(p->oncpu.entries);
+	if (!err && size * 2 > p->compact_at)
+		p->compact_at = size * 2;
+	return err;
 }
 
 uint64_t thread_account__missing_ns(const struct thread_account *a)
@@ -469,6 +482,57 @@ static void estimate_of(const struct wait_share *s, struct estimate *out)
 	out->kept = 1;
 }
 
+/* w appended to a list that keeps every wait or sample; -ENOMEM. */
+static int keep(struct wait **list, size_t *nr, size_t *cap, const struct wait *w)
+{
+	if (*nr == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 1024;
+		struct wait *grown = realloc(*list, grown_cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		*list = grown;
+		*cap = grown_cap;
+	}
+	(*list)[(*nr)++] = *w;
+	return 0;
+}
+
+/* The entry w adds to in entries, made with no sums if it has none; NULL: -ENOMEM. */
+static struct profile_entry *entry_of(struct hash_table *entries, const struct wait *w)
+{
+	struct profile_entry *e = hash_table__find(entries, w);
+
+	if (e)
+		return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->key = *w;
+	e->key.end_ts_ns = 0;
+	e->key.duration_ns = 0;
+	e->key.weight_ns = 0;
+	e->key.cpu = 0;
+	e->key.open &= OFFCPU_WAIT_OPEN_AFTER;
+	e->key.runq_ns = 0;
+	if (!waker_is_task(w)) {
+		e->key.waker.pid = 0;
+		e->key.waker.tid = 0;
+		e->key.waker.comm = NULL;
+	}
+	if (hash_table__insert(entries, &e->key, e)) {
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static bool compact_due(const struct profile *p)
+{
+	return p->process_alive &&
+	       hash_table__size(p->entries) + hash_table__size(p->oncpu.entries) >= p->compact_at;
+}
+
 int profile__add(struct profile *p, const struct wait *w)
 {
 	struct profile_entry *e;
@@ -480,7 +544,6 @@ int profile__add(struct profile *p, const struct wait *w)
 		return p->on_add(p->on_add_ctx, w);
 	profile__share(w, p->window_start_ns, &share);
 	weight = share.weight_ns;
-	e = hash_table__find(p->entries, w);
 	/*
 	 * Every sum a report shows is part of the total: if it cannot wrap,
 	 * none can. Past 2^64 ns (584 years, so only a forged recording) the
@@ -488,39 +551,11 @@ int profile__add(struct profile *p, const struct wait *w)
 	 */
 	if (weight > UINT64_MAX - p->total_ns)
 		return -EOVERFLOW;
-	if (p->keep_waits) {
-		if (p->nr_waits == p->waits_cap) {
-			size_t cap = p->waits_cap ? p->waits_cap * 2 : 1024;
-			struct wait *grown = realloc(p->waits, cap * sizeof(*grown));
-
-			if (!grown)
-				return -ENOMEM;
-			p->waits = grown;
-			p->waits_cap = cap;
-		}
-		p->waits[p->nr_waits++] = *w;
-	}
-	if (!e) {
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		e->key = *w;
-		e->key.end_ts_ns = 0;
-		e->key.duration_ns = 0;
-		e->key.weight_ns = 0;
-		e->key.cpu = 0;
-		e->key.open &= OFFCPU_WAIT_OPEN_AFTER;
-		e->key.runq_ns = 0;
-		if (!waker_is_task(w)) {
-			e->key.waker.pid = 0;
-			e->key.waker.tid = 0;
-			e->key.waker.comm = NULL;
-		}
-		if (hash_table__insert(p->entries, &e->key, e)) {
-			free(e);
-			return -ENOMEM;
-		}
-	}
+	if (p->keep_waits && keep(&p->waits, &p->nr_waits, &p->waits_cap, w))
+		return -ENOMEM;
+	e = entry_of(p->entries, w);
+	if (!e)
+		return -ENOMEM;
 	estimate_of(&share, &est);
 	e->count++;
 	e->runq_ns += share.runq_ns;
@@ -531,9 +566,31 @@ int profile__add(struct profile *p, const struct wait *w)
 	p->total_count++;
 	p->total_ns += weight;
 	estimate__add(&p->estimated, &est);
-	if (p->process_alive && hash_table__size(p->entries) >= p->compact_at)
-		return compact(p);
-	return 0;
+	return compact_due(p) ? compact(p) : 0;
+}
+
+int profile__add_sample(struct profile *p, const struct wait *s)
+{
+	struct profile_entry *e;
+
+	if (p->on_add)
+		return p->on_add_sample ? p->on_add_sample(p->on_add_ctx, s) : 0;
+	/* A sample is an instant: in the window or not. */
+	if (p->window_start_ns && s->end_ts_ns < p->window_start_ns)
+		return 0;
+	if (s->duration_ns > UINT64_MAX - p->oncpu.total_ns)
+		return -EOVERFLOW;
+	if (p->keep_waits && keep(&p->oncpu.list, &p->oncpu.nr, &p->oncpu.cap, s))
+		return -ENOMEM;
+	e = entry_of(p->oncpu.entries, s);
+	if (!e)
+		return -ENOMEM;
+	e->count++;
+	e->total_ns += s->duration_ns;
+	e->duration_ns += s->duration_ns;
+	p->oncpu.count++;
+	p->oncpu.total_ns += s->duration_ns;
+	return compact_due(p) ? compact(p) : 0;
 }
 
 static int compare_entries(const void *a, const void *b)
@@ -637,15 +694,20 @@ void profile__mark_strings(const struct profile *p, struct strpool *strings,
 	memset(&it, 0, sizeof(it));
 	while (hash_table__next(p->entries, &it, NULL, &value))
 		profile__mark_wait(&((const struct profile_entry *)value)->key, strings);
+	memset(&it, 0, sizeof(it));
+	while (hash_table__next(p->oncpu.entries, &it, NULL, &value))
+		profile__mark_wait(&((const struct profile_entry *)value)->key, strings);
 	for (i = 0; i < p->nr_waits; i++)
 		profile__mark_wait(&p->waits[i], strings);
+	for (i = 0; i < p->oncpu.nr; i++)
+		profile__mark_wait(&p->oncpu.list[i], strings);
 	for (i = 0; i < p->nr_threads; i++)
 		strpool__mark(strings, p->threads[i].comm);
 }
 
-int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr)
+static int sorted(const struct hash_table *entries, struct profile_entry ***out, size_t *nr)
 {
-	size_t n = hash_table__size(p->entries), i = 0;
+	size_t n = hash_table__size(entries), i = 0;
 	struct hash_table_iter it = { 0 };
 	struct profile_entry **array;
 	void *value;
@@ -653,10 +715,20 @@ int profile__sorted_entries(const struct profile *p, struct profile_entry ***out
 	array = calloc(n ? n : 1, sizeof(*array));
 	if (!array)
 		return -ENOMEM;
-	while (hash_table__next(p->entries, &it, NULL, &value))
+	while (hash_table__next(entries, &it, NULL, &value))
 		array[i++] = value;
 	qsort(array, n, sizeof(*array), compare_entries);
 	*out = array;
 	*nr = n;
 	return 0;
+}
+
+int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr)
+{
+	return sorted(p->entries, out, nr);
+}
+
+int profile__sorted_samples(const struct profile *p, struct profile_entry ***out, size_t *nr)
+{
+	return sorted(p->oncpu.entries, out, nr);
 }

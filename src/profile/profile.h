@@ -142,6 +142,23 @@ uint64_t thread_account__missing_ns(const struct thread_account *a);
 #define PROFILE_EXITED_ID UINT32_MAX
 #define PROFILE_COMPACT_ENTRIES 10000
 
+/*
+ * On-CPU samples (-F): each a struct wait whose end_ts_ns is when it was
+ * taken and whose duration_ns is what it stands for (the sampling period,
+ * 1e9 / HZ), in state OFFCPU_STATE_RUNNING, with no wait class, waker or
+ * run-queue time. Summed apart from the waits, in entries of their own, so
+ * every total of off-CPU time stays what it is without them.
+ */
+struct profile_samples {
+	struct hash_table *entries;
+	struct wait *list; /* keep_waits: every sample */
+	size_t nr;
+	size_t cap;
+	uint64_t total_ns;
+	uint64_t count;
+	uint64_t period_ns; /* what one sample stands for; 0: not sampling */
+};
+
 struct profile {
 	struct strpool *strings;
 	struct inline_pool *inlines;
@@ -174,7 +191,9 @@ struct profile {
 	 * with on_add interns the strings and stacks and sums nothing.
 	 */
 	int (*on_add)(void *ctx, const struct wait *w);
+	int (*on_add_sample)(void *ctx, const struct wait *s); /* with on_add; NULL: dropped */
 	void *on_add_ctx;
+	struct profile_samples oncpu;
 	struct thread_account *threads; /* Threads that exited, -- COMMAND */
 	size_t nr_threads;
 	size_t threads_cap;
@@ -199,6 +218,11 @@ const struct stack *profile__intern_stack(struct profile *p, const struct frame 
  * total or none. -ENOMEM.
  */
 int profile__add(struct profile *p, const struct wait *w);
+/*
+ * Adds one on-CPU sample (struct profile_samples) if it was taken inside
+ * the window; -EOVERFLOW, -ENOMEM as profile__add.
+ */
+int profile__add_sample(struct profile *p, const struct wait *s);
 /*
  * The stacks interned so far, handed to the caller (NULL when out
  * of memory, nothing changed), and a fresh table for those to come: offcpu
@@ -257,5 +281,7 @@ void profile__mark_frames(const struct frame *frames, size_t nr, struct strpool 
 void profile__mark_wait(const struct wait *w, struct strpool *strings);
 /* Entries sorted by total time, largest first; free the array, not the entries. */
 int profile__sorted_entries(const struct profile *p, struct profile_entry ***out, size_t *nr);
+/* The on-CPU samples' entries, alike. */
+int profile__sorted_samples(const struct profile *p, struct profile_entry ***out, size_t *nr);
 
 #endif
