@@ -53,6 +53,8 @@ WORKLOADS = $(OUTPUT)/tests/workload $(OUTPUT)/tests/workload-static $(OUTPUT)/t
 WORKLOADS += $(OUTPUT)/tests/wake_workload $(OUTPUT)/tests/waker_nofp
 # The open-wait race's stress (tests/integration/test_open_race.py).
 WORKLOADS += $(OUTPUT)/tests/open_race
+# Threads of known CPU time (tests/integration/test_oncpu.py).
+WORKLOADS += $(OUTPUT)/tests/oncpu_workload
 # PostgreSQL's own names of its wait events (tests/integration/test_postgres_events.py).
 WORKLOADS += $(OUTPUT)/tests/pg_names.so
 # test_offcpu.py's: LD_PRELOAD libraries that fail offcpu's calls or refuse O_TMPFILE, a
@@ -229,6 +231,12 @@ $(OUTPUT)/tests/open_waits: tests/integration/open_waits.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/open_race: tests/integration/open_race.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
+# Threads of known CPU time; built as Debian builds (no frame pointers), so only dwarf
+# mode unwinds them whole.
+$(OUTPUT)/tests/oncpu_workload: tests/integration/oncpu/oncpu_workload.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O2 -g -pthread $< -o $@
 
 # test_offcpu.py's programs, with the flags it once compiled them with itself: -O1, no -g,
 # no frame pointers (-O1 omits them).

@@ -93,6 +93,13 @@ enum offcpu_counter {
 	OFFCPU_CNT_WAKER_STACK_FAIL, /* --wakers: waker stack could not be taken or sent */
 	/* The open-wait iterator at the start. */
 	OFFCPU_CNT_OPEN_AT_START, /* off CPU when tracing began, dated (also in waits_started) */
+	/* The on-CPU sampler (-F). */
+	OFFCPU_CNT_ONCPU_SAMPLES,     /* samples written into the ring buffer */
+	OFFCPU_CNT_ONCPU_IDLE,	      /* samples of an idle CPU: counted, not sent */
+	OFFCPU_CNT_ONCPU_FILTERED,    /* samples of threads the filters leave out */
+	OFFCPU_CNT_ONCPU_DROPPED,     /* ring buffer had no room: dropped */
+	OFFCPU_CNT_ONCPU_DROPPED_NS,  /* the CPU time they stood for */
+	OFFCPU_CNT_ONCPU_STACK_FAIL, /* samples sent without a stack that could not be taken */
 	OFFCPU_CNT_BPF_MAX,
 	/* User space. The tracer: its start, the ring buffer and the open waits at the stop. */
 	OFFCPU_CNT_FEATURES_MISSING = OFFCPU_CNT_BPF_MAX, /* kernel features gone without */
@@ -195,6 +202,12 @@ enum offcpu_record_type {
 	 * lives (its wait's record may come after it exited).
 	 */
 	OFFCPU_RECORD_RUNNING = 8,
+	/*
+	 * -F: the on-CPU sampler's, laid out as a wait: end_ts_ns is when
+	 * it was taken, duration_ns the CPU time it stands for (the
+	 * period), state OFFCPU_STATE_RUNNING; no waker, run queue or flags.
+	 */
+	OFFCPU_RECORD_ONCPU = 9,
 };
 
 /* Who ended a wait. */

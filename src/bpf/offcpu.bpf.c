@@ -31,7 +31,8 @@
  * This file is that path; the rest is in headers by concern: settings
  * (the const volatile globals), filters, leaf (the kernel leaf),
  * user_stack, python, reads (rule packs), wakeups, clock, lifecycle (exit,
- * exec, fork), sched_waking and open_waits (the iterators), each .bpf.h.
+ * exec, fork), sched_waking, open_waits (the iterators) and oncpu (-F's
+ * sampler), each .bpf.h.
  * Each is included where its code was: the order of the maps, globals and
  * programs is the object's, and its programs' is the order in which
  * offcpu --version -v lists their tracepoints.
@@ -229,6 +230,7 @@ static __always_inline struct offcpu_counters *counters_get(void)
  *                        SWITCH_UNSEEN
  *   sched_process_exec   EMITTED, RINGBUF_FULL(_NS), USTACK_LOST, USTACK_PENDING
  *   sched_process_fork   RINGBUF_FULL, TABLE_FULL
+ *   offcpu_sample        ONCPU_* (hard-interrupt context: see oncpu.bpf.h)
  *
  * sched_switch runs in __schedule() with the runqueue lock held and
  * interrupts off, and a tracepoint program does not nest with itself on one
@@ -833,3 +835,5 @@ int BPF_PROG(offcpu_rseq_update)
 #include "bpf/sched_waking.bpf.h"
 
 #include "bpf/open_waits.bpf.h"
+
+#include "bpf/oncpu.bpf.h"

@@ -69,6 +69,7 @@ static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "freq", required_argument, NULL, 'F' },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
@@ -79,7 +80,7 @@ static const struct option long_options[] = {
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
-static const char short_options[] = "+p:t:c:ukm:M:d:f:o:vhV";
+static const char short_options[] = "+p:t:c:ukm:M:d:f:o:F:vhV";
 
 /* A default as it would be typed: the largest unit that holds it whole. */
 static void format_duration(uint64_t ns, char *buf, size_t size)
@@ -187,6 +188,9 @@ void options__usage(FILE *out)
 	    "                              as statements can hold anyone's data\n"
 	    "      --wakers                also the waker's stacks at each wakeup, for waits\n"
 	    "                              already past -m: off-wake folded and svg\n"
+	    "  -F, --freq HZ               also sample threads on CPU, HZ times a second per\n"
+	    "                              CPU, with the same stacks: a wall-clock profile\n"
+	    "                              (0: off, the default)\n"
 	    "      --time KIND             what folded and svg weigh: off-cpu (default),\n"
 	    "                              blocked (until the wakeup) or runq (wakeup to\n"
 	    "                              switch-in: waiting for a CPU)\n"
@@ -481,6 +485,8 @@ static const char *tracing_only(int opt)
 		return "--read-data";
 	case OPT_WAKERS:
 		return "--wakers";
+	case 'F':
+		return "--freq";
 	default:
 		return NULL;
 	}
@@ -597,6 +603,8 @@ static int parse_one(int opt, const char *arg, struct options *o)
 	case OPT_WAKERS:
 		o->wakers = true;
 		return 0;
+	case 'F':
+		return parse_number_option("--freq", arg, 0, OPTIONS_MAX_FREQ, &o->freq);
 	case OPT_FROM:
 		if (o->mode != OPTIONS_REPORT)
 			return bad_value("--from", arg, "only 'offcpu report' cuts a recording");
@@ -663,6 +671,10 @@ static int check_serve(struct options *o, int argc, char **argv)
 			   argv[optind]);
 		return -EINVAL;
 	}
+	if (o->freq) {
+		log__error("--freq applies to recording a profile, not yet to 'offcpu serve'");
+		return -EINVAL;
+	}
 	if (!o->listen_text) {
 		o->listen_text = LISTEN_DEFAULT;
 		listen_addr__parse(LISTEN_DEFAULT, &o->listen);
@@ -687,6 +699,11 @@ static int check_snapshot(struct options *o, int argc, char **argv)
 	if (o->measure_clock) {
 		log__error("--measure-clock applies to tracing, not to 'offcpu snapshot' (it traces "
 			   "no switch)");
+		return -EINVAL;
+	}
+	if (o->freq) {
+		log__error("--freq applies to tracing, not to 'offcpu snapshot' (it samples "
+			   "nothing)");
 		return -EINVAL;
 	}
 	if (optind < argc) {

@@ -18,6 +18,11 @@
 /* --max-entries: slots of the in-flight table. */
 #define OPTIONS_DEFAULT_MAX_ENTRIES 65536U
 /*
+ * -F at most: 100 us between samples. Each sample of dwarf mode copies up
+ * to --call-graph's SIZE of stack; faster, the ring buffer drops them.
+ */
+#define OPTIONS_MAX_FREQ 10000U
+/*
  * --call-graph dwarf,SIZE: bytes of user stack copied per wait. 16 KiB held
  * every stack of the unwinder's measurements (python3 in its eval loop:
  * 11 KiB); SIZE is a multiple of 8 (the copy is read by words) from 512 to
@@ -96,6 +101,7 @@ struct options {
 	bool allow_remote;
 	const char *not_serving_option; /* the first option given that serve does not take */
 	bool wakers; /* --wakers: the waker's stacks at each wakeup */
+	uint32_t freq; /* -F: on-CPU samples a second per CPU; 0: none */
 	enum short_mode short_mode; /* --short */
 	bool window_given;	    /* --from or --to (report.from_ns, report.to_ns) */
 	struct env_vars env;	    /* not parsed here: main() reads them (env_vars__read) */

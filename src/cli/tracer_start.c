@@ -27,6 +27,7 @@ void tracer_start__opts(const struct options *o, struct tracer_opts *to)
 	to->no_kernel_leaf = o->env.no_kernel_leaf;
 	to->slots_ahead = o->env.slots_ahead;
 	to->measure_clock = o->measure_clock;
+	to->freq = o->freq;
 	to->record_delay_us = o->env.record_delay_us;
 }
 

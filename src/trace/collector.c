@@ -723,6 +723,33 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	return add_wait(c, r, &w, &stacks);
 }
 
+/*
+ * An on-CPU sample (-F): a wait's record in layout, stacks and all, that
+ * goes into the profile's samples. No thread state or duration filter
+ * applies: those are the waits'.
+ */
+static int sample_record(struct collector *c, const struct offcpu_wait_record *r, size_t size)
+{
+	struct built_stacks stacks;
+	struct wait s = { 0 };
+	int err;
+
+	err = check_wait(c, r, size);
+	err = err ?: decode_wait(c, r, &s);
+	err = err ?: build_stacks(c, r, size, &s, &stacks);
+	err = err ?: enrich_wait(c, r, &s);
+	if (err)
+		return err;
+	s.state = OFFCPU_STATE_RUNNING;
+	s.weight_ns = 0;
+	s.open = 0;
+	if (stacks.cut_short)
+		c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
+	if (!c->profile->oncpu.period_ns)
+		c->profile->oncpu.period_ns = r->duration_ns;
+	return profile__add_sample(c->profile, &s);
+}
+
 /* A new image or a gone process: its old user addresses mean nothing now. */
 static void forget_process(struct collector *c, uint32_t pid)
 {
@@ -893,6 +920,8 @@ int collector__record(struct collector *c, const void *data, size_t size)
 	switch (header->type) {
 	case OFFCPU_RECORD_WAIT:
 		return wait_record(c, data, size);
+	case OFFCPU_RECORD_ONCPU:
+		return sample_record(c, data, size);
 	case OFFCPU_RECORD_WAKER:
 		return waker_record(c, data, size);
 	case OFFCPU_RECORD_PYTHON:

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <bpf/bpf.h>
-#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <linux/perf_event.h>
 #include <linux/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +43,8 @@ struct tracer {
 	uint64_t python_added; /* processes given a Python layout (tracer__python_add) */
 	unsigned int missing_features; /* KERNEL_FEATURE_* bits this run goes without */
 	uint64_t features_said;	       /* those, and trusted task arguments: each said once, counted */
+	struct bpf_link **sample_links; /* -F: the sampler on each CPU's clock event */
+	int nr_sample_links;
 };
 
 /* The largest open-wait record (offcpu_open_waits: OPEN_COPY_MAX of stack copied). */
@@ -130,6 +133,8 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_open_waits_plain, NULL },
 		/* offcpu snapshot's, for a moment (pair_clocks()). */
 		{ skel->progs.offcpu_pair_clocks, NULL },
+		/* -F: on each CPU's clock event (attach_sampler()). */
+		{ skel->progs.offcpu_sample, NULL },
 		/* Who woke each wait; off only under wakeups = false. */
 		{ skel->progs.offcpu_sched_waking, &skel->links.offcpu_sched_waking },
 		/*
@@ -181,13 +186,16 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* The tracepoint a program attaches to: its section's name after "tp_btf/"; NULL for iterators. */
+/*
+ * The tracepoint a program attaches to: its section's name after
+ * "tp_btf/"; NULL for iterators and the sampler's perf event.
+ */
 static const char *program_tracepoint(const struct bpf_program *prog)
 {
 	const char *section = bpf_program__section_name(prog);
 	const char *name = strchr(section, '/');
 
-	if (!strncmp(section, "iter", 4))
+	if (!strncmp(section, "iter", 4) || !strcmp(section, "perf_event"))
 		return NULL;
 	return name ? name + 1 : section;
 }
@@ -268,6 +276,83 @@ static int size_stack_copies(struct offcpu_bpf *skel)
 	if (err)
 		report_setup_error("size the user stack copies", err);
 	return err;
+}
+
+/* -F: the sampler loaded, its period set and a buffer for each CPU. */
+static int configure_sampler(struct offcpu_bpf *skel, const struct tracer_opts *o)
+{
+	int cpus, err;
+
+	bpf_program__set_autoload(skel->progs.offcpu_sample, o->freq > 0);
+	if (!o->freq)
+		return 0;
+	skel->rodata->sample_period_ns = 1000000000ULL / o->freq;
+	cpus = libbpf_num_possible_cpus();
+	if (cpus < 0) {
+		report_setup_error("count the CPUs", cpus);
+		return cpus;
+	}
+	err = bpf_map__set_max_entries(skel->maps.sample_bufs, (__u32)cpus);
+	if (err)
+		report_setup_error("size the on-CPU sampler's buffers", err);
+	return err;
+}
+
+/*
+ * -F: a software clock event on each CPU, its period in nanoseconds
+ * (a cpu-clock event counts time), running the sampler at each. A CPU
+ * that is offline has none (ENODEV): it runs nothing to sample.
+ */
+static int attach_sampler(struct tracer *t)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = t->skel->rodata->sample_period_ns,
+	};
+	int cpus = libbpf_num_possible_cpus(), cpu, fd, err;
+	char text[128];
+
+	if (!attr.sample_period)
+		return 0;
+	if (cpus < 0)
+		return cpus;
+	t->sample_links = calloc((size_t)cpus, sizeof(*t->sample_links));
+	if (!t->sample_links)
+		return -ENOMEM;
+	for (cpu = 0; cpu < cpus; cpu++) {
+		fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == ENODEV)
+			continue;
+		if (fd < 0) {
+			err = -errno;
+			log__error("cannot open the on-CPU sampler's clock event on CPU %d: %s", cpu,
+				   strerror(-err));
+			return err;
+		}
+		/* The link owns fd from here: destroying it closes it. */
+		t->sample_links[t->nr_sample_links] =
+		    bpf_program__attach_perf_event(t->skel->progs.offcpu_sample, fd);
+		if (!t->sample_links[t->nr_sample_links]) {
+			err = -errno;
+			close(fd);
+			log__error("cannot attach BPF program offcpu_sample on CPU %d: %s", cpu,
+				   error_text(err, text, sizeof(text)));
+			return err;
+		}
+		t->nr_sample_links++;
+	}
+	return 0;
+}
+
+static void detach_sampler(struct tracer *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr_sample_links; i++)
+		bpf_link__destroy(t->sample_links[i]);
+	t->nr_sample_links = 0;
 }
 
 /*
@@ -382,6 +467,8 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool 
 		goto out;
 	}
 	err = size_stack_copies(skel);
+	if (!err)
+		err = configure_sampler(skel, o);
 out:
 	btf__free(vmlinux);
 	return err;
@@ -897,6 +984,7 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 	}
 	t->skel->bss->recording_start_ns = clock__monotonic_ns();
 	err = attach_core(t->skel);
+	err = err ?: attach_sampler(t);
 	if (err)
 		goto fail;
 	/* After the fork program is attached, which makes the slots of threads forked since. */
@@ -975,6 +1063,8 @@ int tracer__stop(struct tracer *t, uint64_t *counters)
 	counters[OFFCPU_CNT_FEATURES_MISSING] = t->features_said;
 	bpf_link__destroy(t->skel->links.offcpu_sched_switch);
 	t->skel->links.offcpu_sched_switch = NULL;
+	/* Samples after the switches' last one would be outside the recording. */
+	detach_sampler(t);
 	/* The end of the waits still open: the last switch sched_switch could see. */
 	t->skel->bss->open_stop_ts_ns = clock__monotonic_ns();
 	/*
@@ -1068,6 +1158,8 @@ void tracer__free(struct tracer *t)
 {
 	if (!t)
 		return;
+	detach_sampler(t);
+	free(t->sample_links);
 	ring_buffer__free(t->ring);
 	offcpu_bpf__destroy(t->skel);
 	free(t->open_record);

@@ -51,6 +51,8 @@ struct tracer_opts {
 	bool slots_ahead;    /* slots made ahead of the scheduler on any kernel, as on PREEMPT_RT */
 	/* The kernel's switch times' conversion to offcpu's clock measured, said at the stop. */
 	bool measure_clock;
+	/* -F: on-CPU samples a second per CPU (OFFCPU_RECORD_ONCPU); 0: none. */
+	uint32_t freq;
 	/* Slept before each record is handed on (under 1 s): a reader as slow as a cold one. */
 	uint32_t record_delay_us;
 };

@@ -141,6 +141,61 @@ static struct profile *merging_profile(const char *comm, const char *wait_class,
 	w->kernel_stack = profile__intern_stack(p, &f, 1);
 	return p;
 }
+/*
+ * On-CPU samples are summed apart from the waits, by the same keys: no
+ * off-CPU total moves, a sample before the window counts nowhere, and
+ * exited processes' samples merge as their waits do.
+ */
+static void samples_are_summed_apart(void **state)
+{
+	struct wait w;
+	struct profile *p = merging_profile("spin", "sleep", "do_nanosleep", &w);
+	struct profile_entry **entries;
+	struct wait s;
+	size_t nr, i, exited = 0;
+	uint32_t pid;
+
+	(void)state;
+	p->window_start_ns = 1000;
+	w.pid = w.tid = 2;
+	w.duration_ns = 500;
+	w.end_ts_ns = 2000;
+	assert_int_equal(profile__add(p, &w), 0);
+	s = w;
+	s.wait_class = NULL;
+	s.state = OFFCPU_STATE_RUNNING;
+	s.duration_ns = 10101010;
+	s.end_ts_ns = 3000;
+	assert_int_equal(profile__add_sample(p, &s), 0);
+	assert_int_equal(profile__add_sample(p, &s), 0);
+	s.end_ts_ns = 999;
+	assert_int_equal(profile__add_sample(p, &s), 0);
+	assert_int_equal(p->total_count, 1);
+	assert_int_equal(p->total_ns, 500);
+	assert_int_equal(p->oncpu.count, 2);
+	assert_int_equal(p->oncpu.total_ns, 2 * 10101010);
+	assert_int_equal(profile__sorted_samples(p, &entries, &nr), 0);
+	assert_int_equal(nr, 1);
+	assert_int_equal(entries[0]->count, 2);
+	assert_int_equal(entries[0]->total_ns, 2 * 10101010);
+	assert_null(entries[0]->key.wait_class);
+	free(entries);
+	s.end_ts_ns = 3000;
+	for (pid = 3; pid <= 60; pid++) {
+		s.pid = s.tid = pid;
+		assert_int_equal(profile__add_sample(p, &s), 0);
+	}
+	assert_int_equal(profile__sorted_samples(p, &entries, &nr), 0);
+	for (i = 0; i < nr; i++)
+		if (entries[i]->key.pid == PROFILE_EXITED_ID)
+			exited += entries[i]->count;
+	assert_true(exited >= 20);
+	assert_true(nr <= 60 - exited);
+	free(entries);
+	assert_int_equal(p->oncpu.count, 60);
+	assert_int_equal(p->total_count, 1);
+	profile__free(p);
+}
 /* Past the mark, exited processes' entries merge; their time stays. */
 static void exited_processes_merge(void **state)
 {
@@ -577,6 +632,7 @@ int main(void)
 		cmocka_unit_test(json_and_its_report_count_the_window),
 		cmocka_unit_test(older_and_forged_recordings),
 		cmocka_unit_test(metrics_count_since_they_began),
+		cmocka_unit_test(samples_are_summed_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

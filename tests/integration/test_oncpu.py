@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""-F: on-CPU samples beside the waits, against threads whose CPU time the
+kernel itself measured (CLOCK_THREAD_CPUTIME_ID) and against perf record
+on the same workload."""
+import collections
+import json
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as t  # noqa: E402
+
+WORKLOAD = os.path.join(t.ROOT, "build", "tests", "oncpu_workload")
+HZ = 997
+SECONDS = "3"
+
+
+def run_workload(args, seconds=SECONDS):
+    """offcpu -F HZ -f json -- oncpu_workload: its json records and the
+    workload's own account of each thread, {tid: (function, cpu_ns, wall_ns)}."""
+    out = os.path.join(t.TMP, "oncpu-%d.json" % len(os.listdir(t.TMP)))
+    cpu = str(os.cpu_count() - 1)
+    r = t.run([t.OFFCPU, "-F", str(HZ), "-f", "json", "-o", out] + args +
+              ["--", WORKLOAD, seconds, cpu])
+    assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
+    threads = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"thread (\d+) (\w+) (\d+) (\d+)$", line)
+        if m:
+            threads[int(m.group(1))] = (m.group(2), int(m.group(3)), int(m.group(4)))
+    assert len(threads) == 3, "the workload said: %r" % r.stdout
+    waits, stats = t.read_json_lines(out)
+    with open(out) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    samples = [s for s in records if s["type"] == "oncpu"]
+    return threads, waits, samples, stats
+
+
+def syms(stack):
+    return [f.get("sym", "") for f in stack or []]
+
+
+def test_samples_weigh_the_period_and_the_counters_add_up():
+    threads, waits, samples, stats = run_workload(["-m", "0"])
+    period = 10 ** 9 // HZ
+    assert samples, "no oncpu records"
+    assert all(s["weight_ns"] == period for s in samples), \
+        "weights other than 1e9/HZ: %s" % sorted({s["weight_ns"] for s in samples})
+    # -- COMMAND: the workload's threads and its main thread only.
+    assert {s["pid"] for s in samples} == {next(iter(samples))["pid"]}
+    assert stats["ringbuf_unread"] == 0, stats
+    assert stats["oncpu_samples"] == len(samples), \
+        "oncpu_samples %d, %d records" % (stats["oncpu_samples"], len(samples))
+    assert stats["oncpu_dropped"] == 0, stats
+    # Every sample of every CPU is one of three: sent, filtered, idle.
+    ticks = stats["oncpu_samples"] + stats["oncpu_filtered"] + stats["oncpu_idle"]
+    expected = float(SECONDS) * HZ * os.cpu_count()
+    assert 0.8 * expected < ticks < 1.3 * expected, \
+        "%d ticks of %d CPUs at %d Hz in about %s s" % (ticks, os.cpu_count(), HZ, SECONDS)
+
+
+def test_sampled_cpu_time_is_the_threads_own():
+    """Per thread, the sampled on-CPU time is within 10% of its
+    CLOCK_THREAD_CPUTIME_ID, and with its waits (-m 0: every one) within 5%
+    of its life."""
+    threads, waits, samples, stats = run_workload(["-m", "0"])
+    period = 10 ** 9 // HZ
+    on = collections.Counter()
+    for s in samples:
+        on[s["tid"]] += s["weight_ns"]
+    off = collections.Counter()
+    for w in waits:
+        off[w["tid"]] += w["duration_ns"]
+    problems = []
+    for tid, (function, cpu_ns, wall_ns) in sorted(threads.items()):
+        n = on[tid] // period
+        # Four standard deviations of a count of n, or 10%, whichever is more.
+        allowed = max(0.10 * cpu_ns, 4 * math.sqrt(max(n, 1)) * period)
+        if abs(on[tid] - cpu_ns) > allowed:
+            problems.append("%s %d: sampled %.3f s on CPU, its clock %.3f s" %
+                            (function, tid, on[tid] / 1e9, cpu_ns / 1e9))
+        total = on[tid] + off[tid]
+        if abs(total - wall_ns) > 0.05 * wall_ns + 4 * math.sqrt(max(n, 1)) * period:
+            problems.append("%s %d: on %.3f + off %.3f = %.3f s, its life %.3f s" %
+                            (function, tid, on[tid] / 1e9, off[tid] / 1e9, total / 1e9,
+                             wall_ns / 1e9))
+    assert not problems, "; ".join(problems)
+
+
+def test_samples_are_in_the_computing_function_with_whole_stacks():
+    """95% of each thread's samples have its compute function on top of
+    the user stack, and, in dwarf mode on code built without frame
+    pointers, the stack goes down to start_thread."""
+    threads, waits, samples, stats = run_workload([])
+    problems = []
+    for tid, (function, cpu_ns, wall_ns) in sorted(threads.items()):
+        mine = [s for s in samples if s["tid"] == tid]
+        assert len(mine) > 100, "%s %d: %d samples" % (function, tid, len(mine))
+        inside = [s for s in mine if function in syms(s.get("user_stack"))[:3]]
+        whole = [s for s in inside if "start_thread" in syms(s.get("user_stack"))]
+        if len(inside) < 0.95 * len(mine):
+            tops = collections.Counter(tuple(syms(s.get("user_stack"))[:2]) for s in mine)
+            problems.append("%s %d: %d of %d samples in it; tops %s" %
+                            (function, tid, len(inside), len(mine), tops.most_common(4)))
+        if len(whole) < 0.95 * len(inside):
+            problems.append("%s %d: %d of %d stacks reach start_thread" %
+                            (function, tid, len(whole), len(inside)))
+    assert not problems, "; ".join(problems)
+
+
+def test_fp_mode_samples_name_the_function():
+    """--call-graph fp: no frame pointers here, but the leaf is where the
+    thread was interrupted: each thread's samples are in its function."""
+    threads, waits, samples, stats = run_workload(["--call-graph", "fp"], seconds="1")
+    for tid, (function, cpu_ns, wall_ns) in sorted(threads.items()):
+        mine = [s for s in samples if s["tid"] == tid]
+        inside = [s for s in mine if function in syms(s.get("user_stack"))[:1]]
+        assert len(inside) >= 0.9 * len(mine) > 0, \
+            "%s %d: %d of %d samples in it" % (function, tid, len(inside), len(mine))
+
+
+def test_shares_match_perf_record():
+    """perf record -F on the same workload: the top functions' shares of
+    the on-CPU samples within 5 points of perf's."""
+    if not os.path.exists("/usr/bin/perf"):
+        raise t.Skip("perf is not installed")
+    cpu = str(os.cpu_count() - 1)
+    data = os.path.join(t.TMP, "perf.data")
+    r = t.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", str(HZ), "-o", data, "--",
+               WORKLOAD, SECONDS, cpu])
+    assert r.returncode == 0, r.stderr
+    r = t.run(["perf", "report", "-i", data, "--stdio", "--sort", "sym", "-q"])
+    assert r.returncode == 0, r.stderr
+    perf = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"\s*([\d.]+)%.*\] (\S+)", line)
+        if m:
+            perf[m.group(2)] = perf.get(m.group(2), 0.0) + float(m.group(1))
+    threads, waits, samples, stats = run_workload([])
+    ours = collections.Counter()
+    for s in samples:
+        stack = s.get("kernel_stack") or s.get("user_stack") or []
+        ours[stack[0].get("sym", "?") if stack else "?"] += 1
+    n = sum(ours.values())
+    problems = []
+    for function in ("compute_burst", "spin_pinned"):
+        mine = 100.0 * ours[function] / n
+        if abs(mine - perf.get(function, 0.0)) > 5:
+            problems.append("%s: %.1f%% here, %.1f%% in perf" %
+                            (function, mine, perf.get(function, 0.0)))
+    assert not problems, "; ".join(problems) + "; perf: %s" % sorted(perf.items(),
+                                                                    key=lambda x: -x[1])[:5]
+
+
+def test_freq_refused_where_it_cannot_apply():
+    for args, why in ((["snapshot", "-F", "99"], "snapshot"),
+                      (["serve", "-F", "99"], "serve"),
+                      (["report", "-F", "99", "x.json"], "report")):
+        r = t.run([t.OFFCPU] + args)
+        assert r.returncode != 0 and "--freq" in r.stderr and r.stderr.count("\n") == 1, \
+            "%s: %d %r" % (why, r.returncode, r.stderr)
+    r = t.run([t.OFFCPU, "-F", "10001", "-d", "1s"])
+    assert r.returncode != 0 and "--freq" in r.stderr, r.stderr
+
+
+if __name__ == "__main__":
+    sys.exit(t.run_suite(globals()))
