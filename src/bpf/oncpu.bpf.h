@@ -5,7 +5,8 @@
  * program on the thread it interrupted, which is current: its kernel stack
  * where it was interrupted, its user stack from the registers it entered
  * the kernel with, as a wait's (frame pointers in fp mode, a copy for user
- * space to unwind in dwarf mode), and the rule packs' reads. Each sample
+ * space to unwind in dwarf mode), its Python frames and the rule packs'
+ * reads. Each sample
  * stands for sample_period_ns of CPU time.
  *
  * It runs in hard-interrupt context (perf_swevent_hrtimer), so it may
@@ -66,6 +67,29 @@ static __always_inline __u64 sample_user_stack(struct bpf_perf_event_data *ctx,
 	return user_off + COPY_DATA_OFF + ((struct offcpu_user_copy *)&b->bytes[user_off])->size;
 }
 
+/*
+ * The sampled thread's Python frames, in their record right before its
+ * sample's, as before a wait's. Not while the sample interrupted
+ * rseq_update sending the thread's wait (set_flushing()): that wait's
+ * Python record went first, and a second one between it and its wait
+ * would take its place.
+ */
+static __always_inline void sample_python(struct offcpu_counters *c, struct task_struct *t,
+					  const struct offcpu_wait_record *r)
+{
+	__u32 pid = r->pid;
+	struct pending_wait *p;
+
+	if (!bpf_map_lookup_elem(&python_procs, &pid))
+		return;
+	p = bpf_task_storage_get(&pending, t, 0, 0);
+	if (p && p->flushing) {
+		count(c, OFFCPU_CNT_PY_FAIL, IN_SWITCH);
+		return;
+	}
+	python_send_frames(c, r);
+}
+
 SEC("perf_event")
 int offcpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -113,6 +137,7 @@ int offcpu_sample(struct bpf_perf_event_data *ctx)
 	size = OFFCPU_WAIT_HEADER_SIZE + r->kernel_frames * 8;
 	if (want_user_stack && !(t->flags & PF_KTHREAD)) {
 		take_reads(r);
+		sample_python(c, t, r);
 		size = sample_user_stack(ctx, c, b, r->kernel_frames);
 	}
 	/* Never true (the buffer has a page of slack), but the verifier needs the bound. */
