@@ -110,12 +110,24 @@ def long_waits(waits, tid=None):
     return [w for w in waits if w["duration_ns"] >= LONG_NS and (tid is None or w["tid"] == tid)]
 
 
+def with_stacks(waits, stats):
+    """The waits that have stacks. A wait whose switch-in this VM hid is
+    recovered at its thread's next switch-out with its state and duration
+    only (switch_in_recovered): gone by then. At most 2 of a run's, each
+    counted."""
+    hidden = [w for w in waits if t.recovered(w)]
+    assert len(hidden) <= min(2, stats["switch_in_recovered"]), \
+        "%d waits without stacks, %d recovered" % (len(hidden), stats["switch_in_recovered"])
+    return [w for w in waits if not t.recovered(w)], len(hidden)
+
+
 def check_mode(mode, wait_class, leaf=None):
     waits, stats, _, _ = record(mode)
-    chained = [w for w in long_waits(waits) if chain_at(w) is not None]
-    assert len(chained) >= ROUNDS, "%d waits under inner(), want %d: %s" % (
-        len(chained), ROUNDS, [(w["wait"], [f.get("sym") for f in w["user_stack"]][:8])
-                               for w in long_waits(waits)])
+    long, hidden = with_stacks(long_waits(waits), stats)
+    chained = [w for w in long if chain_at(w) is not None]
+    assert len(chained) >= ROUNDS - hidden, "%d waits under inner(), want %d: %s" % (
+        len(chained), ROUNDS - hidden, [(w["wait"], [f.get("sym") for f in w["user_stack"]][:8])
+                                        for w in long_waits(waits)])
     for w in chained:
         check_chain(w)
         assert w["wait"] == wait_class, "%s wait, not %s" % (w["wait"], wait_class)
@@ -160,8 +172,8 @@ def test_two_threads_blocked_at_once_each_have_their_frames():
     waits, stats, truth, _ = record("threads")
     tids = {name: int(tid) for name, tid in truth}
     for name, other in (("alpha", "beta"), ("beta", "alpha")):
-        mine = long_waits(waits, tids[name])
-        assert len(mine) >= ROUNDS - 1, "%s: %d waits" % (name, len(mine))
+        mine, hidden = with_stacks(long_waits(waits, tids[name]), stats)
+        assert len(mine) >= ROUNDS - 1 - hidden, "%s: %d waits" % (name, len(mine))
         for w in mine:
             py = python_frames(w)
             names = [f.get("sym") for f in py]
