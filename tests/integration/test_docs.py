@@ -37,6 +37,7 @@ VALUES = {
     "output": "/nonexistent-dir/offcpu-docs-test.txt", "max-entries": "16",
     "stack-depth": "8", "call-graph": "fp", "rules": "postgres", "group-by": "tid",
     "top": "3", "listen": "127.0.0.1:9466", "time": "off-cpu", "from": "1", "to": "2",
+    "freq": "99",
 }
 
 

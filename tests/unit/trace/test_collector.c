@@ -120,7 +120,8 @@ static void malformed_records_say_type_and_size(void **state)
 	struct offcpu_wait_record header = wait_of(0, 0), three_frames = wait_of(3, 0);
 	struct offcpu_wait_record too_deep = wait_of(OFFCPU_MAX_STACK_DEPTH + 1, 0);
 	struct offcpu_task_record exit = { .type = OFFCPU_RECORD_EXIT, .pid = 1 };
-	struct offcpu_task_record unknown = { .type = 9 };
+	/* Far past the last type, so that a new one never takes it. */
+	struct offcpu_task_record unknown = { .type = 99 };
 	/* Two kernel frames, then a copy of the user stack that says 64 bytes and has 56. */
 	struct offcpu_wait_record copied = wait_of(2, 0);
 	struct offcpu_user_copy *copy = (void *)&copied.ips[2];
@@ -131,7 +132,7 @@ static void malformed_records_say_type_and_size(void **state)
 		size_t size;
 		const char *said; /* after "malformed ring buffer record: ", of size */
 	} cases[] = {
-		{ &unknown, sizeof(unknown), "type 9, %zu bytes: unknown type" },
+		{ &unknown, sizeof(unknown), "type 99, %zu bytes: unknown type" },
 		{ &wait_type, 2, "%zu bytes: shorter than its type" },
 		{ &wait_type, sizeof(wait_type),
 		  "type 1, %zu bytes: shorter than a wait's header" },
