@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* JSON Lines: one object per wait, then one stats object. */
+/* JSON Lines: one object per wait and per on-CPU sample, then one stats object. */
 #include <linux/types.h>
 
 #include "classify/states.h"
@@ -93,14 +93,11 @@ static void write_waker(struct json_writer *w, const struct wait *wait)
 	json_writer__end_object(w);
 }
 
-/* window_start_ns: the profile's (profile.h); duration_ns is whole, weight_ns of the window. */
-static void write_wait(struct json_writer *w, const struct wait *wait, uint64_t window_start_ns)
+/* What a wait and a sample both have first: when, whose; the object is left open. */
+static void write_thread_of(struct json_writer *w, const char *type, const struct wait *wait)
 {
-	struct wait_share share;
-
-	profile__share(wait, window_start_ns, &share);
 	json_writer__begin_object(w);
-	json_writer__member_string(w, REC_TYPE, REC_TYPE_WAIT);
+	json_writer__member_string(w, REC_TYPE, type);
 	json_writer__member_u64(w, REC_TS_NS, wait->end_ts_ns);
 	json_writer__member_u64(w, REC_PID, wait->pid);
 	json_writer__member_u64(w, REC_TID, wait->tid);
@@ -109,13 +106,11 @@ static void write_wait(struct json_writer *w, const struct wait *wait, uint64_t 
 		json_writer__member_string(w, REC_TITLE, wait->title);
 	if (wait->cgroup)
 		json_writer__member_string(w, REC_CGROUP, wait->cgroup);
-	json_writer__member_string(w, REC_STATE, states__name(wait->state));
-	json_writer__member_string(w, REC_WAIT, wait->wait_class);
-	json_writer__member_u64(w, REC_DURATION_NS, wait->duration_ns);
-	json_writer__member_u64(w, REC_WEIGHT_NS, share.weight_ns);
-	json_writer__member_u64(w, REC_CPU, wait->cpu);
-	if (profile__open_name(wait->open))
-		json_writer__member_string(w, REC_OPEN, profile__open_name(wait->open));
+}
+
+/* What a wait and a sample both have last: labels and stacks. */
+static void write_labels_and_stacks(struct json_writer *w, const struct wait *wait)
+{
 	if (wait->labels) {
 		uint32_t i;
 
@@ -130,7 +125,34 @@ static void write_wait(struct json_writer *w, const struct wait *wait, uint64_t 
 	write_stack(w, wait->kernel_stack);
 	json_writer__key(w, REC_USER_STACK);
 	write_stack(w, wait->user_stack);
+}
+
+/* window_start_ns: the profile's (profile.h); duration_ns is whole, weight_ns of the window. */
+static void write_wait(struct json_writer *w, const struct wait *wait, uint64_t window_start_ns)
+{
+	struct wait_share share;
+
+	profile__share(wait, window_start_ns, &share);
+	write_thread_of(w, REC_TYPE_WAIT, wait);
+	json_writer__member_string(w, REC_STATE, states__name(wait->state));
+	json_writer__member_string(w, REC_WAIT, wait->wait_class);
+	json_writer__member_u64(w, REC_DURATION_NS, wait->duration_ns);
+	json_writer__member_u64(w, REC_WEIGHT_NS, share.weight_ns);
+	json_writer__member_u64(w, REC_CPU, wait->cpu);
+	if (profile__open_name(wait->open))
+		json_writer__member_string(w, REC_OPEN, profile__open_name(wait->open));
+	write_labels_and_stacks(w, wait);
 	write_waker(w, wait);
+	json_writer__end_object(w);
+}
+
+/* An on-CPU sample: the CPU time it stands for is its weight. */
+static void write_sample(struct json_writer *w, const struct wait *s)
+{
+	write_thread_of(w, REC_TYPE_ONCPU, s);
+	json_writer__member_u64(w, REC_CPU, s->cpu);
+	json_writer__member_u64(w, REC_WEIGHT_NS, s->duration_ns);
+	write_labels_and_stacks(w, s);
 	json_writer__end_object(w);
 }
 
@@ -158,12 +180,21 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 {
 	struct json_writer w;
 	unsigned int i;
-	size_t n;
+	size_t n, k;
 
 	(void)opts;
-	for (n = 0; n < p->nr_waits; n++) {
+	/*
+	 * Waits and samples each come in the order they were read, about
+	 * the order of their times: merged, so that a reader of the lines sees
+	 * a thread's life in order.
+	 */
+	for (n = 0, k = 0; n < p->nr_waits || k < p->oncpu.nr;) {
 		json_writer__init(&w, out);
-		write_wait(&w, &p->waits[n], p->window_start_ns);
+		if (k == p->oncpu.nr ||
+		    (n < p->nr_waits && p->waits[n].end_ts_ns <= p->oncpu.list[k].end_ts_ns))
+			write_wait(&w, &p->waits[n++], p->window_start_ns);
+		else
+			write_sample(&w, &p->oncpu.list[k++]);
 		fputc('\n', out);
 	}
 	for (n = 0; n < p->nr_threads; n++) {

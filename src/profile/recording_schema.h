@@ -20,6 +20,12 @@
 #define REC_TYPE_WAIT "offcpu"
 #define REC_TYPE_STATS "stats"
 /*
+ * An on-CPU sample (-F): ts_ns when it was taken, weight_ns the CPU time
+ * it stands for (1e9 / HZ), the thread's names and stacks as a wait's; no
+ * state, wait class, duration or waker.
+ */
+#define REC_TYPE_ONCPU "oncpu"
+/*
  * A thread of -- COMMAND that exited, its life accounted for
  * (struct thread_account), before the stats record.
  */

@@ -480,6 +480,53 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	return add_wait(r, &w);
 }
 
+/*
+ * An on-CPU sample: -p, -t and -c select it as they select waits; --state,
+ * -m and -M are about waits, not about CPU time.
+ */
+static int read_sample(struct reader *r, const struct json_value *v)
+{
+	const char *comm = string_member(v, REC_COMM);
+	struct recording_filter threads = *r->filter;
+	struct wait s = { .state = OFFCPU_STATE_RUNNING };
+	uint64_t pid, tid, cpu;
+	int err;
+
+	if (u64_member(v, REC_TS_NS, &s.end_ts_ns) ||
+	    u64_member(v, REC_WEIGHT_NS, &s.duration_ns) || u64_member(v, REC_PID, &pid) ||
+	    u64_member(v, REC_TID, &tid) || u64_member(v, REC_CPU, &cpu) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX || cpu > UINT32_MAX || !s.duration_ns)
+		return bad(r, "an on-CPU sample lacks a numeric " REC_TS_NS ", " REC_PID ", " REC_TID
+			      ", " REC_CPU " or a " REC_WEIGHT_NS " above 0");
+	if (!comm)
+		return bad(r, "an on-CPU sample lacks its \"" REC_COMM "\" string");
+	s.pid = (uint32_t)pid;
+	s.tid = (uint32_t)tid;
+	s.cpu = (uint32_t)cpu;
+	s.comm = intern(r, comm);
+	if (!s.comm)
+		return -ENOMEM;
+	threads.state_mask = 0;
+	threads.min_duration_ns = 0;
+	threads.max_duration_ns = UINT64_MAX;
+	if (!passes(&threads, &s))
+		return 0;
+	s.title = intern(r, string_member(v, REC_TITLE));
+	s.cgroup = intern(r, string_member(v, REC_CGROUP));
+	err = read_stack(r, v, REC_KERNEL_STACK, true, &s.kernel_stack);
+	err = err ?: read_stack(r, v, REC_USER_STACK, false, &s.user_stack);
+	err = err ?: read_labels(r, v, &s.labels);
+	if (err)
+		return err;
+	if (!r->profile->oncpu.period_ns)
+		r->profile->oncpu.period_ns = s.duration_ns;
+	err = profile__add_sample(r->profile, &s);
+	if (err == -EOVERFLOW)
+		return bad(r, "its on-CPU samples' weight_ns add up to more than 2^64 ns: one of "
+			      "them is wrong");
+	return err;
+}
+
 static int read_stats(struct reader *r, const struct json_value *v)
 {
 	const struct json_value *main_binary = json_value__member(v, REC_RECORDING_MAIN_BINARY);
@@ -572,6 +619,8 @@ static int read_line(struct reader *r, const char *text, size_t len)
 		err = read_stats(r, &v);
 	else if (!strcmp(type, REC_TYPE_THREAD))
 		err = read_thread(r, &v);
+	else if (!strcmp(type, REC_TYPE_ONCPU))
+		err = read_sample(r, &v);
 	else
 		err = 0; /* a record type of a later version: not ours to judge */
 	json_value__free(&v);

@@ -68,6 +68,75 @@ static void recording_round_trip(void **state)
 	free(text);
 	profile__free(p);
 }
+/* A sample of thread tid at ts_ns, one period of CPU, with the fixture's strings. */
+static struct wait sample_of(struct profile *p, uint32_t tid, uint64_t ts_ns)
+{
+	struct wait s = { .end_ts_ns = ts_ns,
+			  .duration_ns = 1000000,
+			  .pid = 7,
+			  .tid = tid,
+			  .cpu = 1,
+			  .state = OFFCPU_STATE_RUNNING };
+
+	s.comm = strpool__intern(p->strings, "spinner");
+	return s;
+}
+
+/*
+ * -F's samples go out among the waits, in time order, and come back as
+ * samples: -p, -t and -c select them, --state, -m and -M (the waits') not.
+ */
+static void samples_round_trip(void **state)
+{
+	struct profile *p = fixture_profile(true), *back;
+	struct id_list none = { 0 }, tid_9 = { .nr = 1, .ids = (uint32_t[]){ 9 } };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	struct wait s;
+	char *text, *again;
+
+	(void)state;
+	/* A recording that says how long it ran, as tracing writes them. */
+	p->duration_ns = 5000000000ULL;
+	s = sample_of(p, 8, 1);
+	assert_int_equal(profile__add_sample(p, &s), 0);
+	s = sample_of(p, 9, UINT64_MAX);
+	assert_int_equal(profile__add_sample(p, &s), 0);
+	text = render(output_json__write, p);
+	assert_non_null(strstr(text, "{\"type\":\"oncpu\",\"ts_ns\":1,\"pid\":7,\"tid\":8,"
+				     "\"comm\":\"spinner\",\"cpu\":1,\"weight_ns\":1000000,"
+				     "\"kernel_stack\":[],\"user_stack\":[]}\n"));
+	/* The first line is the earliest sample's, the last before the stats the latest's. */
+	assert_ptr_equal(strstr(text, "{\"type\":\"oncpu\",\"ts_ns\":1,"), text);
+	assert_non_null(strstr(text, "\"ts_ns\":18446744073709551615,\"pid\":7,\"tid\":9,"));
+	assert_true(strstr(text, "\"tid\":9,") > strstr(text, "\"type\":\"offcpu\""));
+
+	back = read_back(text, &all, true);
+	assert_int_equal(back->oncpu.count, 2);
+	assert_int_equal(back->oncpu.total_ns, 2000000);
+	assert_int_equal(back->oncpu.period_ns, 1000000);
+	assert_int_equal(back->total_count, 3);
+	again = render(output_json__write, back);
+	assert_string_equal(again, text);
+	free(again);
+	profile__free(back);
+
+	all.min_duration_ns = 30000000;
+	all.state_mask = 1u << OFFCPU_STATE_INTERRUPTIBLE;
+	back = read_back(text, &all, true);
+	assert_int_equal(back->oncpu.count, 2);
+	profile__free(back);
+
+	all.tids = &tid_9;
+	back = read_back(text, &all, true);
+	assert_int_equal(back->oncpu.count, 1);
+	assert_int_equal(back->oncpu.list[0].tid, 9);
+	profile__free(back);
+	free(text);
+	profile__free(p);
+}
+
 static void recording_errors(void **state)
 {
 	static const char *const bad[] = {
@@ -85,6 +154,11 @@ static void recording_errors(void **state)
 		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"user_stack\":[{\"addr\":"
 		"\"0x12\",\"module\":\"/a\",\"module_off\":\"0x2\"}]}\n{\"type\":\"stats\"}\n",
 		"{\"type\":\"stats\",\"recording_duration_ns\":\"5s\"}\n",
+		/* A sample that stands for no time, and one without its comm. */
+		"{\"type\":\"oncpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"cpu\":0,"
+		"\"weight_ns\":0}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"oncpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"cpu\":0,"
+		"\"weight_ns\":1}\n{\"type\":\"stats\"}\n",
 	};
 	struct id_list none = { 0 };
 	struct recording_filter all = { .pids = &none,
@@ -240,6 +314,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(recording_round_trip),
+		cmocka_unit_test(samples_round_trip),
 		cmocka_unit_test(recording_errors),
 		cmocka_unit_test(recording_read_errors),
 		cmocka_unit_test(pprof_of_recording_is_the_live_one),
