@@ -155,6 +155,27 @@ def test_shares_match_perf_record():
                                                                     key=lambda x: -x[1])[:5]
 
 
+def test_python_on_cpu_has_its_python_frames():
+    """A Python thread computing: its samples carry the Python frames it
+    runs, spin() under inner(), middle(), outer(), as its waits do."""
+    app = os.path.join(t.ROOT, "tests", "integration", "python", "app.py")
+    out = os.path.join(t.TMP, "oncpu-python.json")
+    r = t.run([t.OFFCPU, "-F", str(HZ), "-f", "json", "-o", out, "--",
+               "/usr/bin/python3", app, "compute", "15"])
+    assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
+    with open(out) as f:
+        samples = [s for s in map(json.loads, f) if s["type"] == "oncpu"]
+    pythons = [[f.get("sym") for f in s["user_stack"] if f.get("kind") == "python"]
+               for s in samples]
+    chained = [p for p in pythons if p[:1] in (["spin"], ["spin.<locals>.<genexpr>"]) and
+               "inner" in p and p.index("inner") < p.index("middle") < p.index("outer")]
+    # 1.5 s computing after 0.2 s of start-up and sleep: most samples are in spin().
+    assert len(samples) > 1000 and len(chained) >= 0.75 * len(samples), \
+        "%d of %d samples in spin() under inner/middle/outer: %s" % (
+            len(chained), len(samples),
+            collections.Counter(tuple(p[:4]) for p in pythons).most_common(5))
+
+
 def test_freq_refused_where_it_cannot_apply():
     """One line naming --freq, then the usual pointer to --help, exit 2."""
     for args, why in ((["snapshot", "-F", "99"], "snapshot"),

@@ -40,6 +40,20 @@ def mode_sleep(rounds):
         outer(functools.partial(time.sleep, PAUSE))
 
 
+def spin(seconds):
+    """Python code on CPU for that long: the sampler's truth."""
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        n += sum(i * i for i in range(1000))
+    return n
+
+
+def mode_compute(rounds):
+    """ROUNDS tenths of a second on CPU under outer() -> middle() -> inner()."""
+    outer(functools.partial(spin, rounds / 10))
+
+
 def mode_lock(rounds):
     lock = threading.Lock()
     held = threading.Event()
