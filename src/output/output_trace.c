@@ -2,7 +2,8 @@
 /*
  * The timeline in the Trace Event Format, as Perfetto UI and
  * chrome://tracing open it: a track per thread, each wait a complete slice
- * on it, each wakeup a flow from the waker's track to the wait it ended.
+ * on it, each wakeup a flow from the waker's track to the wait it ended,
+ * and with -F each on-CPU sample an instant event on its thread's track.
  *
  * Perfetto's JSON importer sorts the events by time and then keeps, per
  * track, a stack of the slices open; what it does with them shapes this
@@ -18,7 +19,13 @@
  * - the "f" ("bp":"e") binds to the top slice of the woken thread, the wait
  *   or its run-queue part, and must not come before its "s", or the flow
  *   has no start;
- * - at one ts, complete events sort before flow events.
+ * - at one ts, complete events sort before flow events;
+ * - an instant event is a slice of no duration: drawn inside a wait or a
+ *   wakeup slice, it would be the top slice a flow binds to. A sample is
+ *   never taken inside its thread's wait but where the stamps of a wait
+ *   dated at the start disagree with it, and may be inside a wakeup slice
+ *   (a microsecond on a running thread): such a sample is left out, and
+ *   counted.
  * DevTools' trace engine binds a flow event instead to the slice that
  * begins at its ts on its thread, with its cat: write_wakeups() serves both.
  * ts and dur are microseconds: written with three decimals, exact
@@ -84,6 +91,12 @@ struct named_thread {
 	uint32_t tid;
 };
 
+/* Where a slice of a track is drawn, [start, end): no sample is drawn inside it. */
+struct span {
+	uint64_t start, end;
+	uint32_t tid;
+};
+
 struct trace_writer {
 	FILE *out;
 	uint64_t start; /* where the recording began, CLOCK_MONOTONIC */
@@ -106,8 +119,11 @@ struct trace_writer {
 	uint64_t *next_start;
 	uint32_t *by_start; /* the waits drawn, by thread and start */
 	size_t nr_by_start;
+	struct span *spans;
+	size_t nr_spans, spans_cap;
 	uint64_t drawn, outside, hidden, cut, overlapped;
 	uint64_t flows, flows_outside, flows_undrawn;
+	uint64_t samples_drawn, samples_outside, samples_in_slices;
 };
 
 /* The part of a wait that is drawn, and where its wakeup goes. */
@@ -370,7 +386,18 @@ static int alloc_marks(struct trace_writer *tw)
 	}
 	tw->marks = malloc((n ? n : 1) * sizeof(*tw->marks));
 	tw->marks_cap = n;
-	return tw->marks ? 0 : -ENOMEM;
+	/* A span per wait drawn and per wakeup slice: fewer than its marks. */
+	tw->spans = malloc((n ? n : 1) * sizeof(*tw->spans));
+	tw->spans_cap = n;
+	return tw->marks && tw->spans ? 0 : -ENOMEM;
+}
+
+static int add_span(struct trace_writer *tw, uint32_t tid, uint64_t start, uint64_t end)
+{
+	if (tw->nr_spans == tw->spans_cap)
+		return -EOVERFLOW;
+	tw->spans[tw->nr_spans++] = (struct span){ .start = start, .end = end, .tid = tid };
+	return 0;
 }
 
 static int add_mark(struct trace_writer *tw, uint64_t ts, uint32_t tid, enum mark_kind kind,
@@ -515,6 +542,7 @@ static int write_wait(struct trace_writer *tw, const struct wait *w, size_t inde
 	}
 	err = add_mark(tw, d.start, w->tid, MARK_BEGIN, index);
 	err = err ?: add_mark(tw, d.end, w->tid, MARK_END, index);
+	err = err ?: add_span(tw, w->tid, d.start, d.end);
 	if (!err && d.runq_start)
 		err = add_mark(tw, d.runq_start, w->tid, MARK_RUNQ, index);
 	if (err)
@@ -640,6 +668,7 @@ static int write_wakeups(struct trace_writer *tw, size_t from, size_t to, uint64
 		}
 		if (!sliced && !inside) {
 			err = write_wakeup_slice(tw, w, start, dur, to - from);
+			err = err ?: add_span(tw, waker_track(&w->waker), start, start + dur);
 			if (err)
 				return err;
 			sliced = true;
@@ -694,6 +723,75 @@ static int write_all_wakeups(struct trace_writer *tw)
 	return 0;
 }
 
+static int compare_spans(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Whether ts is inside a slice drawn on track tid; the spans sorted, a track's apart. */
+static bool in_a_slice(const struct trace_writer *tw, uint32_t tid, uint64_t ts)
+{
+	size_t lo = 0, hi = tw->nr_spans;
+
+	/* The last span of the track that begins by ts. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct span *x = &tw->spans[mid];
+
+		if (x->tid < tid || (x->tid == tid && x->start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && tw->spans[lo - 1].tid == tid && ts < tw->spans[lo - 1].end;
+}
+
+/* -F: each sample in the window an instant event, its stacks in its args. */
+static int write_samples(struct trace_writer *tw)
+{
+	const struct profile_samples *samples = &tw->p->oncpu;
+	size_t i;
+	int err = 0;
+
+	qsort(tw->spans, tw->nr_spans, sizeof(*tw->spans), compare_spans);
+	for (i = 0; i < samples->nr && !err; i++) {
+		const struct wait *s = &samples->list[i];
+
+		if (s->end_ts_ns < tw->lo || s->end_ts_ns >= tw->hi) {
+			tw->samples_outside++;
+			continue;
+		}
+		if (in_a_slice(tw, s->tid, s->end_ts_ns)) {
+			tw->samples_in_slices++;
+			continue;
+		}
+		err = name_thread(tw, s->pid, s->tid, s->comm, s->title);
+		if (err)
+			break;
+		tw->samples_drawn++;
+		begin_event(tw, "i", "on-cpu", s->pid, s->tid);
+		json_writer__member_string(&tw->w, "cat", "oncpu");
+		json_writer__member_string(&tw->w, "s", "t");
+		member_us(tw, "ts", s->end_ts_ns);
+		json_writer__key(&tw->w, "args");
+		json_writer__begin_object(&tw->w);
+		json_writer__member_u64(&tw->w, "cpu", s->cpu);
+		json_writer__member_u64(&tw->w, "weight_ns", s->duration_ns);
+		if (s->cgroup)
+			json_writer__member_string(&tw->w, "cgroup", s->cgroup);
+		err = member_stack(tw, "kernel_stack", s->kernel_stack);
+		err = err ?: member_stack(tw, "user_stack", s->user_stack);
+		json_writer__end_object(&tw->w);
+		json_writer__end_object(&tw->w);
+		fputc('\n', tw->out);
+	}
+	return err;
+}
+
 /* Where the recording began: its window, else its first wait (recordings before the window). */
 static uint64_t recording_start(const struct profile *p)
 {
@@ -734,6 +832,9 @@ static void write_other_data(struct trace_writer *tw)
 	json_writer__member_u64(w, "wakeup_flows", tw->flows);
 	json_writer__member_u64(w, "wakeups_outside_the_window", tw->flows_outside);
 	json_writer__member_u64(w, "wakeups_without_room_for_a_flow", tw->flows_undrawn);
+	json_writer__member_u64(w, "oncpu_samples_drawn", tw->samples_drawn);
+	json_writer__member_u64(w, "oncpu_samples_outside_the_window", tw->samples_outside);
+	json_writer__member_u64(w, "oncpu_samples_inside_a_slice", tw->samples_in_slices);
 	json_writer__key(w, "counters");
 	json_writer__begin_object(w);
 	for (i = 0; i < OFFCPU_CNT_MAX; i++)
@@ -771,6 +872,7 @@ int output_trace__write(FILE *out, const struct profile *p, const struct output_
 	for (i = 0; i < p->nr_waits && !err; i++)
 		err = write_wait(&tw, &p->waits[i], i);
 	err = err ?: write_all_wakeups(&tw);
+	err = err ?: write_samples(&tw);
 	if (err)
 		goto out;
 	json_writer__end_array(&tw.w);
@@ -782,6 +884,7 @@ out:
 	hash_table__free_values(tw.processes, free_value);
 	hash_table__free_values(tw.stack_texts, free_value);
 	free(tw.marks);
+	free(tw.spans);
 	free(tw.next_start);
 	free(tw.by_start);
 	return err;

@@ -13,7 +13,9 @@ begins there (an end before, or at, the new slice's ts); a slice that
 begins inside the top one and ends past it is dropped; only thread_name and
 process_name metadata count; flows are keyed by id, cat and name; an "s"
 binds to the top of its track's stack, an "f" with "bp":"e" to the top of
-its own; an "f" whose "s" came not before it has no start. import() is
+its own; an "f" whose "s" came not before it has no start; an instant
+event ("i") of thread scope ("s":"t") is a slice of no duration on its
+thread's track, on its stack like the others. import() is
 stricter than Perfetto where Perfetto would silently do something else:
 a drop, an unbound flow, one bound to a slice that had ended (the top of
 a stack nothing popped), or events of one track and ts whose file order
@@ -70,7 +72,7 @@ class Slice:
 class Trace:
     def __init__(self, doc):
         self.doc = doc
-        self.slices, self.flows = [], []
+        self.slices, self.flows, self.instants = [], [], []
         self.threads, self.processes = {}, {}
         self.other = doc.get("otherData", {})
 
@@ -83,7 +85,7 @@ def check_event(e):
     if not isinstance(e, dict):
         raise TraceError("event %r is no object" % (e,))
     ph = e.get("ph")
-    if ph not in ("M", "X", "s", "f"):
+    if ph not in ("M", "X", "s", "f", "i"):
         raise TraceError("unexpected phase %r: %r" % (ph, e))
     for key in ("pid", "tid"):
         if isinstance(e.get(key), bool) or not isinstance(e.get(key), int):
@@ -96,7 +98,10 @@ def check_event(e):
             raise TraceError("metadata Perfetto ignores: %r" % (e,))
         return
     to_ns(e.get("ts"), "ts of %r" % (e,))
-    if ph == "X":
+    if ph == "i":
+        if e.get("s") != "t":
+            raise TraceError("an instant not on its thread's track: %r" % (e,))
+    elif ph == "X":
         if to_ns(e.get("dur"), "dur of %r" % (e,)) < 0:
             raise TraceError("negative dur: %r" % (e,))
     else:
@@ -144,8 +149,8 @@ def import_trace(path):
     for ts, _, e in timed:
         track = (e["pid"], e["tid"])
         stack = stacks.setdefault(track, [])
-        if e["ph"] == "X":
-            dur = to_ns(e["dur"], "dur")
+        if e["ph"] in ("X", "i"):
+            dur = to_ns(e["dur"], "dur") if e["ph"] == "X" else 0
             while stack and (stack[-1].end < ts or
                              (stack[-1].end == ts and not (stack[-1].dur == 0 and dur == 0))):
                 stack.pop()
@@ -153,7 +158,7 @@ def import_trace(path):
                 raise TraceError("dropped as overlapping: %r over %r" % (e, stack[-1].e))
             s = Slice(e, ts, dur, len(stack), stack[-1] if stack else None)
             stack.append(s)
-            tr.slices.append(s)
+            (tr.slices if e["ph"] == "X" else tr.instants).append(s)
             continue
         top = stack[-1] if stack else None
         if top is None:
@@ -177,7 +182,7 @@ def import_trace(path):
     if open_flows:
         raise TraceError("%d flows never end, e.g. %r" % (len(open_flows),
                                                           next(iter(open_flows))))
-    for s in tr.slices:
+    for s in tr.slices + tr.instants:
         if s.track[1] not in tr.threads or s.track[0] not in tr.processes:
             raise TraceError("track %r has no thread_name/process_name" % (s.track,))
     return tr
@@ -376,7 +381,8 @@ def test_system_wide_trace_imports_cleanly():
     # had 60 waits in 2 s once its idle kernel threads were left out.
     busy = subprocess.Popen([WAKE, "convoy", "100000000"], stdout=subprocess.DEVNULL)
     try:
-        r = t.run([t.OFFCPU, "-m", "0", "-d", "2s", "-o", out])
+        # -F: the samples of the convoy's running threads between its wakeups.
+        r = t.run([t.OFFCPU, "-m", "0", "-F", "997", "-d", "2s", "-o", out])
     finally:
         busy.kill()
         busy.wait()
@@ -391,6 +397,7 @@ def test_system_wide_trace_imports_cleanly():
     woken = [s for s in waits if "waker_tid" in s.args]
     arrows = [s for s in woken if s.flows_in or any(c.flows_in for c in s.children)]
     assert len(arrows) >= 0.9 * len(woken), (len(arrows), len(woken))
+    assert len(tr.instants) == tr.other["oncpu_samples_drawn"] > 0, tr.other
 
 
 def trace_engine(path):
@@ -494,6 +501,39 @@ def test_large_recording_in_bounded_memory():
     tr = import_trace(trace)
     assert len([s for s in tr.slices if s.cat == "wait"]) == n
     assert len(tr.flows) >= 0.99 * n, "flows: %d of %d" % (len(tr.flows), n)
+
+
+def test_on_cpu_samples_are_instants_between_the_waits():
+    """-F: each sample of the recording an instant on its thread's track at
+    its time, with its stacks, never inside a slice a flow could bind to
+    (the import refuses that); what is left out is counted."""
+    workload_bin = os.path.join(t.ROOT, "build", "tests", "oncpu_workload")
+    rec = os.path.join(t.TMP, "trace-oncpu-%d.json" % time.monotonic_ns())
+    r = t.run([t.OFFCPU, "-F", "997", "-m", "0", "-o", rec, "--", workload_bin, "2", "1"],
+              timeout=300)
+    assert r.returncode == 0, r.stderr
+    with open(rec) as f:
+        samples = [x for x in map(json.loads, f) if x["type"] == "oncpu"]
+    spinners = {int(line.split()[1]) for line in r.stdout.splitlines()
+                if line.startswith("thread ") and line.split()[2] == "spin_pinned"}
+    tr = import_trace(report(rec, "-f", "trace"))
+    other = tr.other
+    assert other["oncpu_samples_drawn"] == len(tr.instants), other
+    assert other["oncpu_samples_drawn"] + other["oncpu_samples_inside_a_slice"] + \
+        other["oncpu_samples_outside_the_window"] == len(samples), (other, len(samples))
+    # A few at most fall in a microsecond's wakeup slice of a running thread.
+    assert other["oncpu_samples_inside_a_slice"] <= 0.01 * len(samples), other
+    at = {(x["tid"], x["ts_ns"]) for x in samples}
+    for s in tr.instants:
+        assert (s.track[1], s.ts) in at, "an instant no sample is at: %r" % s.e
+        assert s.name == "on-cpu" and s.args["weight_ns"] == 10 ** 9 // 997, s.e
+    named = [s for s in tr.instants if s.track[1] in spinners and
+             "spin_pinned" in s.args.get("user_stack", "")]
+    assert len(named) >= 0.9 * len([s for s in tr.instants if s.track[1] in spinners]) > 100, \
+        "%d samples of the spinners in spin_pinned" % len(named)
+    # Between its waits: a running thread is in none of its own.
+    for s in tr.instants:
+        assert s.depth == 0, "a sample inside a slice: %r in %r" % (s.e, s.parent.e)
 
 
 def main():

@@ -14,7 +14,7 @@ preempt_rt=0
 uname -v | grep -q PREEMPT_RT && preempt_rt=1
 threaded_irqs=$preempt_rt
 grep -qw threadirqs /proc/cmdline && threaded_irqs=1
-CHECKS=$((18 + threaded_irqs))
+CHECKS=$((19 + threaded_irqs))
 echo "plan $CHECKS"
 
 ok() { echo "ok - $1"; }
@@ -269,6 +269,31 @@ SELECT=pid mode "-p" -p $rep_pid -d 1s
 SELECT=comm mode "-c" -c kw_rep -d 1s
 kill $open_pid $rep_pid
 wait
+
+# --- -F: the on-CPU sampler, a perf event program, on this kernel --------------------------------
+# kw_spin computes for 500 ms of its own CPU time: about that much sampled,
+# each sample 1/997 s, in spin_until(), every one sent counted.
+offcpu -F 997 -f json --call-graph fp -o $T/f.json -- kernel_waits spin 500 >$T/f.out 2>$T/f.err
+rc=$?
+check "-F samples a thread on CPU" "$(awk "$AWKLIB"'
+	FNR == NR { if ($1 == "spin") cpu_ns = $2 * 1000000; next }
+	/"type":"oncpu"/ { all++ }
+	/"type":"oncpu"/ && str($0, "comm") == "kw_spin" {
+		n++
+		if (num($0, "weight_ns") != 1003009) w++
+		if (index($0, "\"sym\":\"spin_until\"")) named++
+	}
+	/"type":"stats"/ { sent = num($0, "oncpu_samples") }
+	END {
+		if (rc != 0) { print "exit " rc; exit }
+		if (!cpu_ns) { print "kernel_waits spin said no CPU time"; exit }
+		d = n * 1003009 - cpu_ns; if (d < 0) d = -d
+		# busybox awk has no sqrt(): 25% and 20 periods, past 4 sigma of 500 samples.
+		if (d > 0.25 * cpu_ns + 20 * 1003009) printf "%d samples of kw_spin (%.0f ms), its CPU time %.0f ms;", n, n * 1.003009, cpu_ns / 1e6
+		if (w) printf " %d samples not weighing 1/997 s;", w
+		if (named < 0.8 * n) printf " %d of %d samples in spin_until;", named, n
+		if (sent != all) printf " oncpu_samples %d, %d records", sent, all
+	}' rc=$rc $T/f.out $T/f.json || echo "awk failed")$(load_errors $T/f.err)"
 
 # --- --version -v: what this kernel has, as the checks above found it --------------------------
 offcpu --version -v >$T/v.out 2>$T/v.err

@@ -15,6 +15,8 @@
  *   kernel_waits pingpong N       two processes pass a byte back and forth
  *                                 over two pipes N times: two context
  *                                 switches a round, as perf bench sched pipe
+ *   kernel_waits spin MS          computes in spin_until() for MS ms of
+ *                                 its own CPU time: what -F samples on CPU
  *   kernel_waits ttywrite DEV N   writes N bytes to the serial port DEV,
  *                                 raw: past the 4 KiB the port buffers, the
  *                                 writer waits for its transmit interrupt,
@@ -33,6 +35,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Its own function: nothing of the caller's frame lives across vfork(). */
@@ -143,6 +146,35 @@ static int run_ttywrite(const char *dev, long n)
 	return tcdrain(fd) || close(fd) ? 1 : 0;
 }
 
+static long cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Its own function, so that the samples have a name to find. */
+__attribute__((noinline)) static void spin_until(long ms)
+{
+	volatile unsigned long n = 0;
+	int i;
+
+	/* Mostly in user space: the clock is a system call, read now and then. */
+	while (cpu_ms() < ms) {
+		for (i = 0; i < 1000000; i++)
+			n++;
+	}
+}
+
+static int run_spin(long ms)
+{
+	prctl(PR_SET_NAME, "kw_spin");
+	spin_until(ms);
+	printf("spin %ld\n", cpu_ms());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "vfork"))
@@ -153,7 +185,9 @@ int main(int argc, char **argv)
 		return run_pingpong(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "ttywrite"))
 		return run_ttywrite(argv[2], atol(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "spin"))
+		return run_spin(atol(argv[2]));
 	fprintf(stderr, "usage: kernel_waits vfork N MS | kernel_waits rtlock N SECONDS | "
-			"kernel_waits pingpong N | kernel_waits ttywrite DEV N\n");
+			"kernel_waits pingpong N | kernel_waits ttywrite DEV N | kernel_waits spin MS\n");
 	return 2;
 }
