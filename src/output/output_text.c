@@ -13,6 +13,7 @@
 #include "output/wait_graph.h"
 #include "output/text_accounting.h"
 #include "output/text_column.h"
+#include "output/text_wall.h"
 #include "trace/counters.h"
 
 struct group {
@@ -579,6 +580,14 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 			"wakeup)\n",
 			blocked, time, share(runq_ns, whole_ns));
 	}
+	/* Under -F, the whole of each thread's time first, on CPU and off. */
+	if (text_wall__sampled(p)) {
+		err = text_wall__print(out, p, opts);
+		if (err) {
+			free(entries);
+			return err;
+		}
+	}
 	text_accounting__print(out, p, hidden);
 	/*
 	 * Waits still open at the stop are listed apart, and kept
@@ -632,6 +641,8 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 	/* When every wait is still open (a snapshot), the list above has each stack already. */
 	if (open_apart || !nr_open)
 		err = err ?: print_top_stacks(out, p, rest_ns, opts, open_apart);
+	if (text_wall__sampled(p))
+		err = err ?: text_wall__print_stacks(out, p, opts);
 	if (err)
 		return err;
 	text_accounting__print_threads(out, p, opts->top);

@@ -188,5 +188,98 @@ def test_freq_refused_where_it_cannot_apply():
     assert r.returncode != 0 and "--freq" in r.stderr, r.stderr
 
 
+DURATION = re.compile(r"(±?)([\d.]+) (s|ms|us)")
+
+
+def seconds_of(number, unit):
+    return float(number) * {"s": 1.0, "ms": 1e-3, "us": 1e-6}[unit]
+
+
+def where_the_time_went(text):
+    """The text report's rows of "Where the time went": {tid: {"on",
+    "error", "run", "runq", "blocked", "total" (seconds), "classes"}}, and
+    its headline's on-CPU total."""
+    head = re.search(r"^on CPU ([\d.]+) (s|ms|us) sampled \(±", text, re.M)
+    assert head, "no on-CPU headline:\n%s" % text[:2000]
+    section = text.split("\nWhere the time went, by thread (top 20; ", 1)
+    assert len(section) == 2, "no section:\n%s" % text[:2000]
+    lines = section[1].split("\n\n", 1)[0].splitlines()
+    assert "run time" in lines[1], lines[1]
+    rows = {}
+    for line in lines[2:]:
+        m = re.match(r"  .{16} +(\d+) +(\d+) (.*)$", line)
+        if not m:
+            continue
+        cells = re.split(r"  (?=\S+ [\d.]+%)", m.group(3), maxsplit=1)
+        values = [(sign, seconds_of(n, unit)) for sign, n, unit in DURATION.findall(cells[0])]
+        # on CPU, its ±, run time (exact), run queue, blocked, total.
+        assert len(values) == 6 and values[1][0] == "±", "row %r" % line
+        rows[int(m.group(2))] = dict(zip(("on", "error", "run", "runq", "blocked", "total"),
+                                         (v for _, v in values)),
+                                     classes=cells[1] if len(cells) > 1 else "")
+    return rows, seconds_of(head.group(1), head.group(2))
+
+
+def test_text_report_says_where_the_time_went():
+    """The text report under -F, -m 0 (every wait): each thread's sampled
+    on-CPU time within 10% (or 4 sigma) of its CLOCK_THREAD_CPUTIME_ID,
+    its exact run time beside it within 2%, and on CPU + run queue +
+    blocked, the row's total, within 5% of its life; the top on-CPU
+    stacks are in the threads' functions."""
+    cpu = str(os.cpu_count() - 1)
+    r = t.run([t.OFFCPU, "-F", str(HZ), "-m", "0", "--", WORKLOAD, SECONDS, cpu])
+    assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
+    threads = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"thread (\d+) (\w+) (\d+) (\d+)$", line)
+        if m:
+            threads[int(m.group(1))] = (m.group(2), int(m.group(3)), int(m.group(4)))
+    assert len(threads) == 3, "the workload said: %r" % r.stdout[:500]
+    rows, headline_on = where_the_time_went(r.stdout)
+    problems = []
+    for tid, (function, cpu_ns, wall_ns) in sorted(threads.items()):
+        row = rows.get(tid)
+        if not row:
+            problems.append("%s %d: no row" % (function, tid))
+            continue
+        cpu_s, wall_s = cpu_ns / 1e9, wall_ns / 1e9
+        if abs(row["on"] - cpu_s) > max(0.10 * cpu_s, 4 * row["error"]):
+            problems.append("%s %d: sampled %.3f s ±%.3f, its clock %.3f s" %
+                            (function, tid, row["on"], row["error"], cpu_s))
+        if abs(row["run"] - cpu_s) > 0.02 * cpu_s + 0.002:
+            problems.append("%s %d: run time %.3f s, its clock %.3f s" %
+                            (function, tid, row["run"], cpu_s))
+        parts = row["on"] + row["runq"] + row["blocked"]
+        # Each of the four shown to 1 ms at most (seconds, three decimals).
+        if abs(parts - row["total"]) > 2e-3:
+            problems.append("%s %d: %.6f + %.6f + %.6f is not its total %.6f" %
+                            (function, tid, row["on"], row["runq"], row["blocked"],
+                             row["total"]))
+        if abs(row["total"] - wall_s) > max(0.05 * wall_s, 4 * row["error"]):
+            problems.append("%s %d: on %.3f + run queue %.3f + blocked %.3f = %.3f s, "
+                            "its life %.3f s" % (function, tid, row["on"], row["runq"],
+                                                 row["blocked"], row["total"], wall_s))
+    # The pinned threads share one CPU: most of their time off CPU is in the run queue.
+    for tid, (function, cpu_ns, wall_ns) in threads.items():
+        if function == "spin_pinned" and tid in rows and rows[tid]["runq"] < 0.3 * wall_ns / 1e9:
+            problems.append("spin_pinned %d: run queue %.3f s of %.3f s" %
+                            (tid, rows[tid]["runq"], wall_ns / 1e9))
+    # Every thread sampled has its row: they add up to the headline.
+    summed = sum(row["on"] for row in rows.values())
+    if abs(summed - headline_on) > 1e-3:
+        problems.append("rows sum to %.6f s on CPU, the headline says %.6f s" %
+                        (summed, headline_on))
+    stacks = r.stdout.split("\nTop on-CPU stacks (leaf first)\n", 1)
+    assert len(stacks) == 2, "no top on-CPU stacks"
+    stacks = stacks[1].split("\n\n", 1)[0]
+    leaves = re.findall(r"^  #\d+ oncpu_workload;\[on-cpu\]  .*\n(?:    kernel:\n(?:      .*\n)*)?"
+                        r"    user:\n      (\S+)", stacks + "\n", re.M)
+    for function in ("spin_pinned", "compute_burst"):
+        if function not in leaves[:3]:
+            problems.append("%s not on top of the first on-CPU stacks: %s" %
+                            (function, leaves[:5]))
+    assert not problems, "; ".join(problems) + "\n" + r.stdout.split("\nOff-CPU time", 1)[0]
+
+
 if __name__ == "__main__":
     sys.exit(t.run_suite(globals()))

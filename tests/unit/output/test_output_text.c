@@ -419,6 +419,208 @@ static void zero_counters_in_one_line(void **state)
 	profile__free(p);
 }
 
+/*
+ * The fixture's two threads of app with on-CPU samples of 1 ms (-F 1000):
+ * 101 sleeps 50 ms, is preempted 5 ms (run queue) and waits 12.5 ms for
+ * I/O, 2.5 ms of it in the run queue, and is sampled 9 times; 102 waits
+ * 50 ms on a futex and is sampled 5 times: 3 in 101's stack, 2 in the
+ * kernel alone.
+ */
+static struct profile *sampled_profile(void)
+{
+	struct profile *p = fixture_profile(false);
+	struct frame user[2], kernel[1];
+	struct wait w = { 0 }, s = { 0 };
+	int i;
+
+	user[0] = uframe(p, 0x1400, "compute");
+	user[1] = uframe(p, 0x1300, "main");
+	kernel[0] = kframe(p, 0xffffffff81000200ULL, "clear_page_erms");
+	w.pid = 100;
+	w.tid = 101;
+	w.comm = strpool__intern(p->strings, "app");
+	w.state = OFFCPU_STATE_PREEMPTED;
+	w.wait_class = strpool__intern(p->strings, "cpu");
+	w.duration_ns = w.runq_ns = 5000000;
+	assert_int_equal(profile__add(p, &w), 0);
+	w.state = OFFCPU_STATE_UNINTERRUPTIBLE;
+	w.wait_class = strpool__intern(p->strings, "io");
+	w.duration_ns = 12500000;
+	w.runq_ns = 2500000;
+	assert_int_equal(profile__add(p, &w), 0);
+
+	s.pid = 100;
+	s.comm = w.comm;
+	s.state = OFFCPU_STATE_RUNNING;
+	s.duration_ns = 1000000;
+	s.user_stack = profile__intern_stack(p, user, 2);
+	for (i = 0; i < 12; i++) {
+		s.tid = i < 9 ? 101 : 102;
+		s.title = i < 9 ? NULL : strpool__intern(p->strings, "app --worker");
+		s.end_ts_ns = 5000 + (uint64_t)i;
+		assert_int_equal(profile__add_sample(p, &s), 0);
+	}
+	s.user_stack = NULL;
+	s.kernel_stack = profile__intern_stack(p, kernel, 1);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(profile__add_sample(p, &s), 0);
+	p->oncpu.period_ns = 1000000;
+	return p;
+}
+
+/* One account of a thread that exited under -- COMMAND, its run time exact. */
+static void add_account(struct profile *p, uint32_t tid, uint64_t run_ns)
+{
+	struct thread_account a = { .pid = 100, .tid = tid, .run_ns = run_ns };
+
+	a.comm = strpool__intern(p->strings, "app");
+	assert_int_equal(profile__add_thread(p, &a), 0);
+}
+
+/*
+ * Under -F the report opens with where each thread's time went: on CPU
+ * (n samples of 1 ms: n ms, ± sqrt(n) ms), run queue, blocked and their
+ * sum, the heaviest first; then the waits' tables as before.
+ */
+static void wall_time_by_thread(void **state)
+{
+	struct profile *p = sampled_profile();
+	const char *where, *accounted;
+	char *text;
+	size_t size;
+
+	(void)state;
+	report(p, &text, &size);
+	assert_non_null(strstr(text,
+			       "offcpu: 5 waits, 117.500 ms off CPU in total\n"
+			       "blocked 110.000 ms, run queue 7.500 ms (6.4%: runnable, waiting "
+			       "for a CPU after the wakeup)\n"
+			       "on CPU 14.000 ms sampled (±3.742 ms): 14 samples, one every "
+			       "1.000 ms of CPU time\n"));
+	where = strstr(text, "\nWhere the time went, by thread (top 20; on CPU sampled, ± one "
+			     "standard deviation)\n"
+			     "  comm                  pid      tid       on CPU           ±"
+			     "    run queue      blocked        total  blocked in\n"
+			     "  app                   100      101     9.000 ms   ±3.000 ms"
+			     "     7.500 ms    60.000 ms    76.500 ms  sleep 83.3%, io 16.7%\n"
+			     "  app                   100      102     5.000 ms   ±2.236 ms"
+			     "     0.000 us    50.000 ms    55.000 ms  lock:futex 100.0%\n"
+			     "\nOff-CPU time accounted\n");
+	assert_non_null(where);
+	/* Without accounts of the threads (no -- COMMAND), no run time. */
+	assert_null(strstr(text, "run time"));
+	/* The waits' totals are what they are without the samples. */
+	accounted = strstr(text, "  recorded               117.500 ms in 5 waits\n");
+	assert_true(accounted && where < accounted);
+	assert_non_null(
+	    strstr(text, "\n  app                   100      101      67.500 ms   57.4%"));
+	free(text);
+
+	report_top(p, 1, &text, &size);
+	assert_non_null(strstr(text, "\nWhere the time went, by thread (top 1; "));
+	assert_non_null(strstr(text, "sleep 83.3%, io 16.7%\n  ... 1 more\n"));
+	free(text);
+	profile__free(p);
+}
+
+/*
+ * The samples summed by command name and stacks, after the waits' stacks:
+ * 101's and 102's in compute are one stack. Each with its ± and its share
+ * of the on-CPU time, its frames leaf first as the waits' are.
+ */
+static void top_oncpu_stacks(void **state)
+{
+	struct profile *p = sampled_profile();
+	const char *waits, *samples;
+	char *text;
+	size_t size;
+
+	(void)state;
+	report(p, &text, &size);
+	waits = strstr(text, "\nTop stacks (leaf first)\n");
+	samples = strstr(text, "\nTop on-CPU stacks (leaf first)\n"
+			       "  #1 app;[on-cpu]  12.000 ms ±3.464 ms, 85.7%, 12 samples\n"
+			       "    user:\n      compute\n      main\n"
+			       "  #2 app;[on-cpu]  2.000 ms ±1.414 ms, 14.3%, 2 samples\n"
+			       "    kernel:\n      clear_page_erms\n"
+			       "\nHealth counters\n");
+	assert_true(waits && samples && waits < samples);
+	/* The waits' stacks hold no sample. */
+	assert_null(strstr(waits, "[running]"));
+	free(text);
+	report_top(p, 1, &text, &size);
+	assert_non_null(strstr(text, "12 samples\n    user:\n      compute\n      main\n"
+				     "  ... 1 more\n"));
+	free(text);
+	profile__free(p);
+}
+
+/*
+ * Under -- COMMAND each exited thread's exact run time stands beside its
+ * sampled time; a row with a thread not accounted for has none. A
+ * process's is the sum of its threads'.
+ */
+static void run_time_beside_the_samples(void **state)
+{
+	struct profile *p = sampled_profile();
+	const char *accounted, *worker;
+	char *text;
+
+	(void)state;
+	add_account(p, 101, 8500000);
+	text = render(output_text__write, p);
+	assert_non_null(strstr(text,
+			       "  comm                  pid      tid       on CPU           ±"
+			       "     run time    run queue      blocked        total  "
+			       "blocked in\n"
+			       "  app                   100      101     9.000 ms   ±3.000 ms"
+			       "     8.500 ms     7.500 ms    60.000 ms    76.500 ms  sleep "
+			       "83.3%, io 16.7%\n"
+			       "  app                   100      102     5.000 ms   ±2.236 ms"
+			       "            -     0.000 us    50.000 ms    55.000 ms  "
+			       "lock:futex 100.0%\n"
+			       "  run time: on CPU exactly, from offcpu's own switches, of the "
+			       "threads that exited (Thread coverage below)\n"));
+	free(text);
+	/*
+	 * By process: one row whatever its threads called themselves, named
+	 * as its heaviest wait (a tie: the first thread's), its run time
+	 * known once each of its threads is accounted for.
+	 */
+	text = render_by(output_text__write, p, GROUP_BY_PID);
+	assert_non_null(strstr(text, "  app                            100    14.000 ms   ±3.742 ms"
+				     "            -     7.500 ms   110.000 ms   131.500 ms  "
+				     "lock:futex 45.5%, sleep 45.5%, ...\n"));
+	free(text);
+	add_account(p, 102, 4900000);
+	text = render_by(output_text__write, p, GROUP_BY_PID);
+	assert_non_null(strstr(text, "\nWhere the time went, by process (top 20; "));
+	assert_non_null(strstr(text, "  process                        pid       on CPU           ±"
+				     "     run time    run queue"));
+	assert_non_null(strstr(text, "  app                            100    14.000 ms   ±3.742 ms"
+				     "    13.400 ms     7.500 ms   110.000 ms   131.500 ms  "));
+	/* The waits' own table is by title still. */
+	accounted = strstr(text, "\nOff-CPU time accounted\n");
+	worker = strstr(text, "\n  app --worker                   100 ");
+	assert_true(accounted && worker && accounted < worker);
+	free(text);
+	profile__free(p);
+}
+
+/* Without samples, nothing of them: the report is as it was before -F. */
+static void no_samples_no_wall_time(void **state)
+{
+	struct profile *p = fixture_profile(false);
+	char *text = render(output_text__write, p);
+
+	(void)state;
+	assert_null(strstr(text, "on CPU"));
+	assert_null(strstr(text, "Where the time went"));
+	assert_null(strstr(text, "on-cpu"));
+	free(text);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +632,10 @@ int main(void)
 		cmocka_unit_test(idle_is_hidden_and_said_so),
 		cmocka_unit_test(still_waiting_after_the_summary_and_cut),
 		cmocka_unit_test(zero_counters_in_one_line),
+		cmocka_unit_test(wall_time_by_thread),
+		cmocka_unit_test(top_oncpu_stacks),
+		cmocka_unit_test(run_time_beside_the_samples),
+		cmocka_unit_test(no_samples_no_wall_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
