@@ -64,12 +64,6 @@ def record_together(workload_args, tracer_args):
     return [t.read_json_lines(out) + (out,) for out in outs]
 
 
-def steal_ns():
-    """The time the host took this machine's CPUs away, all CPUs (/proc/stat's steal)."""
-    with open("/proc/stat") as f:
-        return int(f.readline().split()[8]) * 10**9 // os.sysconf("SC_CLK_TCK")
-
-
 # How far the end of a recovered wait may be off (docs/design.md: at most
 # 2.8 ms of 251,356 switch-ins, from a last_arrival the kernel left early).
 RECOVERED_OFF_NS = 3000000
@@ -124,13 +118,13 @@ def test_exact_below_min_and_unbiased_short_sample():
     # switch: the reference's record at each switch-in would lengthen the
     # waits the tracers after it time (by 0.5% here, measured), so it comes
     # after the --short drop tracer it checks (0.01%).
-    stolen_ns = -steal_ns()
+    stolen_ns = -t.steal_ns()
     (drop, drop_stats, _), (ref, ref_stats, _), (sample, sample_stats, rec) = record_together(
         ["pingpong", "50000", "20", "14"],
         [["-m", "1ms", "--short", "drop"],
          ["-m", "0", "--no-kernel-stack", "--no-user-stack"],
          ["-m", "1ms", "--short", "sample"]])
-    stolen_ns += steal_ns()
+    stolen_ns += t.steal_ns()
     for stats, what in ((ref_stats, "-m 0"), (drop_stats, "drop"), (sample_stats, "sample")):
         no_losses(stats, what)
     exact = short_total(ref)
