@@ -752,19 +752,20 @@ static void write_title(const struct layout *l, const struct node *root, uint64_
 {
 	char duration[32], on[32], off[32];
 
-	output__format_duration(root->total_ns, duration, sizeof(duration));
 	fprintf(l->out, "<text id=\"title\" x=\"%d\" y=\"%d\">", IMAGE_WIDTH / 2, HEADER_BASELINE);
 	if (!root->samples) {
+		output__format_duration(root->total_ns, duration, sizeof(duration));
 		fprintf(l->out, "Off-CPU time: %s in %" PRIu64 " waits</text>\n", duration,
 			root->count);
 		return;
 	}
+	/* Short, clear of the buttons; the root frame says the sum. */
 	output__format_duration(sample_ns, on, sizeof(on));
 	output__format_duration(root->total_ns - sample_ns, off, sizeof(off));
 	fprintf(l->out,
-		"On- and off-CPU time: %s; on CPU %s in %" PRIu64 " samples, off CPU %s in %" PRIu64
+		"On-CPU time: %s in %" PRIu64 " samples, off-CPU time: %s in %" PRIu64
 		" waits</text>\n",
-		duration, on, root->samples, off, root->count);
+		on, root->samples, off, root->count);
 }
 
 static void write_header(const struct layout *l, const struct node *root, uint64_t sample_ns)
