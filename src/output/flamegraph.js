@@ -2,7 +2,8 @@
 // The interactive part of offcpu's SVG flame graph, embedded in every SVG
 // it writes (output_svg.c). Each frame is a <g class="f"> whose data-s and
 // data-v hold its start and width in nanoseconds, data-d its depth, data-n
-// its wait count, data-k its kind and data-c its base wait class. Colors
+// its wait count, data-sn its on-CPU sample count (-F; absent: none),
+// data-k its kind and data-c its base wait class ("[on-cpu]"). Colors
 // and the legend are in the file already; the geometry to lay frames out
 // by is on the <svg> element (data-side, data-frame-height...), so that
 // output_svg.c alone decides both.
@@ -51,6 +52,21 @@
 
 	function percent(part, whole) {
 		return (100 * part / (whole || 1)).toFixed(2) + "%";
+	}
+
+	function count(n, what) {
+		return n + " " + what + (n === 1 ? "" : "s");
+	}
+
+	// "1.000 ms off CPU, 2.00% of all, 3 waits", on CPU for samples.
+	function describe(f) {
+		var side = !f.sn ? " off CPU, " : f.n ? " on and off CPU, " : " on CPU, ";
+		var counts = [];
+		if (f.n || !f.sn)
+			counts.push(count(f.n, "wait"));
+		if (f.sn)
+			counts.push(count(f.sn, "sample"));
+		return duration(f.v) + side + percent(f.v, total) + " of all, " + counts.join(", ");
 	}
 
 	function fitText(f, width) {
@@ -169,6 +185,7 @@
 			s: Number(g.getAttribute("data-s")),
 			v: Number(g.getAttribute("data-v")),
 			n: Number(g.getAttribute("data-n")),
+			sn: Number(g.getAttribute("data-sn") || 0),
 			d: Number(g.getAttribute("data-d")),
 			kind: g.getAttribute("data-k"),
 			cls: g.getAttribute("data-c"),
@@ -177,9 +194,7 @@
 		g.addEventListener("click", function () { zoom(f); });
 		g.addEventListener("mouseover", function () {
 			byId("details").textContent = f.name + (f.kind === "kernel" ? " (kernel)" : "") +
-				": " + duration(f.v) + " off CPU, " +
-				percent(f.v, total) + " of all, " + f.n +
-				(f.n === 1 ? " wait" : " waits");
+				": " + describe(f);
 		});
 		g.addEventListener("mouseout", function () { byId("details").textContent = " "; });
 		frames.push(f);

@@ -121,7 +121,11 @@ static int render_waker(const struct profile_entry *e, struct line_buffer *b)
 	return append(b, name, true);
 }
 
-static int render(const struct profile_entry *e, bool with_lines, bool for_text,
+/*
+ * A sample has "[on-cpu]" where a wait has its "[state];[wait class]", and
+ * neither a still-waiting frame nor a waker.
+ */
+static int render(const struct profile_entry *e, bool sample, bool with_lines, bool for_text,
 		  struct line_buffer *b)
 {
 	char name[600];
@@ -131,13 +135,17 @@ static int render(const struct profile_entry *e, bool with_lines, bool for_text,
 	b->len = 0;
 	frame_names__folded(e->key.comm, name, sizeof(name));
 	err = append(b, name, true);
-	snprintf(name, sizeof(name), "[%s]", states__name(e->key.state));
-	err = err ?: append(b, name, true);
-	/* A recording read back may name any class. */
-	name[0] = '[';
-	frame_names__folded(e->key.wait_class, name + 1, sizeof(name) - 2);
-	strcat(name, "]");
-	err = err ?: append(b, name, true);
+	if (sample) {
+		err = err ?: append(b, FOLDED_ON_CPU_FRAME, true);
+	} else {
+		snprintf(name, sizeof(name), "[%s]", states__name(e->key.state));
+		err = err ?: append(b, name, true);
+		/* A recording read back may name any class. */
+		name[0] = '[';
+		frame_names__folded(e->key.wait_class, name + 1, sizeof(name) - 2);
+		strcat(name, "]");
+		err = err ?: append(b, name, true);
+	}
 	if (e->key.open & OFFCPU_WAIT_OPEN_AFTER)
 		err = err ?: append(b, OUTPUT_STILL_WAITING_FRAME, true);
 	/* A rule pack's labels, "[pg.wait_event=Lock:tuple]", under the class. */
@@ -164,7 +172,7 @@ static int render(const struct profile_entry *e, bool with_lines, bool for_text,
 			err = append(b, name, true);
 		}
 	}
-	return err ?: render_waker(e, b);
+	return err || sample ? err : render_waker(e, b);
 }
 
 /* The entry's waker into its line's; waits no wakeup ended are not counted. */
@@ -211,50 +219,37 @@ static int compare_by_text(const void *a, const void *b)
 	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
 }
 
-int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
-			struct folded_lines *out)
+/*
+ * The entries' lines into lines (room for nr more), their time as --time
+ * weighs it; index finds a line by its text.
+ */
+static int add_lines(struct profile_entry **entries, size_t nr, bool samples, bool with_lines,
+		     bool for_text, enum output_time time, struct hash_table *index,
+		     struct folded_lines *lines)
 {
-	return folded_lines__build_time(p, by_total, with_lines, OUTPUT_TIME_OFF_CPU, out);
-}
-
-int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines,
-			     enum output_time time, struct folded_lines *out)
-{
-	struct hash_table *index =
-	    hash_table__new(hash_table__hash_string, hash_table__equal_string);
 	struct line_buffer b = { 0 };
-	struct profile_entry **entries = NULL;
-	struct folded_lines lines = { 0 };
-	size_t nr = 0, i;
-	int err;
+	size_t i;
+	int err = 0;
 
-	if (!index)
-		return -ENOMEM;
-	err = profile__sorted_entries(p, &entries, &nr);
-	if (!err) {
-		lines.lines = calloc(nr ? nr : 1, sizeof(*lines.lines));
-		if (!lines.lines)
-			err = -ENOMEM;
-	}
 	for (i = 0; i < nr && !err; i++) {
 		uint64_t ns = output__entry_time(entries[i], time);
 		struct folded_line *line;
 
 		if (!ns && time != OUTPUT_TIME_OFF_CPU)
 			continue;
-		err = render(entries[i], with_lines, by_total, &b);
+		err = render(entries[i], samples, with_lines, for_text, &b);
 		if (err)
 			break;
 		line = hash_table__find(index, b.text);
 		if (!line) {
-			line = &lines.lines[lines.nr];
+			line = &lines->lines[lines->nr];
 			line->text = strdup(b.text);
 			if (!line->text || hash_table__insert(index, line->text, line)) {
 				free(line->text);
 				err = -ENOMEM;
 				break;
 			}
-			lines.nr++;
+			lines->nr++;
 		}
 		line->total_ns += ns;
 		line->count += entries[i]->count;
@@ -262,7 +257,36 @@ int folded_lines__build_time(const struct profile *p, bool by_total, bool with_l
 		estimate__add(&line->estimated, &entries[i]->estimated);
 	}
 	free(b.text);
+	return err;
+}
+
+static int build(const struct profile *p, bool by_total, bool with_lines, enum output_time time,
+		 bool with_samples, struct folded_lines *out)
+{
+	struct hash_table *index =
+	    hash_table__new(hash_table__hash_string, hash_table__equal_string);
+	struct profile_entry **entries = NULL, **samples = NULL;
+	struct folded_lines lines = { 0 };
+	size_t nr = 0, nr_samples = 0;
+	int err;
+
+	if (!index)
+		return -ENOMEM;
+	err = profile__sorted_entries(p, &entries, &nr);
+	if (!err && with_samples)
+		err = profile__sorted_samples(p, &samples, &nr_samples);
+	if (!err) {
+		lines.lines = calloc(nr + nr_samples ?: 1, sizeof(*lines.lines));
+		if (!lines.lines)
+			err = -ENOMEM;
+	}
+	if (!err)
+		err = add_lines(entries, nr, false, with_lines, by_total, time, index, &lines);
+	if (!err)
+		err =
+		    add_lines(samples, nr_samples, true, with_lines, by_total, time, index, &lines);
 	free(entries);
+	free(samples);
 	hash_table__free(index);
 	if (err) {
 		folded_lines__free(&lines);
@@ -272,6 +296,18 @@ int folded_lines__build_time(const struct profile *p, bool by_total, bool with_l
 	      by_total ? compare_by_total : compare_by_text);
 	*out = lines;
 	return 0;
+}
+
+int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
+			struct folded_lines *out)
+{
+	return build(p, by_total, with_lines, OUTPUT_TIME_OFF_CPU, false, out);
+}
+
+int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines,
+			     enum output_time time, struct folded_lines *out)
+{
+	return build(p, by_total, with_lines, time, time == OUTPUT_TIME_OFF_CPU, out);
 }
 
 void folded_lines__free(struct folded_lines *lines)

@@ -4,7 +4,8 @@
  * (after [wait], a "[NAME=VALUE]" pseudo-frame per label a rule pack read),
  * root first, one per distinct line with its time and count summed: the
  * folded back-end writes them as they are, the text report its top stacks
- * from them. Frames are named by frame_names.h.
+ * from them. Frames are named by frame_names.h. An on-CPU sample's line
+ * is "comm;[on-cpu];user...;kernel_[k]" (its labels after [on-cpu]).
  */
 #ifndef OFFCPU_FOLDED_LINES_H
 #define OFFCPU_FOLDED_LINES_H
@@ -14,6 +15,9 @@
 
 #include "output/output.h"
 #include "profile/profile.h"
+
+/* Where a wait's line has "[state];[wait class]", a sample's has this. */
+#define FOLDED_ON_CPU_FRAME "[on-cpu]"
 
 /* Who woke a line's waits; an interrupt by its context alone. */
 struct folded_waker {
@@ -48,12 +52,14 @@ struct folded_lines {
  * Inlined functions are frames of their own, inside their caller. A
  * Python frame is "name (file.py:LINE)" for the text report (by_total,
  * its one caller), "name_(file.py:LINE)" in folded files, whose frames
- * hold no space.
+ * hold no space. Waits only: the text report's top stacks.
  */
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out);
 /*
- * Lines weighed by time (--time), entries with none left out;
+ * Lines weighed by time (--time), entries with none left out, and the
+ * on-CPU samples' lines beside the waits' under OUTPUT_TIME_OFF_CPU only
+ * (blocked and run-queue time are parts of a wait; a sample has neither);
  * a wait with the waker's stacks (--wakers) goes on with "--", then the
  * waker's kernel and user frames leaf first and its name: the off-wake
  * flame graph, the waker above the wakee.

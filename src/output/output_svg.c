@@ -10,6 +10,10 @@
  * has a detail ("lock:futex"), the thread state, the command name, then
  * the user frames and the kernel frames, so one click zooms into all lock
  * waits or all preempted time. Colors follow the wait class.
+ *
+ * On-CPU samples (-F) stand beside the classes under an "[on-cpu]" frame,
+ * then the command name and the frames, in the warm colors of a CPU flame
+ * graph; the waits then take cool hues, so either side reads at a glance.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +25,7 @@
 #include "lib/hash_table.h"
 #include "lib/strpool.h"
 #include "lib/utf8.h"
+#include "output/folded_lines.h"
 #include "output/frame_names.h"
 #include "output/output.h"
 
@@ -57,6 +62,9 @@
 /* The hint, at the right of the legend's last row if it fits there, else below it. */
 #define HINT_TEXT                                                                              \
 	"width: time off CPU; click a frame to zoom; colors: wait class; outlined: kernel"
+#define HINT_TEXT_SAMPLED                                                                      \
+	"width: time on and off CPU; click a frame to zoom; colors: warm on CPU, cool by "     \
+	"wait class; outlined: kernel"
 #define HINT_FONT_SIZE 11
 #define HEADER_BELOW 16 /* from the header's last baseline to the frames */
 #define FOOTER_RISE 8 /* footer baseline above the bottom edge */
@@ -82,7 +90,8 @@ struct node {
 	enum node_kind kind;
 	const char *base_class; /* interned: colors the node */
 	uint64_t total_ns;
-	uint64_t count;
+	uint64_t count;	   /* waits */
+	uint64_t samples;  /* on-CPU samples, whose time total_ns holds too */
 	uint64_t start_ns; /* where it begins at full width, once laid out */
 	uint32_t depth;	   /* the root is 0 */
 	struct node *parent;
@@ -95,6 +104,7 @@ struct node_key {
 	const struct node *parent;
 	const char *name;
 	enum node_kind kind;
+	bool sample; /* apart from a wait class a recording may name "[on-cpu]" */
 };
 
 struct flame {
@@ -102,13 +112,15 @@ struct flame {
 	struct hash_table *index; /* node_key -> node */
 	struct node root;
 	uint32_t max_depth;
+	bool sample; /* the entry being added is of on-CPU samples */
+	uint64_t sample_ns;
 	int err;
 };
 
 static uint64_t hash_node(const void *key)
 {
 	const struct node_key *k = key;
-	uint64_t parts[3] = { (uintptr_t)k->parent, (uintptr_t)k->name, k->kind };
+	uint64_t parts[4] = { (uintptr_t)k->parent, (uintptr_t)k->name, k->kind, k->sample };
 
 	return hash_table__hash_bytes(parts, sizeof(parts), 0);
 }
@@ -117,13 +129,17 @@ static bool equal_node(const void *a, const void *b)
 {
 	const struct node_key *x = a, *y = b;
 
-	return x->parent == y->parent && x->name == y->name && x->kind == y->kind;
+	return x->parent == y->parent && x->name == y->name && x->kind == y->kind &&
+	       x->sample == y->sample;
 }
 
-static void add_time(struct node *n, const struct profile_entry *e)
+static void add_time(const struct flame *fl, struct node *n, const struct profile_entry *e)
 {
 	n->total_ns += e->total_ns;
-	n->count += e->count;
+	if (fl->sample)
+		n->samples += e->count;
+	else
+		n->count += e->count;
 }
 
 /* A node and its key live in one allocation; the key comes first. */
@@ -136,7 +152,7 @@ struct indexed_node {
 static struct node *child(struct flame *fl, struct node *parent, const char *text,
 			  enum node_kind kind, const struct profile_entry *e)
 {
-	struct node_key key = { parent, strpool__intern(fl->names, text), kind };
+	struct node_key key = { parent, strpool__intern(fl->names, text), kind, fl->sample };
 	struct indexed_node *in;
 	struct node *n;
 
@@ -146,7 +162,7 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 	}
 	in = hash_table__find(fl->index, &key);
 	if (in) {
-		add_time(&in->node, e);
+		add_time(fl, &in->node, e);
 		return &in->node;
 	}
 	in = calloc(1, sizeof(*in));
@@ -181,7 +197,7 @@ static struct node *child(struct flame *fl, struct node *parent, const char *tex
 	parent->children[parent->nr_children++] = n;
 	if (n->depth > fl->max_depth)
 		fl->max_depth = n->depth;
-	add_time(n, e);
+	add_time(fl, n, e);
 	return n;
 }
 
@@ -216,6 +232,33 @@ static void add_waker(struct flame *fl, struct node *n, const struct profile_ent
 	else
 		snprintf(name, sizeof(name), "[%s]", context ? context : "unknown");
 	child(fl, n, name, NODE_COMM, e);
+}
+
+/* The user frames, root first, then the kernel frames, above n; the leaf's node. */
+static struct node *add_frames(struct flame *fl, struct node *n, const struct profile_entry *e)
+{
+	const struct wait *w = &e->key;
+	char name[600];
+	uint32_t i;
+
+	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
+		const struct frame *f = &w->user_stack->frames[i - 1];
+		const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES];
+		size_t nr = frame_names__inline_chain(f, chain, FRAME_NAMES_MAX_INLINES), k;
+
+		frame_names__frame(f, name, sizeof(name));
+		n = child(fl, n, name, NODE_USER, e);
+		/* Inlined functions are frames of their own, as in the folded output. */
+		for (k = 0; n && k < nr; k++) {
+			frame_names__inline(chain[k], name, sizeof(name));
+			n = child(fl, n, name, NODE_USER, e);
+		}
+	}
+	for (i = w->kernel_stack ? w->kernel_stack->nr : 0; n && i > 0; i--) {
+		frame_names__frame(&w->kernel_stack->frames[i - 1], name, sizeof(name));
+		n = child(fl, n, name, NODE_KERNEL, e);
+	}
+	return n;
 }
 
 /*
@@ -257,25 +300,53 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	/* A hang stands apart, on a pseudo-frame of its own. */
 	if (n && (w->open & OFFCPU_WAIT_OPEN_AFTER))
 		n = child(fl, n, OUTPUT_STILL_WAITING_FRAME, NODE_STATE, e);
-	for (i = w->user_stack ? w->user_stack->nr : 0; n && i > 0; i--) {
-		const struct frame *f = &w->user_stack->frames[i - 1];
-		const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES];
-		size_t nr = frame_names__inline_chain(f, chain, FRAME_NAMES_MAX_INLINES), k;
-
-		frame_names__frame(f, name, sizeof(name));
-		n = child(fl, n, name, NODE_USER, e);
-		/* Inlined functions are frames of their own, as in the folded output. */
-		for (k = 0; n && k < nr; k++) {
-			frame_names__inline(chain[k], name, sizeof(name));
-			n = child(fl, n, name, NODE_USER, e);
-		}
-	}
-	for (i = w->kernel_stack ? w->kernel_stack->nr : 0; n && i > 0; i--) {
-		frame_names__frame(&w->kernel_stack->frames[i - 1], name, sizeof(name));
-		n = child(fl, n, name, NODE_KERNEL, e);
-	}
+	n = n ? add_frames(fl, n, e) : NULL;
 	if (n)
 		add_waker(fl, n, e);
+}
+
+/* A sample's: "[on-cpu]", its labels, its command name, its frames. */
+static void add_sample(struct flame *fl, const struct profile_entry *e)
+{
+	const struct wait *w = &e->key;
+	char name[600], label[300];
+	struct node *n = child(fl, &fl->root, FOLDED_ON_CPU_FRAME, NODE_CLASS, e);
+	uint32_t i;
+
+	if (!n)
+		return;
+	n->base_class = n->name;
+	for (i = 0; w->labels && n && i < w->labels->nr; i++) {
+		snprintf(label, sizeof(label), "[%s=%s]", w->labels->items[i].name,
+			 w->labels->items[i].value);
+		frame_names__printable(label, name, sizeof(name));
+		n = child(fl, n, name, NODE_STATE, e);
+	}
+	if (!n)
+		return;
+	frame_names__printable(w->comm, name, sizeof(name));
+	n = child(fl, n, name, NODE_COMM, e);
+	if (n)
+		add_frames(fl, n, e);
+}
+
+/* The on-CPU samples beside the waits, "[on-cpu]" where a wait has its class. */
+static int add_samples(struct flame *fl, const struct profile *p)
+{
+	struct profile_entry **samples = NULL;
+	size_t nr = 0, i;
+	int err = profile__sorted_samples(p, &samples, &nr);
+
+	fl->sample = true;
+	for (i = 0; i < nr && !err; i++) {
+		add_time(fl, &fl->root, samples[i]);
+		fl->sample_ns += samples[i]->total_ns;
+		add_sample(fl, samples[i]);
+		err = fl->err;
+	}
+	fl->sample = false;
+	free(samples);
+	return err;
 }
 
 /* By name; at the root, the idle class last, at the right edge, after the user's own waits. */
@@ -335,6 +406,7 @@ static void merge_children(struct flame *fl, struct node *n, uint64_t min_ns)
 		else {
 			merged->total_ns += c->total_ns;
 			merged->count += c->count;
+			merged->samples += c->samples;
 		}
 		nr_merged++;
 	}
@@ -413,16 +485,25 @@ static void write_escaped(FILE *out, const char *s)
  * Colors, by the base wait class: one hue each, paler for kernel frames,
  * the lightness varied a little by name so neighbours stay apart. Written
  * into the file as each rectangle's fill, so the picture is colored where
- * no script runs, and the script keeps no table of its own.
+ * no script runs, and the script keeps no table of its own. Beside on-CPU
+ * samples, which are red to yellow as in a CPU flame graph, the classes
+ * take the cool hues: green to violet, the common ones (sleep, lock, io,
+ * cpu, poll) farthest apart.
  */
 static const struct {
 	const char *base_class;
 	unsigned int hue;
+	unsigned int cool_hue;
 } hues[] = {
-	{ "cpu", 0 },	   { "sleep", 210 },	{ "lock", 32 },	 { "io", 275 },
-	{ "net", 125 },	   { "poll", 185 },	{ "pipe", 55 },	 { "child", 330 },
-	{ "signal", 300 }, { "pagefault", 15 }, { "idle", 220 }, { "other", 0 },
+	{ "cpu", 0, 165 },	  { "sleep", 210, 205 }, { "lock", 32, 245 },
+	{ "io", 275, 280 },	  { "net", 125, 120 },	 { "poll", 185, 185 },
+	{ "pipe", 55, 135 },	  { "child", 330, 260 }, { "signal", 300, 295 },
+	{ "pagefault", 15, 150 }, { "idle", 220, 220 },	 { "other", 0, 0 },
 };
+
+/* On-CPU hues, from red to yellow: flamegraph.pl's "hot" palette. */
+#define WARM_HUES 56
+#define WARM_PSEUDO_HUE 16 /* [on-cpu], a label, the command name */
 
 /* Kernel threads waiting for work: greyish, so the user's own waits stand out. */
 static unsigned int saturation(const char *base_class)
@@ -453,11 +534,30 @@ static void hsl_to_hex(unsigned int hue, unsigned int sat, unsigned int light, c
 		 (unsigned int)rgb[2]);
 }
 
-/* A node's fill; unknown classes (from a recording) and the root are grey. */
-static void node_color(const struct node *n, char *buf, size_t size)
+/* An on-CPU frame's: its hue by name, kernel frames paler, as node_color's. */
+static void warm_color(const struct node *n, unsigned int variation, char *buf, size_t size)
+{
+	if (n->kind == NODE_CLASS || n->kind == NODE_STATE || n->kind == NODE_COMM)
+		hsl_to_hex(WARM_PSEUDO_HUE, 85, 52, buf, size);
+	else if (n->kind == NODE_KERNEL)
+		hsl_to_hex(variation % WARM_HUES, 75, 72 + variation % 10, buf, size);
+	else
+		hsl_to_hex(variation % WARM_HUES, 85, 55 + variation % 12, buf, size);
+}
+
+/*
+ * A node's fill; unknown classes (from a recording), the root and what
+ * holds both waits and samples are grey. cool: the graph has samples.
+ */
+static void node_color(const struct node *n, bool cool, char *buf, size_t size)
 {
 	unsigned int light, variation = (unsigned int)(hash_table__hash_string(n->name) % 1000);
 	size_t i;
+
+	if (n->kind != NODE_ROOT && n->samples && !n->count) {
+		warm_color(n, variation, buf, size);
+		return;
+	}
 
 	for (i = 0; n->kind != NODE_ROOT && n->base_class && i < ARRAY_SIZE(hues); i++) {
 		if (!strcmp(hues[i].base_class, n->base_class))
@@ -473,7 +573,8 @@ static void node_color(const struct node *n, char *buf, size_t size)
 		light = 74 + variation % 12;
 	else
 		light = 58 + variation % 14;
-	hsl_to_hex(hues[i].hue, saturation(n->base_class), light, buf, size);
+	hsl_to_hex(cool ? hues[i].cool_hue : hues[i].hue, saturation(n->base_class), light, buf,
+		   size);
 }
 
 static const char *const kind_names[] = {
@@ -487,7 +588,9 @@ struct layout {
 	uint64_t total_ns;
 	uint32_t height;
 	const char *subtitle; /* NULL: none */
-	int legend_baseline;  /* the legend's first row */
+	const char *hint;
+	bool cool;	     /* waits in cool colors, beside samples */
+	int legend_baseline; /* the legend's first row */
 	int hint_baseline;
 	int top; /* where the frames begin */
 };
@@ -501,21 +604,28 @@ static void write_node(const struct layout *l, const struct node *n)
 	double scale = PLOT_WIDTH / (double)(l->total_ns ?: 1);
 	double x = SIDE_MARGIN + (double)n->start_ns * scale, width = (double)n->total_ns * scale;
 	uint32_t y = l->height - BOTTOM_MARGIN - (n->depth + 1) * FRAME_HEIGHT;
+	const char *side = !n->samples ? "off" : n->count ? "on and off" : "on";
 	char duration[32], fill[8];
 
 	output__format_duration(n->total_ns, duration, sizeof(duration));
-	node_color(n, fill, sizeof(fill));
+	node_color(n, l->cool, fill, sizeof(fill));
 	fprintf(l->out,
 		"<g class=\"f\" data-s=\"%" PRIu64 "\" data-v=\"%" PRIu64 "\" data-n=\"%" PRIu64
 		"\" data-d=\"%u\" data-k=\"%s\" data-c=\"",
 		n->start_ns, n->total_ns, n->count, n->depth, kind_names[n->kind]);
 	/* A recording read back may name any class, quotes and all. */
 	write_escaped(l->out, n->base_class ? n->base_class : "");
+	if (n->samples)
+		fprintf(l->out, "\" data-sn=\"%" PRIu64, n->samples);
 	fputs("\"><title>", l->out);
 	write_escaped(l->out, n->name);
-	fprintf(l->out, "\n%s off CPU, %.2f%%, %" PRIu64 " wait%s</title>", duration,
-		100.0 * (double)n->total_ns / (double)(l->total_ns ?: 1), n->count,
-		n->count == 1 ? "" : "s");
+	fprintf(l->out, "\n%s %s CPU, %.2f%%", duration, side,
+		100.0 * (double)n->total_ns / (double)(l->total_ns ?: 1));
+	if (n->count || !n->samples)
+		fprintf(l->out, ", %" PRIu64 " wait%s", n->count, n->count == 1 ? "" : "s");
+	if (n->samples)
+		fprintf(l->out, ", %" PRIu64 " sample%s", n->samples, n->samples == 1 ? "" : "s");
+	fputs("</title>", l->out);
 	fprintf(l->out,
 		"<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>"
 		"<text x=\"%.2f\" y=\"%u\"></text></g>\n",
@@ -575,7 +685,7 @@ static double walk_legend(const struct layout *l, const struct node *root, FILE 
 			*baseline += LEGEND_ROW_HEIGHT;
 		}
 		if (out) {
-			node_color(c, fill, sizeof(fill));
+			node_color(c, l->cool, fill, sizeof(fill));
 			fputs("<g class=\"button legend-item\" data-c=\"", out);
 			write_escaped(out, c->name);
 			fprintf(out,
@@ -594,7 +704,7 @@ static double walk_legend(const struct layout *l, const struct node *root, FILE 
 /* The header's rows: title, what was left out, the legend's rows and the hint. */
 static void lay_out_header(struct layout *l, const struct node *root)
 {
-	double hint_width = (double)strlen(HINT_TEXT) * 0.6 * HINT_FONT_SIZE, x;
+	double hint_width = (double)strlen(l->hint) * 0.6 * HINT_FONT_SIZE, x;
 	int last_row;
 
 	l->legend_baseline = LEGEND_BASELINE + (l->subtitle ? LEGEND_ROW_HEIGHT : 0);
@@ -637,11 +747,30 @@ static const char style[] =
  * The <svg> element carries the geometry the script lays frames out by
  * when it zooms, then the header and the footer's empty lines.
  */
-static void write_header(const struct layout *l, const struct node *root)
+/* What the picture shows: the waits, and the samples if there are any. */
+static void write_title(const struct layout *l, const struct node *root, uint64_t sample_ns)
 {
-	char duration[32];
+	char duration[32], on[32], off[32];
 
-	output__format_duration(root->total_ns, duration, sizeof(duration));
+	fprintf(l->out, "<text id=\"title\" x=\"%d\" y=\"%d\">", IMAGE_WIDTH / 2, HEADER_BASELINE);
+	if (!root->samples) {
+		output__format_duration(root->total_ns, duration, sizeof(duration));
+		fprintf(l->out, "Off-CPU time: %s in %" PRIu64 " waits</text>\n", duration,
+			root->count);
+		return;
+	}
+	/* Short, clear of the buttons; the root frame says the sum. */
+	output__format_duration(sample_ns, on, sizeof(on));
+	output__format_duration(root->total_ns - sample_ns, off, sizeof(off));
+	fprintf(l->out,
+		"On-CPU time: %s in %" PRIu64 " samples, off-CPU time: %s in %" PRIu64
+		" waits</text>\n",
+		on, root->samples, off, root->count);
+}
+
+static void write_header(const struct layout *l, const struct node *root, uint64_t sample_ns)
+{
+
 	fprintf(l->out,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
@@ -651,19 +780,16 @@ static void write_header(const struct layout *l, const struct node *root)
 		IMAGE_WIDTH, l->height, IMAGE_WIDTH, l->height, root->total_ns, SIDE_MARGIN,
 		l->top, BOTTOM_MARGIN, FRAME_HEIGHT, CHAR_WIDTH, LABEL_DX, LABEL_DY);
 	fprintf(l->out, style, FONT_SIZE, HINT_FONT_SIZE);
+	fputs("</style>\n<rect width=\"100%\" height=\"100%\" fill=\"#fafafa\"/>\n", l->out);
+	write_title(l, root, sample_ns);
 	fprintf(l->out,
-		"</style>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
-		"<text id=\"title\" x=\"%d\" y=\"%d\">Off-CPU time: %s in %" PRIu64
-		" waits</text>\n"
 		"<text id=\"reset\" class=\"button hidden\" x=\"%d\" y=\"%d\">Reset zoom</text>\n"
 		"<text id=\"search\" class=\"button\" x=\"%d\" y=\"%d\">Search</text>\n"
 		"<text id=\"orientation\" class=\"button\" x=\"%d\" y=\"%d\">Icicle</text>\n"
-		"<text id=\"hint\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#666\">" HINT_TEXT
-		"</text>\n",
-		IMAGE_WIDTH / 2, HEADER_BASELINE, duration, root->count, SIDE_MARGIN,
-		HEADER_BASELINE, SEARCH_BUTTON_X, HEADER_BASELINE, ORIENTATION_BUTTON_X,
-		HEADER_BASELINE, IMAGE_WIDTH - SIDE_MARGIN, l->hint_baseline);
+		"<text id=\"hint\" x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#666\">%s</text>\n",
+		SIDE_MARGIN, HEADER_BASELINE, SEARCH_BUTTON_X, HEADER_BASELINE,
+		ORIENTATION_BUTTON_X, HEADER_BASELINE, IMAGE_WIDTH - SIDE_MARGIN, l->hint_baseline,
+		l->hint);
 	if (l->subtitle) {
 		fprintf(l->out, "<text id=\"subtitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
 			IMAGE_WIDTH / 2, SUBTITLE_BASELINE);
@@ -683,7 +809,7 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 {
 	struct profile_entry **entries = NULL;
 	struct flame fl = { 0 };
-	struct layout l = { .out = out };
+	struct layout l = { .out = out, .hint = HINT_TEXT };
 	char said[256];
 	size_t nr = 0, i;
 	int err;
@@ -702,10 +828,13 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 		weighed.total_ns = output__entry_time(entries[i], opts->time);
 		if (!weighed.total_ns && opts->time != OUTPUT_TIME_OFF_CPU)
 			continue;
-		add_time(&fl.root, &weighed);
+		add_time(&fl, &fl.root, &weighed);
 		add_entry(&fl, &weighed);
 		err = fl.err;
 	}
+	/* Blocked and run-queue time are parts of a wait; a sample has neither. */
+	if (!err && opts->time == OUTPUT_TIME_OFF_CPU)
+		err = add_samples(&fl, p);
 	if (err)
 		goto out;
 	err = merge_narrow_and_sort(
@@ -713,9 +842,13 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 	if (err)
 		goto out;
 	l.total_ns = fl.root.total_ns;
+	if (fl.root.samples) {
+		l.cool = true;
+		l.hint = HINT_TEXT_SAMPLED;
+	}
 	lay_out_header(&l, &fl.root);
 	l.height = (uint32_t)l.top + (fl.max_depth + 1) * FRAME_HEIGHT + BOTTOM_MARGIN;
-	write_header(&l, &fl.root);
+	write_header(&l, &fl.root, fl.sample_ns);
 	fputs("<g id=\"frames\">\n", out);
 	err = write_frames(&l, &fl.root);
 	if (err)

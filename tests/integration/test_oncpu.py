@@ -18,20 +18,32 @@ HZ = 997
 SECONDS = "3"
 
 
-def run_workload(args, seconds=SECONDS):
-    """offcpu -F HZ -f json -- oncpu_workload: its json records and the
-    workload's own account of each thread, {tid: (function, cpu_ns, wall_ns)}."""
-    out = os.path.join(t.TMP, "oncpu-%d.json" % len(os.listdir(t.TMP)))
-    cpu = str(os.cpu_count() - 1)
-    r = t.run([t.OFFCPU, "-F", str(HZ), "-f", "json", "-o", out] + args +
-              ["--", WORKLOAD, seconds, cpu])
-    assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
+def workload_threads(stdout):
+    """The workload's own account of each thread, {tid: (function, cpu_ns, wall_ns)}."""
     threads = {}
-    for line in r.stdout.splitlines():
+    for line in stdout.splitlines():
         m = re.match(r"thread (\d+) (\w+) (\d+) (\d+)$", line)
         if m:
             threads[int(m.group(1))] = (m.group(2), int(m.group(3)), int(m.group(4)))
-    assert len(threads) == 3, "the workload said: %r" % r.stdout
+    assert len(threads) == 3, "the workload said: %r" % stdout[:500]
+    return threads
+
+
+def run_workload_to(fmt, args=(), seconds=SECONDS):
+    """offcpu -F HZ -f FMT -- oncpu_workload: the file it wrote and the
+    workload's own account of each thread (workload_threads)."""
+    out = os.path.join(t.TMP, "oncpu-%d.%s" % (len(os.listdir(t.TMP)), fmt))
+    cpu = str(os.cpu_count() - 1)
+    r = t.run([t.OFFCPU, "-F", str(HZ), "-f", fmt, "-o", out] + list(args) +
+              ["--", WORKLOAD, seconds, cpu])
+    assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
+    return out, workload_threads(r.stdout)
+
+
+def run_workload(args, seconds=SECONDS):
+    """offcpu -F HZ -f json -- oncpu_workload: the workload's threads, and
+    the recording's waits, samples and stats."""
+    out, threads = run_workload_to("json", args, seconds)
     waits, stats = t.read_json_lines(out)
     with open(out) as f:
         records = [json.loads(line) for line in f if line.strip()]
@@ -232,12 +244,7 @@ def test_text_report_says_where_the_time_went():
     r = t.run([t.OFFCPU, "-F", str(HZ), "-m", "0", "--", WORKLOAD, SECONDS, cpu])
     stolen_ns += t.steal_ns()
     assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
-    threads = {}
-    for line in r.stdout.splitlines():
-        m = re.match(r"thread (\d+) (\w+) (\d+) (\d+)$", line)
-        if m:
-            threads[int(m.group(1))] = (m.group(2), int(m.group(3)), int(m.group(4)))
-    assert len(threads) == 3, "the workload said: %r" % r.stdout[:500]
+    threads = workload_threads(r.stdout)
     rows, headline_on = where_the_time_went(r.stdout)
     problems = []
     for tid, (function, cpu_ns, wall_ns) in sorted(threads.items()):
@@ -282,6 +289,134 @@ def test_text_report_says_where_the_time_went():
             problems.append("%s not on top of the first on-CPU stacks: %s" %
                             (function, leaves[:5]))
     assert not problems, "; ".join(problems) + "\n" + r.stdout.split("\nOff-CPU time", 1)[0]
+
+
+# --- folded and svg -------------------------------------------------------------------------------
+
+# The function each of the workload's threads starts in, by what it computes in.
+ENTRY = {"compute_burst": "mixed", "spin_pinned": "pinned"}
+
+
+def test_folded_on_cpu_lines_weigh_the_threads_cpu_time():
+    """-F -f folded: "comm;[on-cpu];frames VALUE" lines, VALUE a whole
+    number of periods. Summed by the function the workload's threads
+    start in, within 10% of those threads' CLOCK_THREAD_CPUTIME_ID, mostly
+    in their computing function; with the waits' lines (-m 0: every wait),
+    within 5% of their lives. The waits' lines keep [state];[wait class]."""
+    out, threads = run_workload_to("folded", ["-m", "0"])
+    period = 10 ** 9 // HZ
+    on, off, inside = (collections.Counter() for _ in range(3))
+    nr_on = nr_off = 0
+    problems = []
+    for line in open(out):
+        stack, value = line.rstrip("\n").rsplit(" ", 1)
+        frames, value = stack.split(";"), int(value)
+        entry = next((e for e in ENTRY.values() if "start_thread;%s" % e in stack), None)
+        if frames[1] == "[on-cpu]":
+            nr_on += 1
+            if value % period:
+                problems.append("not a whole number of periods: %r" % line)
+            if entry:
+                on[entry] += value
+                if any(f in frames for f, e in ENTRY.items() if e == entry):
+                    inside[entry] += value
+            continue
+        nr_off += 1
+        if not (re.match(r"^\[[a-z-]+\]$", frames[1]) and frames[2].startswith("[") and
+                frames[2].endswith("]")):
+            problems.append("a wait's line without [state];[wait class]: %r" % line)
+        if entry:
+            off[entry] += value
+    assert nr_on and nr_off, "%d on-CPU lines, %d of waits" % (nr_on, nr_off)
+    for function, entry in ENTRY.items():
+        mine = [v for v in threads.values() if v[0] == function]
+        cpu_ns = sum(v[1] for v in mine)
+        wall_ns = sum(v[2] for v in mine)
+        n = on[entry] // period
+        slack = 4 * math.sqrt(max(n, 1)) * period
+        if abs(on[entry] - cpu_ns) > max(0.10 * cpu_ns, slack):
+            problems.append("%s: %.3f s on CPU in folded lines, its threads' clocks %.3f s" %
+                            (function, on[entry] / 1e9, cpu_ns / 1e9))
+        if inside[entry] < 0.9 * on[entry]:
+            problems.append("%s: in %.3f s of its threads' %.3f s on CPU" %
+                            (function, inside[entry] / 1e9, on[entry] / 1e9))
+        if abs(on[entry] + off[entry] - wall_ns) > 0.05 * wall_ns + slack:
+            problems.append("%s: on %.3f + off %.3f s, its threads' lives %.3f s" %
+                            (function, on[entry] / 1e9, off[entry] / 1e9, wall_ns / 1e9))
+    assert not problems, "; ".join(problems)
+
+
+def hue_and_saturation(css):
+    """A computed fill, "rgb(r, g, b)": its hue in degrees and saturation 0-1."""
+    import colorsys
+    r, g, b = (int(x) / 255 for x in re.findall(r"\d+", css)[:3])
+    h, _, s = colorsys.rgb_to_hls(r, g, b)
+    return h * 360, s
+
+
+def test_svg_on_cpu_warm_waits_cool_in_browser():
+    """-F -f svg in Chromium: an [on-cpu] frame beside the wait classes,
+    holding the samples and no wait; every on-CPU frame red to yellow,
+    every colored wait frame green to violet; the legend, title and
+    details say on CPU; its legend entry zooms to it and search finds
+    compute_burst's time there. Drawn the same without scripts."""
+    out, threads = run_workload_to("svg", seconds="2")
+    artifacts = os.path.join(t.ROOT, "build", "artifacts")
+    os.makedirs(artifacts, exist_ok=True)
+    shot = os.path.join(artifacts, "flamegraph-oncpu.png")
+    r = t.node([os.path.join(t.BROWSER, "flamegraph_oncpu_check.js"), out, "compute_burst",
+                shot], timeout=180)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    assert seen["errors"] == [], seen["errors"]
+    frames = seen["frames"]
+    classes = [f for f in frames if f["depth"] == 1 and f["kind"] == "class"]
+    on_cpu = [f for f in classes if f["name"] == "[on-cpu]"]
+    assert len(on_cpu) == 1 and len(classes) > 1, [f["name"] for f in classes]
+    assert on_cpu[0]["samples"] > 0 and on_cpu[0]["waits"] == 0, on_cpu[0]
+    assert all(f["waits"] > 0 and f["samples"] == 0 for f in classes if f is not on_cpu[0])
+    problems = []
+    warm = cool = 0
+    for f in frames:
+        if f["depth"] == 0:
+            continue
+        hue, saturation = hue_and_saturation(f["fill"])
+        if f["cls"] == "[on-cpu]":
+            warm += 1
+            if not (saturation > 0.5 and hue <= 60):
+                problems.append("on CPU %s: %s" % (f["name"], f["fill"]))
+            if "on CPU" not in f["tooltip"] or "sample" not in f["tooltip"]:
+                problems.append("on CPU %s: %r" % (f["name"], f["tooltip"]))
+        elif saturation > 0.1:  # "other", unknown and merged classes are grey
+            cool += 1
+            if not 90 <= hue <= 300:
+                problems.append("off CPU %s: %s" % (f["name"], f["fill"]))
+            if "off CPU" not in f["tooltip"]:
+                problems.append("off CPU %s: %r" % (f["name"], f["tooltip"]))
+    assert warm > 5 and cool > 5 and not problems, (warm, cool, problems[:10])
+    assert any(f["name"] == "compute_burst" and f["cls"] == "[on-cpu]" for f in frames)
+    assert any(f["name"] == "spin_pinned" and f["cls"] == "[on-cpu]" for f in frames)
+    assert seen["legend"][0].startswith("[on-cpu] "), seen["legend"]
+    assert seen["title"].startswith("On-CPU time: ") and "off-CPU time: " in seen["title"]
+    assert "warm on CPU" in seen["hint"], seen["hint"]
+    assert re.match(r"^\[on-cpu\]: [\d.]+ m?s on CPU, [\d.]+% of all, \d+ samples$",
+                    seen["onCpuDetails"]), seen["onCpuDetails"]
+    assert " off CPU, " in seen["waitDetails"] and "wait" in seen["waitDetails"], seen
+    # Its legend entry zooms to it: full width, the waits out of sight.
+    assert seen["zoomed"] == "[on-cpu]" and seen["zoomedWidth"] > 1170, seen
+    assert seen["hiddenWhileZoomed"] == 0 and seen["waitsHiddenWhileZoomed"] > 0, seen
+    # Search, zoomed: compute_burst's on-CPU time, counted once.
+    expected = sum(f["ns"] for f in frames
+                   if f["name"] == "compute_burst" and f["cls"] == "[on-cpu]")
+    assert seen["matchedFrames"] > 0 and seen["matchedNs"] == expected, seen
+    # The file alone colors and places every frame as the script draws them.
+    r = t.node([os.path.join(t.BROWSER, "flamegraph_static_check.js"), out], timeout=180)
+    assert r.returncode == 0, r.stderr
+    static = json.loads(r.stdout)
+    plain, scripted = static["noScript"], static["script"]
+    assert plain["errors"] == [] and scripted["errors"] == [], static
+    assert [f["fill"] for f in plain["frames"]] == [f["fill"] for f in scripted["frames"]]
+    assert [e["cls"] for e in plain["legend"]] == plain["classes"], plain["legend"]
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The SVG flame graph of the fixture profile, of 10,000 stacks, and of
- * hostile names; and as a file: colors, legend and geometry are written by
- * output_svg.c, so the picture holds without its script and the script
- * lays frames out by the same numbers.
+ * The SVG flame graph of the fixture profile, of 10,000 stacks, of
+ * hostile names, and with on-CPU samples (-F); and as a file: colors,
+ * legend and geometry are written by output_svg.c, so the picture holds
+ * without its script and the script lays frames out by the same numbers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -375,6 +375,214 @@ static void kernel_frames_outlined(void **state)
 	profile__free(p);
 }
 
+#define PERIOD_NS 10030090ULL /* 1e9 / 997 Hz, rounded down */
+
+/* A sample of comm computing in main, compute and under it the kernel frame kernel (or none). */
+static void add_sample(struct profile *p, const char *comm, const char *kernel)
+{
+	struct frame u[2], k;
+	struct wait s = { 0 };
+
+	u[0] = uframe(p, 0x1400, "compute");
+	u[1] = uframe(p, 0x1300, "main");
+	s.pid = s.tid = 100;
+	s.comm = strpool__intern(p->strings, comm);
+	s.state = OFFCPU_STATE_RUNNING;
+	s.duration_ns = PERIOD_NS;
+	s.end_ts_ns = 4000;
+	s.user_stack = profile__intern_stack(p, u, 2);
+	if (kernel) {
+		k = kframe(p, 0xffffffff81000210ULL, kernel);
+		s.kernel_stack = profile__intern_stack(p, &k, 1);
+	}
+	p->oncpu.period_ns = PERIOD_NS;
+	assert_int_equal(profile__add_sample(p, &s), 0);
+}
+
+/* The fixture's waits (100 ms), and 7 samples of -F 997: 5 in user code, 2 in the kernel. */
+static struct profile *sampled_profile(void)
+{
+	struct profile *p = fixture_profile(false);
+	int i;
+
+	for (i = 0; i < 5; i++)
+		add_sample(p, "app", NULL);
+	for (i = 0; i < 2; i++)
+		add_sample(p, "app", "clear_page_erms");
+	return p;
+}
+
+/* The hue, 0-359 degrees, of "#rrggbb". */
+static unsigned int hue_of(const char *fill)
+{
+	unsigned int rgb, r, g, b, max, min;
+	double h;
+
+	assert_int_equal(sscanf(fill, "#%6x", &rgb), 1);
+	r = rgb >> 16;
+	g = (rgb >> 8) & 0xff;
+	b = rgb & 0xff;
+	max = r > g ? (r > b ? r : b) : (g > b ? g : b);
+	min = r < g ? (r < b ? r : b) : (g < b ? g : b);
+	assert_true(max > min); /* not grey */
+	if (max == r)
+		h = 60.0 * (double)((int)g - (int)b) / (max - min);
+	else if (max == g)
+		h = 120.0 + 60.0 * (double)((int)b - (int)r) / (max - min);
+	else
+		h = 240.0 + 60.0 * (double)((int)r - (int)g) / (max - min);
+	return (unsigned int)(h < 0 ? h + 360 : h) % 360;
+}
+
+static bool warm(const char *fill)
+{
+	return hue_of(fill) <= 60;
+}
+
+static bool cool(const char *fill)
+{
+	return hue_of(fill) >= 90 && hue_of(fill) <= 300;
+}
+
+/*
+ * Beside the waits, "[on-cpu]" where they have their class, then the
+ * command name and the frames, weighing the samples; the waits' frames
+ * weigh what they weigh without samples. The title, the tooltips and the
+ * legend say on CPU.
+ */
+static void svg_with_samples(void **state)
+{
+	struct profile *p = sampled_profile();
+	char *text = render(output_svg__write, p);
+
+	(void)state;
+	assert_non_null(strstr(text, "data-total=\"170210630\""));
+	assert_non_null(strstr(text, ">On-CPU time: 70.211 ms in 7 samples, off-CPU time: "
+				     "100.000 ms in 3 waits</text>"));
+	assert_non_null(strstr(text, "data-c=\"\" data-sn=\"7\"><title>all\n170.211 ms on and off "
+				     "CPU, 100.00%, 3 waits, 7 samples</title>"));
+	/* [on-cpu] first (its name sorts first), app, main, compute, clear_page_erms. */
+	assert_non_null(strstr(text, "<g class=\"f\" data-s=\"0\" data-v=\"70210630\" data-n=\"0\" "
+				     "data-d=\"1\" data-k=\"class\" data-c=\"[on-cpu]\" "
+				     "data-sn=\"7\"><title>[on-cpu]\n70.211 ms on CPU, 41.25%, 7 "
+				     "samples</title>"));
+	assert_non_null(strstr(text, "data-d=\"2\" data-k=\"comm\" data-c=\"[on-cpu]\" "
+				     "data-sn=\"7\"><title>app\n70.211 ms on CPU"));
+	assert_non_null(strstr(text,
+			       "data-v=\"70210630\" data-n=\"0\" data-d=\"4\" data-k=\"user\" "
+			       "data-c=\"[on-cpu]\" data-sn=\"7\"><title>compute\n"));
+	assert_non_null(strstr(text,
+			       "data-v=\"20060180\" data-n=\"0\" data-d=\"5\" "
+			       "data-k=\"kernel\" data-c=\"[on-cpu]\" data-sn=\"2\"><title>"
+			       "clear_page_erms\n20.060 ms on CPU, 11.79%, 2 samples</title>"));
+	/* The waits' frames, after it: their time, their counts, no samples. */
+	assert_non_null(strstr(text, "data-s=\"70210630\" data-v=\"50000000\" data-n=\"1\" "
+				     "data-d=\"1\" data-k=\"class\" data-c=\"lock\"><title>lock\n"
+				     "50.000 ms off CPU, 29.38%, 1 wait</title>"));
+	assert_non_null(strstr(text, "data-v=\"50000000\" data-n=\"2\" data-d=\"8\" "
+				     "data-k=\"kernel\" data-c=\"sleep\"><title>do_nanosleep\n"));
+	/* all, the fixture's 14 frames of waits, 5 of samples. */
+	assert_int_equal(count_of(text, "<g class=\"f\" data-"), 20);
+	assert_int_equal(count_of(text, "data-sn=\""), 6);
+	assert_non_null(strstr(text, "<g class=\"button legend-item\" data-c=\"[on-cpu]\">"));
+	assert_non_null(strstr(text, ">[on-cpu] 41.25%</text>"));
+	assert_non_null(strstr(text, "colors: warm on CPU, cool by wait class"));
+	free(text);
+	profile__free(p);
+}
+
+/*
+ * On-CPU frames are warm, red to yellow, and the waits' cool beside them,
+ * by class still; without samples, the classes keep their colors.
+ */
+static void svg_samples_warm_and_waits_cool(void **state)
+{
+	static const char *const on_cpu[] = { "[on-cpu]", "app", "main", "compute",
+					      "clear_page_erms" };
+	static const char *const waits[] = { "sleep",		"lock",
+					     "lock:futex",	"[interruptible]",
+					     "clock_nanosleep", "do_nanosleep",
+					     "futex_wait_queue" };
+	struct profile *p = sampled_profile();
+	char *text = render(output_svg__write, p), fill[16], sleep[16], lock[16];
+	const char *at;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(on_cpu); i++) {
+		/* The first frame of the name: the on-CPU side's, left of the waits. */
+		fill_of(text, on_cpu[i], fill, sizeof(fill));
+		if (!warm(fill))
+			fail_msg("%s: %s, hue %u", on_cpu[i], fill, hue_of(fill));
+	}
+	/* The waits' "app" comes after the samples' one. */
+	at = strstr(strstr(text, "<title>app\n") + 1, "<title>app\n");
+	assert_non_null(at);
+	fill_of(at, "app", fill, sizeof(fill));
+	assert_true(cool(fill));
+	for (i = 0; i < ARRAY_LEN(waits); i++) {
+		fill_of(text, waits[i], fill, sizeof(fill));
+		if (!cool(fill))
+			fail_msg("%s: %s, hue %u", waits[i], fill, hue_of(fill));
+	}
+	fill_of(text, "sleep", sleep, sizeof(sleep));
+	fill_of(text, "lock", lock, sizeof(lock));
+	assert_string_not_equal(sleep, lock);
+	free(text);
+	profile__free(p);
+
+	/* Without samples: lock is its orange hsl(32,70%,48%) still. */
+	p = fixture_profile(false);
+	text = render(output_svg__write, p);
+	fill_of(text, "lock", fill, sizeof(fill));
+	assert_string_equal(fill, "#d08025");
+	assert_null(strstr(text, "data-sn="));
+	free(text);
+	profile__free(p);
+}
+
+/* --time blocked or runq weigh waits by parts of theirs, which a sample has not. */
+static void svg_by_wait_time_has_no_samples(void **state)
+{
+	struct profile *p = sampled_profile();
+	struct output_opts opts = { .group_by = GROUP_BY_TID, .time = OUTPUT_TIME_BLOCKED };
+	char *text = NULL, fill[16];
+	size_t size;
+	FILE *out = open_memstream(&text, &size);
+
+	(void)state;
+	assert_int_equal(output_svg__write(out, p, &opts), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_null(strstr(text, "[on-cpu]"));
+	assert_null(strstr(text, "data-sn="));
+	assert_non_null(strstr(text, "data-total=\"100000000\""));
+	assert_non_null(strstr(text, ">Off-CPU time: 100.000 ms in 3 waits</text>"));
+	fill_of(text, "lock", fill, sizeof(fill));
+	assert_string_equal(fill, "#d08025");
+	free(text);
+	profile__free(p);
+}
+
+/* A sample is of a thread running: never hidden as idle, whatever its thread. */
+static void svg_samples_never_hidden(void **state)
+{
+	struct profile *p;
+	char *text = NULL;
+	size_t size;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	add_wait(p, "idle", "worker_thread", 9000000);
+	add_sample(p, "kworker/0:1", "process_one_work");
+	render_svg(p, &text, &size);
+	assert_null(strstr(text, "<title>worker_thread\n"));
+	assert_non_null(strstr(text, "<title>kworker/0:1\n10.030 ms on CPU, 100.00%, 1 sample"));
+	assert_non_null(strstr(text, "<title>process_one_work\n"));
+	assert_non_null(strstr(text, "id=\"subtitle\""));
+	free(text);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +595,10 @@ int main(void)
 		cmocka_unit_test(idle_is_left_out_and_said_so),
 		cmocka_unit_test(legend_rows_clear_of_the_hint),
 		cmocka_unit_test(kernel_frames_outlined),
+		cmocka_unit_test(svg_with_samples),
+		cmocka_unit_test(svg_samples_warm_and_waits_cool),
+		cmocka_unit_test(svg_by_wait_time_has_no_samples),
+		cmocka_unit_test(svg_samples_never_hidden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
