@@ -631,6 +631,7 @@ static int serve(struct options *o)
 		.verbose = o->verbose,
 		.stats = o->stats,
 		.show_idle = o->report.show_idle,
+		.sample_period_ns = o->freq ? 1000000000ULL / o->freq : 0,
 		.stop = &stop_requested,
 		.rotate_stacks = o->env.rotate_stacks,
 		.memstats_interval_ns = o->env.memstats_interval_ns,
@@ -648,8 +649,9 @@ static int serve(struct options *o)
 	if (status) {
 		close(so.listen_fd);
 	} else {
-		log__info("serving on http://%s/metrics and /debug/pprof/offcpu; stop with Ctrl-C",
-			  o->listen_text);
+		log__info(
+		    "serving on http://%s/metrics and /debug/pprof/offcpu%s; stop with Ctrl-C",
+		    o->listen_text, o->freq ? ", /debug/pprof/profile, /debug/pprof/wall" : "");
 		status = serve__run(&so, s.tracer, s.collector, s.profile, s.symbolizer)
 			     ? EXIT_ENVIRONMENT
 			     : 0;

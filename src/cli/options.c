@@ -671,10 +671,6 @@ static int check_serve(struct options *o, int argc, char **argv)
 			   argv[optind]);
 		return -EINVAL;
 	}
-	if (o->freq) {
-		log__error("--freq applies to recording a profile, not yet to 'offcpu serve'");
-		return -EINVAL;
-	}
 	if (!o->listen_text) {
 		o->listen_text = LISTEN_DEFAULT;
 		listen_addr__parse(LISTEN_DEFAULT, &o->listen);

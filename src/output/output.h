@@ -36,6 +36,16 @@ enum output_time {
 	OUTPUT_TIME_RUNQ,
 };
 
+/*
+ * What a pprof profile holds. offcpu serve's /debug/pprof/profile is
+ * scraped as Go's CPU profile, which scrapers know by its sample and
+ * period types (cpu/nanoseconds).
+ */
+enum output_pprof {
+	OUTPUT_PPROF_ALL, /* the waits, and the on-CPU samples when sampling (-F) */
+	OUTPUT_PPROF_CPU, /* the on-CPU samples alone, as Go's CPU profile */
+};
+
 /* The text report's lengths without --top: rows of the thread table, stacks. */
 #define OUTPUT_TOP_THREADS 20U
 #define OUTPUT_TOP_STACKS 10U
@@ -65,6 +75,7 @@ struct output_opts {
 	 */
 	uint64_t from_ns;
 	uint64_t to_ns;
+	enum output_pprof pprof;
 	struct output_hidden hidden; /* set by output_format__write */
 };
 

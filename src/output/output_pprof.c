@@ -4,7 +4,8 @@
  *
  * One sample per aggregate (thread, state, wait class, stacks), with the
  * wait count and the off-CPU nanoseconds as its values and the thread's
- * facts as labels, so `pprof -tagfocus` slices by them.
+ * facts as labels, so `pprof -tagfocus` slices by them; with -F, one per
+ * aggregate of on-CPU samples too (see enum shape).
  *
  * Addresses: a profile holds many processes, each with its own layout, so
  * a user location's address is its offset in the mapped file and its
@@ -385,64 +386,154 @@ static int add_stack_locations(struct pprof *pp, const struct stack *s, uint64_t
 /* The one frame of a sample whose wait has no stack. */
 static const struct frame no_stack = { .sym = "[no stack]" };
 
-static int write_samples(struct pprof *pp, const struct profile *p)
+/*
+ * The values each sample carries, in the order of the sample types:
+ * samples/count, off_cpu/nanoseconds and runq/nanoseconds; with on-CPU
+ * samples (-F) also cpu/nanoseconds and wall/nanoseconds, on CPU + off CPU,
+ * where a wait has no CPU time and a sample no off-CPU time. Go's CPU
+ * profile (OUTPUT_PPROF_CPU) has samples/count and cpu/nanoseconds alone.
+ */
+enum shape {
+	SHAPE_OFF_CPU,
+	SHAPE_WALL,
+	SHAPE_CPU,
+};
+
+enum {
+	MAX_VALUES = 5,
+};
+
+struct samples_out {
+	uint64_t *ids;
+	size_t cap;
+};
+
+/* One sample of an entry: its stacks as locations, its values and its thread's labels. */
+static int write_sample(struct pprof *pp, const struct profile_entry *e, const uint64_t *values,
+			size_t nr_values, bool on_cpu, struct samples_out *o)
+{
+	const struct wait *w = &e->key;
+	size_t nr = 0;
+	int err;
+
+	/* Leaf first: the kernel frames, then the user frames that called in. */
+	err = add_stack_locations(pp, w->kernel_stack, &o->ids, &nr, &o->cap);
+	err = err ?: add_stack_locations(pp, w->user_stack, &o->ids, &nr, &o->cap);
+	/*
+	 * A recovered wait has no stack (nor has one taken
+	 * with neither side): go tool pprof drops a sample without a
+	 * location, and its time with it. One pseudo-frame keeps it.
+	 */
+	if (!err && !nr)
+		err = add_location(pp, &no_stack, &o->ids, &nr, &o->cap);
+	if (err)
+		return err;
+	pb_buffer__reset(&pp->message);
+	pb_buffer__packed(&pp->message, SAMPLE_LOCATION_ID, o->ids, nr);
+	pb_buffer__packed(&pp->message, SAMPLE_VALUE, values, nr_values);
+	/*
+	 * Not "running", which a wait's state can be (a yield): "on-cpu", as
+	 * folded's pseudo-frame, and no class, so -tagfocus wait.class=...
+	 * leaves it out.
+	 */
+	if (on_cpu) {
+		string_label(pp, "thread.state", "on-cpu");
+	} else {
+		string_label(pp, "thread.state", states__name(w->state));
+		string_label(pp, "wait.class", w->wait_class);
+	}
+	string_label(pp, "thread.name", w->comm);
+	string_label(pp, "process.title", w->title ? w->title : w->comm);
+	if (w->cgroup)
+		string_label(pp, "cgroup", w->cgroup);
+	/* A rule pack's labels, by their own names (pg.wait_event...). */
+	for (uint32_t l = 0; w->labels && l < w->labels->nr; l++)
+		string_label(pp, w->labels->items[l].name, w->labels->items[l].value);
+	/* Who woke it, as the text report's --group-by waker names it. */
+	if (w->waker.context == OFFCPU_WAKER_TASK) {
+		string_label(pp, "waker.name", w->waker.comm ? w->waker.comm : "");
+		if (w->waker.tid != PROFILE_EXITED_ID)
+			number_label(pp, "waker.tid", w->waker.tid);
+	} else if (output__waker_context(w->waker.context)) {
+		string_label(pp, "waker.name", output__waker_context(w->waker.context));
+	}
+	/* Merged exited processes have no one pid to give. */
+	if (w->pid != PROFILE_EXITED_ID) {
+		number_label(pp, "process.pid", w->pid);
+		number_label(pp, "thread.id", w->tid);
+	}
+	pb_buffer__message(&pp->profile, PROFILE_SAMPLE, &pp->message);
+	return pp->err ?: pp->profile.err;
+}
+
+static int write_waits(struct pprof *pp, const struct profile *p, enum shape shape,
+		       struct samples_out *o)
 {
 	struct profile_entry **entries = NULL;
-	uint64_t *ids = NULL, values[3];
-	size_t nr_entries = 0, cap = 0, nr, i;
+	uint64_t values[MAX_VALUES];
+	size_t nr_entries = 0, i;
 	int err = profile__sorted_entries(p, &entries, &nr_entries);
 
 	for (i = 0; i < nr_entries && !err; i++) {
-		const struct wait *w = &entries[i]->key;
-
-		nr = 0;
-		/* Leaf first: the kernel frames, then the user frames that called in. */
-		err = add_stack_locations(pp, w->kernel_stack, &ids, &nr, &cap);
-		err = err ?: add_stack_locations(pp, w->user_stack, &ids, &nr, &cap);
-		/*
-		 * A recovered wait has no stack (nor has one taken
-		 * with neither side): go tool pprof drops a sample without a
-		 * location, and its time with it. One pseudo-frame keeps it.
-		 */
-		if (!err && !nr)
-			err = add_location(pp, &no_stack, &ids, &nr, &cap);
-		if (err)
-			break;
-		pb_buffer__reset(&pp->message);
-		pb_buffer__packed(&pp->message, SAMPLE_LOCATION_ID, ids, nr);
 		/* The waits it stands for and their weight, estimates included. */
 		values[0] = (uint64_t)(profile__estimated_count(entries[i]) + 0.5);
 		values[1] = entries[i]->total_ns;
 		values[2] = entries[i]->runq_ns;
-		pb_buffer__packed(&pp->message, SAMPLE_VALUE, values, 3);
-		string_label(pp, "thread.state", states__name(w->state));
-		string_label(pp, "wait.class", w->wait_class);
-		string_label(pp, "thread.name", w->comm);
-		string_label(pp, "process.title", w->title ? w->title : w->comm);
-		if (w->cgroup)
-			string_label(pp, "cgroup", w->cgroup);
-		/* A rule pack's labels, by their own names (pg.wait_event...). */
-		for (uint32_t l = 0; w->labels && l < w->labels->nr; l++)
-			string_label(pp, w->labels->items[l].name, w->labels->items[l].value);
-		/* Who woke it, as the text report's --group-by waker names it. */
-		if (w->waker.context == OFFCPU_WAKER_TASK) {
-			string_label(pp, "waker.name", w->waker.comm ? w->waker.comm : "");
-			if (w->waker.tid != PROFILE_EXITED_ID)
-				number_label(pp, "waker.tid", w->waker.tid);
-		} else if (output__waker_context(w->waker.context)) {
-			string_label(pp, "waker.name", output__waker_context(w->waker.context));
-		}
-		/* Merged exited processes have no one pid to give. */
-		if (w->pid != PROFILE_EXITED_ID) {
-			number_label(pp, "process.pid", w->pid);
-			number_label(pp, "thread.id", w->tid);
-		}
-		pb_buffer__message(&pp->profile, PROFILE_SAMPLE, &pp->message);
-		err = pp->err ?: pp->profile.err;
+		values[3] = 0;
+		values[4] = entries[i]->total_ns;
+		err = write_sample(pp, entries[i], values, shape == SHAPE_WALL ? 5 : 3, false, o);
 	}
-	free(ids);
 	free(entries);
 	return err;
+}
+
+static int write_on_cpu(struct pprof *pp, const struct profile *p, enum shape shape,
+			struct samples_out *o)
+{
+	struct profile_entry **entries = NULL;
+	uint64_t values[MAX_VALUES];
+	size_t nr_entries = 0, i;
+	int err = profile__sorted_samples(p, &entries, &nr_entries);
+
+	for (i = 0; i < nr_entries && !err; i++) {
+		const struct profile_entry *e = entries[i];
+
+		if (shape == SHAPE_CPU) {
+			values[0] = e->count;
+			values[1] = e->total_ns;
+			err = write_sample(pp, e, values, 2, true, o);
+			continue;
+		}
+		values[0] = e->count;
+		values[1] = 0;
+		values[2] = 0;
+		values[3] = e->total_ns;
+		values[4] = e->total_ns;
+		err = write_sample(pp, e, values, 5, true, o);
+	}
+	free(entries);
+	return err;
+}
+
+static int write_samples(struct pprof *pp, const struct profile *p, enum shape shape)
+{
+	struct samples_out o = { 0 };
+	int err = 0;
+
+	if (shape != SHAPE_CPU)
+		err = write_waits(pp, p, shape, &o);
+	if (!err && shape != SHAPE_OFF_CPU)
+		err = write_on_cpu(pp, p, shape, &o);
+	free(o.ids);
+	return err;
+}
+
+/* What the profile holds, and so which values its samples carry. */
+static enum shape shape_of(const struct profile *p, const struct output_opts *opts)
+{
+	if (opts->pprof == OUTPUT_PPROF_CPU)
+		return SHAPE_CPU;
+	return p->oncpu.count || p->oncpu.period_ns ? SHAPE_WALL : SHAPE_OFF_CPU;
 }
 
 /*
@@ -630,6 +721,12 @@ static void free_function(void *value)
 
 int output_pprof__write(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
+	static const char *const period_types[] = {
+		[SHAPE_OFF_CPU] = "off_cpu",
+		[SHAPE_WALL] = "wall",
+		[SHAPE_CPU] = "cpu",
+	};
+	enum shape shape = shape_of(p, opts);
 	struct pprof pp = { 0 };
 	size_t i;
 	int err = 0;
@@ -644,12 +741,18 @@ int output_pprof__write(FILE *out, const struct profile *p, const struct output_
 	}
 	string_index(&pp, ""); /* index 0 is the empty string */
 	value_type(&pp, PROFILE_SAMPLE_TYPE, "samples", "count");
-	value_type(&pp, PROFILE_SAMPLE_TYPE, "off_cpu", "nanoseconds");
-	value_type(&pp, PROFILE_SAMPLE_TYPE, "runq", "nanoseconds");
+	if (shape != SHAPE_CPU) {
+		value_type(&pp, PROFILE_SAMPLE_TYPE, "off_cpu", "nanoseconds");
+		value_type(&pp, PROFILE_SAMPLE_TYPE, "runq", "nanoseconds");
+	}
+	if (shape != SHAPE_OFF_CPU)
+		value_type(&pp, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+	if (shape == SHAPE_WALL)
+		value_type(&pp, PROFILE_SAMPLE_TYPE, "wall", "nanoseconds");
 	/* ID 1, the first: the main binary, whether or not a frame is in it. */
 	if (p->main_binary && p->main_binary[0] && !mapping_named(&pp, p->main_binary))
 		err = pp.err;
-	err = err ?: write_samples(&pp, p);
+	err = err ?: write_samples(&pp, p, shape);
 	if (err)
 		goto out;
 	write_mappings(&pp);
@@ -659,9 +762,17 @@ int output_pprof__write(FILE *out, const struct profile *p, const struct output_
 	if (p->start_time_ns)
 		pb_buffer__varint(&pp.profile, PROFILE_TIME_NANOS, p->start_time_ns);
 	pb_buffer__varint(&pp.profile, PROFILE_DURATION_NANOS, p->duration_ns);
-	value_type(&pp, PROFILE_PERIOD_TYPE, "off_cpu", "nanoseconds");
-	pb_buffer__varint(&pp.profile, PROFILE_PERIOD, 1);
-	pb_buffer__varint(&pp.profile, PROFILE_DEFAULT_SAMPLE_TYPE, string_index(&pp, "off_cpu"));
+	/*
+	 * Sampled, the period is a sample's (as Go's CPU profile
+	 * has it), and a profile is shown by what -F asked for: where the
+	 * time went, on CPU and off, as folded and svg draw it by default.
+	 * -sample_index=off_cpu (or cpu) picks one side.
+	 */
+	value_type(&pp, PROFILE_PERIOD_TYPE, period_types[shape], "nanoseconds");
+	pb_buffer__varint(&pp.profile, PROFILE_PERIOD,
+			  shape == SHAPE_OFF_CPU ? 1 : p->oncpu.period_ns);
+	pb_buffer__varint(&pp.profile, PROFILE_DEFAULT_SAMPLE_TYPE,
+			  string_index(&pp, period_types[shape]));
 	/* The string table goes last: every index above has been taken by now. */
 	for (i = 0; i < pp.nr_strings; i++)
 		pb_buffer__string(&pp.profile, PROFILE_STRING_TABLE, pp.string_table[i]);

@@ -26,6 +26,7 @@ struct label_values {
 };
 
 struct series {
+	bool on_cpu; /* an on-CPU sample's: no state, no wait class */
 	unsigned int state;
 	const char *wait_class;
 	const char *comm; /* a shown value or other */
@@ -58,15 +59,15 @@ static uint64_t hash_series(const void *key)
 	const struct series *s = key;
 	const void *parts[3] = { s->wait_class, s->comm, s->cgroup };
 
-	return hash_table__hash_bytes(parts, sizeof(parts), s->state);
+	return hash_table__hash_bytes(parts, sizeof(parts), s->state | (uint64_t)s->on_cpu << 32);
 }
 
 static bool equal_series(const void *a, const void *b)
 {
 	const struct series *x = a, *y = b;
 
-	return x->state == y->state && x->wait_class == y->wait_class && x->comm == y->comm &&
-	       x->cgroup == y->cgroup;
+	return x->on_cpu == y->on_cpu && x->state == y->state && x->wait_class == y->wait_class &&
+	       x->comm == y->comm && x->cgroup == y->cgroup;
 }
 
 int metrics__new(struct metrics **out)
@@ -169,25 +170,15 @@ void metrics__count_since(struct metrics *m, uint64_t start_ns)
 	m->window_start_ns = start_ns;
 }
 
-int metrics__add(struct metrics *m, const struct wait *w)
+/* Adds ns to key's series by w's comm and cgroup (or "other", past the bounds). */
+static int add_to_series(struct metrics *m, struct series key, const struct wait *w, uint64_t ns)
 {
-	struct series key = { .state = w->state, .wait_class = w->wait_class }, *s;
-	struct wait_share share;
-	uint64_t weight;
+	struct series *s;
 
-	/*
-	 * What it adds to totals, a sampled wait's estimate
-	 * included; and only since counting began, so that a counter's rate
-	 * does not jump by the sleep of every thread when serve restarts.
-	 */
-	profile__share(w, m->window_start_ns, &share);
-	weight = share.weight_ns;
-	key.comm = label_of(&m->comms, w->comm, weight);
-	key.cgroup = label_of(&m->cgroups, w->cgroup, weight);
+	key.comm = label_of(&m->comms, w->comm, ns);
+	key.cgroup = label_of(&m->cgroups, w->cgroup, ns);
 	if (!key.comm || !key.cgroup)
 		return -ENOMEM;
-	/* Runnable, waiting for a CPU (all of a preempted wait), weighted alike. */
-	m->runq_ns += share.runq_ns;
 	s = hash_table__find(m->series, &key);
 	if (!s && hash_table__size(m->series) >= METRICS_MAX_SERIES) {
 		key.comm = other;
@@ -204,9 +195,38 @@ int metrics__add(struct metrics *m, const struct wait *w)
 			return -ENOMEM;
 		}
 	}
-	s->ns += weight;
+	s->ns += ns;
 	s->count++;
 	return 0;
+}
+
+int metrics__add(struct metrics *m, const struct wait *w)
+{
+	struct series key = { .state = w->state, .wait_class = w->wait_class };
+	struct wait_share share;
+	int err;
+
+	/*
+	 * What it adds to totals, a sampled wait's estimate
+	 * included; and only since counting began, so that a counter's rate
+	 * does not jump by the sleep of every thread when serve restarts.
+	 */
+	profile__share(w, m->window_start_ns, &share);
+	err = add_to_series(m, key, w, share.weight_ns);
+	/* Runnable, waiting for a CPU (all of a preempted wait), weighted alike. */
+	if (!err)
+		m->runq_ns += share.runq_ns;
+	return err;
+}
+
+int metrics__add_sample(struct metrics *m, const struct wait *s)
+{
+	struct series key = { .on_cpu = true };
+
+	/* An instant: counted whole once counting began, as a window counts it. */
+	if (s->end_ts_ns < m->window_start_ns)
+		return 0;
+	return add_to_series(m, key, s, s->duration_ns);
 }
 
 void metrics__add_hidden(struct metrics *m, const struct wait *w)
@@ -284,6 +304,8 @@ static void write_series(FILE *out, const struct metrics *m, bool seconds)
 	while (hash_table__next(m->series, &it, NULL, &value)) {
 		const struct series *s = value;
 
+		if (s->on_cpu)
+			continue;
 		fputs(seconds ? "offcpu_off_cpu_seconds_total{" : "offcpu_waits_total{", out);
 		write_label(out, "state", states__name(s->state), true);
 		write_label(out, "wait", s->wait_class, false);
@@ -294,6 +316,26 @@ static void write_series(FILE *out, const struct metrics *m, bool seconds)
 			write_seconds(out, s->ns);
 		else
 			fprintf(out, " %llu\n", (unsigned long long)s->count);
+	}
+}
+
+static void write_on_cpu(FILE *out, const struct metrics *m)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+
+	write_header(out, "offcpu_on_cpu_seconds_total", "counter",
+		     "Time threads were sampled on CPU (-F), by command name and cgroup.");
+	while (hash_table__next(m->series, &it, NULL, &value)) {
+		const struct series *s = value;
+
+		if (!s->on_cpu)
+			continue;
+		fputs("offcpu_on_cpu_seconds_total{", out);
+		write_label(out, "comm", s->comm, true);
+		write_label(out, "cgroup", s->cgroup, false);
+		fputc('}', out);
+		write_seconds(out, s->ns);
 	}
 }
 
@@ -337,6 +379,8 @@ void metrics__write(FILE *out, const struct metrics *m, const struct metrics_now
 	write_header(out, "offcpu_waits_total", "counter",
 		     "Waits that ended, by thread state, wait class, command name and cgroup.");
 	write_series(out, m, false);
+	if (now->sampling)
+		write_on_cpu(out, m);
 	write_header(out, "offcpu_runqueue_seconds_total", "counter",
 		     "Time threads were runnable but waited for a CPU.");
 	fputs("offcpu_runqueue_seconds_total", out);
@@ -356,7 +400,7 @@ void metrics__write(FILE *out, const struct metrics *m, const struct metrics_now
 		fprintf(out, "%s %llu\n", name, (unsigned long long)now->counters[i]);
 	}
 	write_header(out, "offcpu_profile_windows_open", "gauge",
-		     "Profile requests being recorded (/debug/pprof/offcpu).");
+		     "Profile requests being recorded (/debug/pprof/offcpu, profile, wall).");
 	fprintf(out, "offcpu_profile_windows_open %u\n", now->windows_open);
 	write_header(out, "offcpu_http_connections_refused_total", "counter",
 		     "Connections answered 429 at accept, past their client's cap.");

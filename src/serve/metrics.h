@@ -22,7 +22,10 @@
 #include "profile/profile.h"
 
 #define METRICS_LABEL_VALUES 64
-/* Series (state, wait, comm, cgroup) past which new ones go under comm and cgroup "other". */
+/*
+ * Series (state, wait, comm, cgroup; on CPU: comm, cgroup) past which new
+ * ones go under comm and cgroup "other".
+ */
 #define METRICS_MAX_SERIES 20000
 
 struct metrics;
@@ -41,6 +44,7 @@ struct metrics_now {
 	uint64_t rss_bytes;
 	uint64_t start_time_s; /* CLOCK_REALTIME at start */
 	uint32_t windows_open; /* profile windows being recorded */
+	bool sampling;	       /* -F: offcpu_on_cpu_seconds_total */
 	/* server__connection_drops */
 	uint64_t connections_refused;
 	uint64_t connections_cut;
@@ -55,6 +59,11 @@ void metrics__free(struct metrics *m);
 void metrics__count_since(struct metrics *m, uint64_t start_ns);
 /* One wait into its series (its share since the counters began); -ENOMEM. */
 int metrics__add(struct metrics *m, const struct wait *w);
+/*
+ * One on-CPU sample (-F) into its series, by comm and cgroup: the
+ * label values are the waits' (one bound for both).
+ */
+int metrics__add_sample(struct metrics *m, const struct wait *s);
 /* One wait the views leave out (output__hides) into the time of no series. */
 void metrics__add_hidden(struct metrics *m, const struct wait *w);
 /* Gives a free label slot to the largest value not shown yet. */

@@ -67,10 +67,14 @@ struct generation {
 	uint64_t seq;
 };
 
-/* One /debug/pprof/offcpu request: the waits that end in [start_ns, end_ns). */
+/*
+ * One profile request: the waits that end in [start_ns, end_ns) (not
+ * PROFILE_CPU's), and the on-CPU samples taken in it (not PROFILE_OFF_CPU's).
+ */
 struct window {
 	struct window *next;
 	struct profile_request *request;
+	enum profile_kind kind;
 	struct profile *profile; /* sums only: stacks and strings are the base profile's */
 	uint64_t start_ns;
 	uint64_t end_ns;
@@ -119,21 +123,37 @@ static void counters_now(struct serve *s, uint64_t *out)
 		out[i] += bpf[i];
 }
 
+static bool in_window(const struct window *win, const struct wait *w)
+{
+	return !win->err && w->end_ts_ns >= win->start_ns && w->end_ts_ns < win->end_ns;
+}
+
 static int on_add(void *ctx, const struct wait *w)
 {
 	struct serve *s = ctx;
 	struct window *win;
 
 	for (win = s->windows; win; win = win->next) {
-		if (win->err || w->end_ts_ns < win->start_ns || w->end_ts_ns >= win->end_ns)
-			continue;
-		win->err = profile__add(win->profile, w);
+		if (win->kind != PROFILE_CPU && in_window(win, w))
+			win->err = profile__add(win->profile, w);
 	}
 	/* As every view: kernel threads idling only when asked for. */
 	if (!output__hides(&s->view, w))
 		return metrics__add(s->metrics, w);
 	metrics__add_hidden(s->metrics, w);
 	return 0;
+}
+
+static int on_add_sample(void *ctx, const struct wait *sample)
+{
+	struct serve *s = ctx;
+	struct window *win;
+
+	for (win = s->windows; win; win = win->next) {
+		if (win->kind != PROFILE_OFF_CPU && in_window(win, sample))
+			win->err = profile__add_sample(win->profile, sample);
+	}
+	return metrics__add_sample(s->metrics, sample);
 }
 
 static uint64_t realtime_ns(void)
@@ -158,6 +178,10 @@ static void open_window(struct serve *s, struct profile_request *r, uint64_t now
 		return;
 	}
 	win->request = r;
+	win->kind = profile_request__kind(r);
+	/* Typed as sampled even if no sample comes: its scraper reads cpu or wall. */
+	if (win->kind != PROFILE_OFF_CPU)
+		win->profile->oncpu.period_ns = s->opts->sample_period_ns;
 	win->start_ns = now_ns;
 	win->end_ns = now_ns + profile_request__seconds(r) * 1000000000ULL;
 	win->profile->start_time_ns = realtime_ns();
@@ -185,22 +209,32 @@ static void resolve_stack(struct symbolizer *sym, const struct stack *st)
 		symbolizer__resolve_lines(sym, (struct frame *)&st->frames[i]);
 }
 
+static void resolve_entries(struct symbolizer *sym, const struct hash_table *entries)
+{
+	struct hash_table_iter it = { 0 };
+	void *value;
+
+	while (hash_table__next(entries, &it, NULL, &value)) {
+		const struct profile_entry *e = value;
+
+		resolve_stack(sym, e->key.kernel_stack);
+		resolve_stack(sym, e->key.user_stack);
+	}
+}
+
 /* The window's pprof bytes, with lines and the counters of its time; NULL and *err. */
 static char *encode_window(struct serve *s, struct window *win, size_t *size, int *err)
 {
-	struct hash_table_iter it = { 0 };
+	struct output_opts view = s->view;
 	uint64_t now[OFFCPU_CNT_MAX];
 	char *bytes = NULL;
-	void *value;
 	unsigned int i;
 	FILE *out;
 
-	while (hash_table__next(win->profile->entries, &it, NULL, &value)) {
-		const struct profile_entry *e = value;
-
-		resolve_stack(s->symbolizer, e->key.kernel_stack);
-		resolve_stack(s->symbolizer, e->key.user_stack);
-	}
+	resolve_entries(s->symbolizer, win->profile->entries);
+	resolve_entries(s->symbolizer, win->profile->oncpu.entries);
+	if (win->kind == PROFILE_CPU)
+		view.pprof = OUTPUT_PPROF_CPU;
 	counters_now(s, now);
 	for (i = 0; i < OFFCPU_CNT_MAX; i++)
 		win->profile->counters[i] = now[i] - win->counters_at_start[i];
@@ -209,7 +243,7 @@ static char *encode_window(struct serve *s, struct window *win, size_t *size, in
 		*err = -errno;
 		return NULL;
 	}
-	*err = output_format__write(output_format__by_name("pprof"), out, win->profile, &s->view);
+	*err = output_format__write(output_format__by_name("pprof"), out, win->profile, &view);
 	if (fclose(out) && !*err)
 		*err = -errno;
 	if (*err) {
@@ -294,6 +328,7 @@ static void render_metrics(struct serve *s)
 	now.rss_bytes = rss_bytes();
 	now.start_time_s = s->start_time_s;
 	now.windows_open = server__windows_open(s->server);
+	now.sampling = s->opts->sample_period_ns != 0;
 	server__connection_drops(s->server, &now.connections_refused, &now.connections_cut);
 	out = open_memstream(&text, &size);
 	if (!out)
@@ -527,9 +562,10 @@ int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c
 	/* The counters start at 0 with tracing: nothing waited before then is in them. */
 	metrics__count_since(s.metrics, profile->window_start_ns);
 	profile->on_add = on_add;
+	profile->on_add_sample = on_add_sample;
 	profile->on_add_ctx = &s;
 	symbolizer__free_unmapped(symbolizer);
-	err = server__start(o->listen_fd, o->verbose, &s.server);
+	err = server__start(o->listen_fd, o->verbose, o->sample_period_ns != 0, &s.server);
 	if (err) {
 		log__error("cannot start the HTTP server: %s", strerror(-err));
 		metrics__free(s.metrics);
@@ -563,6 +599,7 @@ int serve__run(const struct serve_opts *o, struct tracer *t, struct collector *c
 		counters__print(stderr, counters, "  ");
 	}
 	profile->on_add = NULL;
+	profile->on_add_sample = NULL;
 	metrics__free(s.metrics);
 	return err;
 }

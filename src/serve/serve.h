@@ -25,6 +25,7 @@ struct serve_opts {
 	bool verbose;
 	bool stats;		     /* --stats: the health counters to stderr at the end */
 	bool show_idle;		     /* -k, -c, -p, -t: kernel threads idling in every view */
+	uint64_t sample_period_ns;   /* -F: what an on-CPU sample stands for; 0: not sampling */
 	volatile sig_atomic_t *stop; /* set by the signal handler */
 	/* Test-only hooks (cli/env_vars.h). */
 	/* A generation every this many stacks, windows open or not; 0: serve's own. */

@@ -78,6 +78,7 @@ struct profile_request {
 	struct profile_request *next; /* pending list */
 	unsigned int refs;	      /* the handler's, the main thread's */
 	uint64_t seconds;
+	enum profile_kind kind;
 	bool cancelled;
 	bool done;
 	char *bytes;
@@ -95,6 +96,7 @@ struct server {
 	uint32_t windows_open;
 	struct client *clients;
 	struct peer_owner *owner; /* NULL: every client counted by its address */
+	bool sampling;		  /* -F: the on-CPU profiles are served */
 	uint64_t connections_refused;
 	uint64_t connections_cut;
 	pthread_t watchdog;
@@ -480,8 +482,9 @@ static void *watch_deadlines(void *arg)
 	return NULL;
 }
 
-/* /debug/pprof/offcpu?seconds=N: blocks this connection's thread only. */
-static enum MHD_Result serve_profile(struct server *s, struct MHD_Connection *conn)
+/* /debug/pprof/offcpu?seconds=N and -F's: blocks this connection's thread only. */
+static enum MHD_Result serve_profile(struct server *s, struct MHD_Connection *conn,
+				     enum profile_kind kind)
 {
 	const char *arg = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "seconds");
 	struct client *c = client_of(conn);
@@ -492,6 +495,9 @@ static enum MHD_Result serve_profile(struct server *s, struct MHD_Connection *co
 	bool watch = true, gone = false;
 	enum MHD_Result ret;
 
+	if (kind != PROFILE_OFF_CPU && !s->sampling)
+		return respond_text(conn, MHD_HTTP_NOT_FOUND,
+				    "not found: on-CPU profiles need offcpu serve -F HZ\n");
 	if (arg && parse__uint(arg, 1, SERVER_MAX_SECONDS, &seconds))
 		return respond_text(
 		    conn, MHD_HTTP_BAD_REQUEST,
@@ -503,6 +509,7 @@ static enum MHD_Result serve_profile(struct server *s, struct MHD_Connection *co
 	}
 	r->server = s;
 	r->seconds = seconds;
+	r->kind = kind;
 	r->refs = 2;
 	pthread_mutex_lock(&s->lock);
 	if (s->stopping)
@@ -619,9 +626,18 @@ static enum MHD_Result answer(struct server *s, struct MHD_Connection *conn, con
 	if (!strcmp(url, "/metrics"))
 		return serve_metrics(s, conn);
 	if (!strcmp(url, "/debug/pprof/offcpu"))
-		return serve_profile(s, conn);
+		return serve_profile(s, conn, PROFILE_OFF_CPU);
 	if (!strcmp(url, "/healthz"))
 		return serve_health(s, conn);
+	if (!strcmp(url, "/debug/pprof/profile"))
+		return serve_profile(s, conn, PROFILE_CPU);
+	if (!strcmp(url, "/debug/pprof/wall"))
+		return serve_profile(s, conn, PROFILE_WALL);
+	if (s->sampling)
+		return respond_text(conn, MHD_HTTP_NOT_FOUND,
+				    "not found: /metrics, /debug/pprof/offcpu?seconds=N, "
+				    "/debug/pprof/profile?seconds=N, /debug/pprof/wall?seconds=N, "
+				    "/healthz\n");
 	return respond_text(conn, MHD_HTTP_NOT_FOUND,
 			    "not found: /metrics, /debug/pprof/offcpu?seconds=N, /healthz\n");
 }
@@ -653,7 +669,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return ret;
 }
 
-int server__start(int listen_fd, bool verbose, struct server **out)
+int server__start(int listen_fd, bool verbose, bool sampling, struct server **out)
 {
 	struct server *s = calloc(1, sizeof(*s));
 	sigset_t stop, saved;
@@ -676,6 +692,7 @@ int server__start(int listen_fd, bool verbose, struct server **out)
 		return err;
 	}
 	s->pending_tail = &s->pending_head;
+	s->sampling = sampling;
 	owner_err = peer_owner__new(&s->owner);
 	if (owner_err)
 		log__warn(
@@ -796,6 +813,11 @@ struct profile_request *server__next_request(struct server *s)
 uint64_t profile_request__seconds(const struct profile_request *r)
 {
 	return r->seconds;
+}
+
+enum profile_kind profile_request__kind(const struct profile_request *r)
+{
+	return r->kind;
 }
 
 bool profile_request__cancelled(struct profile_request *r)

@@ -30,7 +30,7 @@
 #define SERVER_MAX_WINDOWS 8
 #define SERVER_MAX_WINDOWS_PER_CLIENT 4
 /*
- * /debug/pprof/offcpu?seconds=N: 1..300, default 30 as Go's net/http/pprof.
+ * /debug/pprof/offcpu?seconds=N (and -F's paths): 1..300, default 30 as Go's net/http/pprof.
  * Parca and Pyroscope ask for their scrape interval, 10-60 s; 600 s windows
  * held every slot for ten minutes.
  */
@@ -40,8 +40,22 @@
 struct server;
 struct profile_request;
 
-/* Serves on listen_fd (bound, listening; the server owns it from here). */
-int server__start(int listen_fd, bool verbose, struct server **out);
+/*
+ * What a profile request records. With -F (sampling), besides the waits:
+ * /debug/pprof/profile, the on-CPU samples as Go's CPU profile, at the
+ * path Parca and Pyroscope scrape one; /debug/pprof/wall, both.
+ */
+enum profile_kind {
+	PROFILE_OFF_CPU, /* /debug/pprof/offcpu */
+	PROFILE_CPU,	 /* /debug/pprof/profile */
+	PROFILE_WALL,	 /* /debug/pprof/wall */
+};
+
+/*
+ * Serves on listen_fd (bound, listening; the server owns it from here);
+ * without sampling, the -F paths answer 404 saying so.
+ */
+int server__start(int listen_fd, bool verbose, bool sampling, struct server **out);
 /* Answers every waiting request 503, stops the threads, frees all. NULL is fine. */
 void server__stop(struct server *s);
 
@@ -51,6 +65,7 @@ void server__alive(struct server *s, uint64_t now_ns);
 /* The next profile request to record, or NULL; the main thread holds it until it finishes it. */
 struct profile_request *server__next_request(struct server *s);
 uint64_t profile_request__seconds(const struct profile_request *r);
+enum profile_kind profile_request__kind(const struct profile_request *r);
 /* The client hung up or the server stops: drop the window. */
 bool profile_request__cancelled(struct profile_request *r);
 /* The profile's bytes (malloc'ed, taken), or NULL and an errno; releases r. */

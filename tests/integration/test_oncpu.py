@@ -291,6 +291,106 @@ def test_text_report_says_where_the_time_went():
     assert not problems, "; ".join(problems) + "\n" + r.stdout.split("\nOff-CPU time", 1)[0]
 
 
+# --- pprof ---------------------------------------------------------------------------------------
+
+def raw_samples(raw):
+    """go tool pprof -raw: its sample types and each sample's values by
+    type and labels, [({type: value}, {label: value})]."""
+    types, samples, section = [], [], None
+    for line in raw.splitlines():
+        if line.startswith("Samples:"):
+            section = "types"
+            continue
+        if line.startswith("Locations"):
+            break
+        if section == "types":
+            types = [x.split("/")[0] for x in line.replace("[dflt]", "").split()]
+            section = "samples"
+            continue
+        m = re.match(r"^\s+(\d+(?:\s+\d+)*): [\d ]*$", line)
+        if section == "samples" and m:
+            values = [int(x) for x in m.group(1).split()]
+            assert len(values) == len(types), line
+            samples.append((dict(zip(types, values)), {}))
+        elif section == "samples" and samples and line.strip():
+            for key, value in re.findall(r"([a-z.]+):\[([^\]]*)\]", line):
+                samples[-1][1][key] = value
+    return types, samples
+
+
+def top_functions(text):
+    """go tool pprof -top: (function, flat share in %) by flat, largest first."""
+    rows = []
+    for line in text.splitlines():
+        m = re.match(r"^\s*[\d.]+\w*\s+([\d.]+)%\s+[\d.]+%\s+[\d.]+\w*\s+[\d.]+%\s+(.+)$",
+                     line)
+        if m:
+            rows.append((m.group(2).strip(), float(m.group(1))))
+    return rows
+
+
+def test_pprof_cpu_index_is_led_by_the_computing_functions():
+    """-f pprof under -F: the cpu sample type is led by the workload's two
+    computing functions, which hold nearly all of it; wall is the default
+    type and its total is off_cpu's plus cpu's."""
+    path, threads = run_workload_to("pprof", ["-m", "0"])
+    cpu = t.go_pprof(["-sample_index=cpu", "-top", path])
+    assert "Type: cpu" in cpu, cpu[:2000]
+    rows = top_functions(cpu)
+    assert {f for f, _ in rows[:2]} == {"spin_pinned", "compute_burst"}, rows[:5]
+    assert rows[0][1] + rows[1][1] >= 90, rows[:5]
+    wall = t.go_pprof(["-sample_index=wall", "-top", path])
+    assert "Type: wall" in wall, wall[:2000]
+    assert "Type: wall" in t.go_pprof(["-top", path]), "wall is not the default"
+    # spin_pinned's two threads share a CPU: half their wall time off it, preempted.
+    assert "spin_pinned" in [f for f, _ in top_functions(wall)[:4]], top_functions(wall)[:6]
+    types, samples = raw_samples(t.go_pprof(["-raw", path]))
+    assert types == ["samples", "off_cpu", "runq", "cpu", "wall"], types
+    totals = {k: sum(v[k] for v, _ in samples) for k in types}
+    assert totals["wall"] == totals["off_cpu"] + totals["cpu"] > 0, totals
+
+
+def test_pprof_cpu_and_wall_per_thread_are_the_threads_own():
+    """Per thread, the pprof's cpu values sum within 10% of its
+    CLOCK_THREAD_CPUTIME_ID, and its wall values (on + off CPU, -m 0)
+    within 5% of its life, each give or take the sampling error; a
+    sample is a wait (no cpu, wall = off_cpu, a wait class) or on CPU
+    (no off_cpu, wall = cpu = its count of periods, state on-cpu, which
+    no wait has: a wait's "running" is a yield)."""
+    path, threads = run_workload_to("pprof", ["-m", "0"])
+    types, samples = raw_samples(t.go_pprof(["-raw", path]))
+    period = 10 ** 9 // HZ
+    cpu, wall, n = collections.Counter(), collections.Counter(), collections.Counter()
+    problems = []
+    for values, labels in samples:
+        tid = int(labels.get("thread.id", 0))
+        if labels["thread.state"] == "on-cpu":
+            if values["off_cpu"] or values["runq"] or values["cpu"] != values["wall"] or \
+                    values["cpu"] != values["samples"] * period or "wait.class" in labels:
+                problems.append("on-CPU sample %r %r" % (values, labels))
+            n[tid] += values["samples"]
+        elif values["cpu"] or values["wall"] != values["off_cpu"] or "wait.class" not in labels:
+            problems.append("wait %r %r" % (values, labels))
+        cpu[tid] += values["cpu"]
+        wall[tid] += values["wall"]
+    for tid, (function, cpu_ns, wall_ns) in sorted(threads.items()):
+        error = 4 * math.sqrt(max(n[tid], 1)) * period
+        print("# %s %d: cpu %.3f s (its clock %.3f), wall %.3f s (its life %.3f)" %
+              (function, tid, cpu[tid] / 1e9, cpu_ns / 1e9, wall[tid] / 1e9, wall_ns / 1e9))
+        if abs(cpu[tid] - cpu_ns) > max(0.10 * cpu_ns, error):
+            problems.append("%s %d: cpu %.3f s, its clock %.3f s" %
+                            (function, tid, cpu[tid] / 1e9, cpu_ns / 1e9))
+        if abs(wall[tid] - wall_ns) > 0.05 * wall_ns + error:
+            problems.append("%s %d: wall %.3f s, its life %.3f s" %
+                            (function, tid, wall[tid] / 1e9, wall_ns / 1e9))
+    assert not problems, "; ".join(problems[:10])
+    # go tool pprof's own slicing by thread agrees with the sums above.
+    tid = max(threads, key=lambda x: threads[x][1])
+    tags = t.go_pprof(["-sample_index=cpu", "-tagfocus=thread.id=%d" % tid, "-raw", path])
+    focused = sum(v["cpu"] for v, _ in raw_samples(tags)[1])
+    assert focused == cpu[tid], (focused, cpu[tid])
+
+
 # --- folded and svg -------------------------------------------------------------------------------
 
 # The function each of the workload's threads starts in, by what it computes in.

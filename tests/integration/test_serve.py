@@ -1395,6 +1395,201 @@ def test_serve_distinct_binaries_rss_flat():
         shutil.rmtree(copies, ignore_errors=True)
 
 
+ONCPU_WORKLOAD = os.path.join(t.ROOT, "build", "tests", "oncpu_workload")
+HZ = 997
+
+
+def raw_profile(raw):
+    """go tool pprof -raw: its sample types, each sample's values by type
+    and labels [({type: value}, {label: value})], and its Time in realtime ns."""
+    types, samples, section = [], [], None
+    for line in raw.splitlines():
+        if line.startswith("Samples:"):
+            section = "types"
+            continue
+        if line.startswith("Locations"):
+            break
+        if section == "types":
+            types = [x.split("/")[0] for x in line.replace("[dflt]", "").split()]
+            section = "samples"
+            continue
+        m = re.match(r"^\s+(\d+(?:\s+\d+)*): [\d ]*$", line)
+        if section == "samples" and m:
+            values = [int(x) for x in m.group(1).split()]
+            assert len(values) == len(types), line
+            samples.append((dict(zip(types, values)), {}))
+        elif section == "samples" and samples and line.strip():
+            for key, label in re.findall(r"([a-z.]+):\[([^\]]*)\]", line):
+                samples[-1][1][key] = label
+    when = re.search(r"^Time: (\S+) (\S+) ", raw, re.M)
+    sec, frac = when.group(2).split(".")
+    start = (int(time.mktime(time.strptime(when.group(1) + " " + sec, "%Y-%m-%d %H:%M:%S")) -
+                 time.timezone) * 10**9 + int(frac.ljust(9, "0")[:9]))
+    return types, samples, start
+
+
+class ThreadClocks(threading.Thread):
+    """Each thread of pid's on-CPU time as the kernel counts it
+    (/proc/PID/task/TID/schedstat), read every 10 ms with the realtime
+    clock: cpu_between(tid, a, b) is its CPU time in [a, b)."""
+
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid, self.readings, self.done = pid, [], threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            now, clocks = time.time_ns(), {}
+            try:
+                for tid in os.listdir("/proc/%d/task" % self.pid):
+                    with open("/proc/%d/task/%s/schedstat" % (self.pid, tid)) as f:
+                        clocks[int(tid)] = int(f.read().split()[0])
+            except OSError:
+                pass
+            self.readings.append((now, clocks))
+            time.sleep(0.01)
+
+    def at(self, tid, when):
+        """Its CPU time at when, between the readings around it."""
+        before = [(w, c[tid]) for w, c in self.readings if w <= when and tid in c]
+        after = [(w, c[tid]) for w, c in self.readings if w > when and tid in c]
+        assert before and after, "no readings of %d around %d" % (tid, when)
+        (w0, c0), (w1, c1) = before[-1], after[0]
+        return c0 + (c1 - c0) * (when - w0) / (w1 - w0)
+
+    def cpu_between(self, tid, a, b):
+        return self.at(tid, b) - self.at(tid, a)
+
+
+def test_serve_freq_profile_and_wall_windows_match_the_threads_clocks():
+    """offcpu serve -F: /debug/pprof/profile is a CPU profile as Go's (sample
+    types samples and cpu) led by the workload's computing functions, each
+    thread's cpu within 10% of its kernel CPU clock over the window (or the
+    sampling error); /debug/pprof/wall has its time on and off CPU, about
+    the window's length for each thread alive through it; /debug/pprof/offcpu
+    stays off-CPU only; /metrics counts offcpu_on_cpu_seconds_total for the
+    workload's comm, within 10% of its threads' own CPU time."""
+    seconds = 3
+    # A comm of its own: other runs of the workload (other suites) may be on this machine.
+    comm = "ocw%d" % os.getpid()
+    workload = os.path.join(TMP, comm)
+    shutil.copy(ONCPU_WORKLOAD, workload)
+    serve = Serve(["-F", str(HZ), "-c", comm])
+    p = subprocess.Popen([workload, "6", str(os.cpu_count() - 1)],
+                         stdout=subprocess.PIPE, text=True)
+    clocks = ThreadClocks(p.pid)
+    clocks.start()
+    bodies = {}
+
+    def fetch(path):
+        bodies[path] = serve.get("/debug/pprof/%s?seconds=%d" % (path, seconds))
+
+    try:
+        time.sleep(1)
+        fetchers = [threading.Thread(target=fetch, args=(path,))
+                    for path in ("profile", "wall", "offcpu")]
+        for f in fetchers:
+            f.start()
+        for f in fetchers:
+            f.join(timeout=60)
+        out, _ = p.communicate(timeout=60)
+        time.sleep(0.5)
+        _, text = serve.metrics()
+    finally:
+        clocks.done.set()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        assert serve.stop() == 0, serve.stderr()
+    threads = {}
+    for line in out.splitlines():
+        m = re.match(r"thread (\d+) (\w+) (\d+) (\d+)$", line)
+        if m:
+            threads[int(m.group(1))] = (m.group(2), int(m.group(3)), int(m.group(4)))
+    assert len(threads) == 3, "the workload said: %r" % out
+    raw, files = {}, {}
+    for path in ("profile", "wall", "offcpu"):
+        status, headers, body = bodies[path]
+        assert status == 200, (path, status, body[:200])
+        files[path] = os.path.join(TMP, "window-%s-%d.pb.gz" % (path, time.monotonic_ns()))
+        with open(files[path], "wb") as f:
+            f.write(body)
+        raw[path] = pprof_raw(files[path])
+    period = 10 ** 9 // HZ
+    problems = []
+
+    types, samples, start = raw_profile(raw["profile"])
+    assert types == ["samples", "cpu"], types
+    assert re.search(r"^PeriodType: cpu nanoseconds$", raw["profile"], re.M), raw["profile"][:500]
+    top = t.go_pprof(["-top", files["profile"]])
+    assert "Type: cpu" in top, top[:2000]
+    rows = re.findall(r"^\s*[\d.]+\w*\s+([\d.]+)%\s+[\d.]+%\s+[\d.]+\w*\s+[\d.]+%\s+(.+)$", top,
+                      re.M)
+    if {f.strip() for _, f in rows[:2]} != {"spin_pinned", "compute_burst"} or \
+            float(rows[0][0]) + float(rows[1][0]) < 90:
+        problems.append("the CPU profile's top functions: %r" % rows[:5])
+    cpu, n = {}, {}
+    for values, labels in samples:
+        tid = int(labels.get("thread.id", 0))
+        cpu[tid] = cpu.get(tid, 0) + values["cpu"]
+        n[tid] = n.get(tid, 0) + values["samples"]
+        if labels.get("thread.state") != "on-cpu" or "wait.class" in labels:
+            problems.append("profile: %r" % labels)
+    end = start + seconds * 10**9
+    for tid, (function, _, _) in sorted(threads.items()):
+        truth = clocks.cpu_between(tid, start, end)
+        error = 4 * (max(n.get(tid, 0), 1) ** 0.5) * period
+        print("# %s %d: cpu %.3f s in the window, its clock %.3f s" %
+              (function, tid, cpu.get(tid, 0) / 1e9, truth / 1e9))
+        if abs(cpu.get(tid, 0) - truth) > max(0.10 * truth, error):
+            problems.append("%s %d: cpu %.3f s, its clock %.3f s" %
+                            (function, tid, cpu.get(tid, 0) / 1e9, truth / 1e9))
+
+    types, samples, start = raw_profile(raw["wall"])
+    assert types == ["samples", "off_cpu", "runq", "cpu", "wall"], types
+    wall, n = {}, {}
+    for values, labels in samples:
+        tid = int(labels.get("thread.id", 0))
+        wall[tid] = wall.get(tid, 0) + values["wall"]
+        n[tid] = n.get(tid, 0) + values["samples"]
+    for tid, (function, _, _) in sorted(threads.items()):
+        error = 4 * (max(n.get(tid, 0), 1) ** 0.5) * period
+        print("# %s %d: wall %.3f s in a %d s window" % (function, tid, wall.get(tid, 0) / 1e9,
+                                                        seconds))
+        # Its last wait may end after the window: a compute_burst sleep is 4 ms.
+        if abs(wall.get(tid, 0) - seconds * 1e9) > 0.05 * seconds * 1e9 + error:
+            problems.append("%s %d: wall %.3f s in a %d s window" %
+                            (function, tid, wall.get(tid, 0) / 1e9, seconds))
+
+    types, samples, _ = raw_profile(raw["offcpu"])
+    assert types == ["samples", "off_cpu", "runq"], types
+    if any(labels.get("thread.state") == "on-cpu" for _, labels in samples):
+        problems.append("on-CPU samples in /debug/pprof/offcpu")
+
+    _, metrics = parse_exposition(text)
+    on = value(metrics, "offcpu_on_cpu_seconds_total", comm=comm)
+    own = sum(c for _, c, _ in threads.values()) / 1e9
+    print("# offcpu_on_cpu_seconds_total %.3f s, the threads' own %.3f s" % (on, own))
+    if abs(on - own) > max(0.10 * own, 4 * (own * HZ) ** 0.5 / HZ):
+        problems.append("offcpu_on_cpu_seconds_total %.3f s, the threads' own %.3f s" %
+                        (on, own))
+    assert not problems, "; ".join(problems)
+
+
+def test_serve_without_freq_has_no_on_cpu_profiles():
+    """Without -F, /debug/pprof/profile and /debug/pprof/wall are 404s
+    that say -F is needed, and /metrics has no on-CPU series."""
+    serve = Serve([])
+    try:
+        for path in ("/debug/pprof/profile?seconds=1", "/debug/pprof/wall"):
+            status, _, body = serve.get(path)
+            assert status == 404 and b"-F" in body, (path, status, body)
+        _, text = serve.metrics()
+    finally:
+        assert serve.stop() == 0, serve.stderr()
+    assert "offcpu_on_cpu_seconds_total" not in text
+
+
 def main():
     return t.run_suite(globals())
 

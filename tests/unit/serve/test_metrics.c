@@ -14,10 +14,15 @@
 #include "serve/listen.h"
 #include "serve/metrics.h"
 
-static char *render(const struct metrics *m)
+static char *render_sampling(const struct metrics *m, bool sampling)
 {
 	static const uint64_t counters[OFFCPU_CNT_MAX] = { [OFFCPU_CNT_SWITCHES] = 1234 };
-	struct metrics_now now = { .counters = counters, .rss_bytes = 4096, .cpu_ns = 1500000000 };
+	struct metrics_now now = {
+		.counters = counters,
+		.rss_bytes = 4096,
+		.cpu_ns = 1500000000,
+		.sampling = sampling,
+	};
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
@@ -26,6 +31,11 @@ static char *render(const struct metrics *m)
 	metrics__write(out, m, &now);
 	assert_int_equal(fclose(out), 0);
 	return text;
+}
+
+static char *render(const struct metrics *m)
+{
+	return render_sampling(m, false);
 }
 
 static struct wait a_wait(struct strpool *pool, const char *comm, const char *cgroup,
@@ -93,6 +103,52 @@ static void sums_by_labels_with_help_and_type(void **state)
 	assert_non_null(strstr(text, "# TYPE offcpu_ringbuf_unread_ns_total counter\n"));
 	assert_non_null(strstr(text, "process_cpu_seconds_total 1.500000000\n"));
 	assert_non_null(strstr(text, "process_resident_memory_bytes 4096\n"));
+	free(text);
+}
+
+/* Whether needle is in text exactly once. */
+static bool once(const char *text, const char *needle)
+{
+	const char *at = strstr(text, needle);
+
+	return at && !strstr(at + 1, needle);
+}
+
+/*
+ * -F: on-CPU samples summed by comm and cgroup in a counter of their own,
+ * apart from every wait's series, shown only when sampling.
+ */
+static void on_cpu_seconds_by_comm_and_cgroup(void **state)
+{
+	struct fixture *f = *state;
+	struct metrics *m = f->m;
+	struct wait w, s;
+	char *text;
+	int i;
+
+	w = a_wait(f->pool, "app", "/a", OFFCPU_STATE_INTERRUPTIBLE, 2000000000ULL);
+	assert_int_equal(metrics__add(m, &w), 0);
+	s = (struct wait){ .comm = w.comm, .cgroup = w.cgroup, .state = OFFCPU_STATE_RUNNING };
+	s.duration_ns = 10000000; /* -F 100 */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(metrics__add_sample(m, &s), 0);
+	/* Before counting began: an instant outside, as a window leaves it out. */
+	metrics__count_since(m, 1000);
+	s.end_ts_ns = 999;
+	assert_int_equal(metrics__add_sample(m, &s), 0);
+	text = render_sampling(m, true);
+	assert_non_null(strstr(text, "# TYPE offcpu_on_cpu_seconds_total counter\n"));
+	assert_non_null(
+	    strstr(text, "offcpu_on_cpu_seconds_total{comm=\"app\",cgroup=\"/a\"} 0.030000000\n"));
+	assert_true(once(text, "offcpu_on_cpu_seconds_total{"));
+	/* The waits' counters are what they were. */
+	assert_non_null(strstr(text, "offcpu_off_cpu_seconds_total{state=\"interruptible\","
+				     "wait=\"sleep\",comm=\"app\",cgroup=\"/a\"} 2.000000000\n"));
+	assert_true(once(text, "offcpu_off_cpu_seconds_total{"));
+	assert_true(once(text, "offcpu_waits_total{"));
+	free(text);
+	text = render(m);
+	assert_null(strstr(text, "offcpu_on_cpu_seconds_total"));
 	free(text);
 }
 
@@ -252,6 +308,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(sums_by_labels_with_help_and_type, fixture_new,
+						fixture_free),
+		cmocka_unit_test_setup_teardown(on_cpu_seconds_by_comm_and_cgroup, fixture_new,
 						fixture_free),
 		cmocka_unit_test_setup_teardown(label_values_escaped, fixture_new, fixture_free),
 		cmocka_unit_test_setup_teardown(comm_values_bounded, fixture_new, fixture_free),
