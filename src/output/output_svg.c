@@ -261,6 +261,22 @@ static struct node *add_frames(struct flame *fl, struct node *n, const struct pr
 	return n;
 }
 
+/* A pseudo-frame per label a rule pack read, [NAME=VALUE], under n; NULL: out of memory. */
+static struct node *add_labels(struct flame *fl, struct node *n, const struct profile_entry *e)
+{
+	const struct labels *labels = e->key.labels;
+	char label[300], name[600];
+	uint32_t i;
+
+	for (i = 0; labels && n && i < labels->nr; i++) {
+		snprintf(label, sizeof(label), "[%s=%s]", labels->items[i].name,
+			 labels->items[i].value);
+		frame_names__printable(label, name, sizeof(name));
+		n = child(fl, n, name, NODE_STATE, e);
+	}
+	return n;
+}
+
 /*
  * Every name as the other formats show it (frame_names.h), so frames sort
  * and merge the same however a name's bytes came, live or from a recording.
@@ -270,7 +286,6 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	const struct wait *w = &e->key;
 	char name[600], wait_class[600], *colon;
 	struct node *n;
-	uint32_t i;
 
 	frame_names__printable(w->wait_class, wait_class, sizeof(wait_class));
 	colon = strchr(wait_class, ':');
@@ -283,14 +298,7 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 	if (colon && !(n = child(fl, n, wait_class, NODE_CLASS, e)))
 		return;
 	/* Under the class, what the process itself said it waited for. */
-	for (i = 0; w->labels && n && i < w->labels->nr; i++) {
-		char label[300];
-
-		snprintf(label, sizeof(label), "[%s=%s]", w->labels->items[i].name,
-			 w->labels->items[i].value);
-		frame_names__printable(label, name, sizeof(name));
-		n = child(fl, n, name, NODE_STATE, e);
-	}
+	n = add_labels(fl, n, e);
 	if (!n)
 		return;
 	snprintf(name, sizeof(name), "[%s]", states__name(w->state));
@@ -309,19 +317,13 @@ static void add_entry(struct flame *fl, const struct profile_entry *e)
 static void add_sample(struct flame *fl, const struct profile_entry *e)
 {
 	const struct wait *w = &e->key;
-	char name[600], label[300];
+	char name[600];
 	struct node *n = child(fl, &fl->root, FOLDED_ON_CPU_FRAME, NODE_CLASS, e);
-	uint32_t i;
 
 	if (!n)
 		return;
 	n->base_class = n->name;
-	for (i = 0; w->labels && n && i < w->labels->nr; i++) {
-		snprintf(label, sizeof(label), "[%s=%s]", w->labels->items[i].name,
-			 w->labels->items[i].value);
-		frame_names__printable(label, name, sizeof(name));
-		n = child(fl, n, name, NODE_STATE, e);
-	}
+	n = add_labels(fl, n, e);
 	if (!n)
 		return;
 	frame_names__printable(w->comm, name, sizeof(name));

@@ -574,3 +574,28 @@ def steal_ns():
     """The time the host took this machine's CPUs away, all CPUs (/proc/stat's steal)."""
     with open("/proc/stat") as f:
         return int(f.readline().split()[8]) * 10**9 // os.sysconf("SC_CLK_TCK")
+
+
+def pprof_raw_samples(raw):
+    """go tool pprof -raw: its sample types and each sample's values by
+    type and labels, [({type: value}, {label: value})]."""
+    types, samples, section = [], [], None
+    for line in raw.splitlines():
+        if line.startswith("Samples:"):
+            section = "types"
+            continue
+        if line.startswith("Locations"):
+            break
+        if section == "types":
+            types = [x.split("/")[0] for x in line.replace("[dflt]", "").split()]
+            section = "samples"
+            continue
+        m = re.match(r"^\s+(\d+(?:\s+\d+)*): [\d ]*$", line)
+        if section == "samples" and m:
+            values = [int(x) for x in m.group(1).split()]
+            assert len(values) == len(types), line
+            samples.append((dict(zip(types, values)), {}))
+        elif section == "samples" and samples and line.strip():
+            for key, value in re.findall(r"([a-z.]+):\[([^\]]*)\]", line):
+                samples[-1][1][key] = value
+    return types, samples

@@ -293,31 +293,6 @@ def test_text_report_says_where_the_time_went():
 
 # --- pprof ---------------------------------------------------------------------------------------
 
-def raw_samples(raw):
-    """go tool pprof -raw: its sample types and each sample's values by
-    type and labels, [({type: value}, {label: value})]."""
-    types, samples, section = [], [], None
-    for line in raw.splitlines():
-        if line.startswith("Samples:"):
-            section = "types"
-            continue
-        if line.startswith("Locations"):
-            break
-        if section == "types":
-            types = [x.split("/")[0] for x in line.replace("[dflt]", "").split()]
-            section = "samples"
-            continue
-        m = re.match(r"^\s+(\d+(?:\s+\d+)*): [\d ]*$", line)
-        if section == "samples" and m:
-            values = [int(x) for x in m.group(1).split()]
-            assert len(values) == len(types), line
-            samples.append((dict(zip(types, values)), {}))
-        elif section == "samples" and samples and line.strip():
-            for key, value in re.findall(r"([a-z.]+):\[([^\]]*)\]", line):
-                samples[-1][1][key] = value
-    return types, samples
-
-
 def top_functions(text):
     """go tool pprof -top: (function, flat share in %) by flat, largest first."""
     rows = []
@@ -344,7 +319,7 @@ def test_pprof_cpu_index_is_led_by_the_computing_functions():
     assert "Type: wall" in t.go_pprof(["-top", path]), "wall is not the default"
     # spin_pinned's two threads share a CPU: half their wall time off it, preempted.
     assert "spin_pinned" in [f for f, _ in top_functions(wall)[:4]], top_functions(wall)[:6]
-    types, samples = raw_samples(t.go_pprof(["-raw", path]))
+    types, samples = t.pprof_raw_samples(t.go_pprof(["-raw", path]))
     assert types == ["samples", "off_cpu", "runq", "cpu", "wall"], types
     totals = {k: sum(v[k] for v, _ in samples) for k in types}
     assert totals["wall"] == totals["off_cpu"] + totals["cpu"] > 0, totals
@@ -358,7 +333,7 @@ def test_pprof_cpu_and_wall_per_thread_are_the_threads_own():
     (no off_cpu, wall = cpu = its count of periods, state on-cpu, which
     no wait has: a wait's "running" is a yield)."""
     path, threads = run_workload_to("pprof", ["-m", "0"])
-    types, samples = raw_samples(t.go_pprof(["-raw", path]))
+    types, samples = t.pprof_raw_samples(t.go_pprof(["-raw", path]))
     period = 10 ** 9 // HZ
     cpu, wall, n = collections.Counter(), collections.Counter(), collections.Counter()
     problems = []
@@ -387,7 +362,7 @@ def test_pprof_cpu_and_wall_per_thread_are_the_threads_own():
     # go tool pprof's own slicing by thread agrees with the sums above.
     tid = max(threads, key=lambda x: threads[x][1])
     tags = t.go_pprof(["-sample_index=cpu", "-tagfocus=thread.id=%d" % tid, "-raw", path])
-    focused = sum(v["cpu"] for v, _ in raw_samples(tags)[1])
+    focused = sum(v["cpu"] for v, _ in t.pprof_raw_samples(tags)[1])
     assert focused == cpu[tid], (focused, cpu[tid])
 
 

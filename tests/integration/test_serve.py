@@ -1402,25 +1402,7 @@ HZ = 997
 def raw_profile(raw):
     """go tool pprof -raw: its sample types, each sample's values by type
     and labels [({type: value}, {label: value})], and its Time in realtime ns."""
-    types, samples, section = [], [], None
-    for line in raw.splitlines():
-        if line.startswith("Samples:"):
-            section = "types"
-            continue
-        if line.startswith("Locations"):
-            break
-        if section == "types":
-            types = [x.split("/")[0] for x in line.replace("[dflt]", "").split()]
-            section = "samples"
-            continue
-        m = re.match(r"^\s+(\d+(?:\s+\d+)*): [\d ]*$", line)
-        if section == "samples" and m:
-            values = [int(x) for x in m.group(1).split()]
-            assert len(values) == len(types), line
-            samples.append((dict(zip(types, values)), {}))
-        elif section == "samples" and samples and line.strip():
-            for key, label in re.findall(r"([a-z.]+):\[([^\]]*)\]", line):
-                samples[-1][1][key] = label
+    types, samples = t.pprof_raw_samples(raw)
     when = re.search(r"^Time: (\S+) (\S+) ", raw, re.M)
     sec, frac = when.group(2).split(".")
     start = (int(time.mktime(time.strptime(when.group(1) + " " + sec, "%Y-%m-%d %H:%M:%S")) -
