@@ -105,6 +105,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_FEATURES_MISSING = OFFCPU_CNT_BPF_MAX, /* kernel features gone without */
 	OFFCPU_CNT_RINGBUF_UNREAD,    /* waits left in the ring buffer at stop */
 	OFFCPU_CNT_RINGBUF_UNREAD_NS, /* their summed duration */
+	OFFCPU_CNT_ONCPU_UNREAD,      /* -F: samples left in the ring buffer at stop */
+	OFFCPU_CNT_ONCPU_UNREAD_NS,   /* the CPU time they stood for */
 	OFFCPU_CNT_OPEN_AT_STOP,      /* Still off CPU at the stop, emitted as open */
 	OFFCPU_CNT_OPEN_STACKS_RACED, /* open waits whose thread ran while their stacks were read */
 	/* The collector: records into waits, and the processes and threads it holds. */

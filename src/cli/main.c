@@ -440,6 +440,8 @@ static int setup(struct session *s)
 		ksyms__free(ksyms);
 		return setup_failed("the profile", err);
 	}
+	/* Sampling says so in every format, whether or not a sample comes. */
+	s->profile->oncpu.period_ns = options__sample_period_ns(o);
 	/* It owns ksyms from here on, whether it fails or not. */
 	err = symbolizer__new(s->profile->strings, s->profile->inlines, ksyms, &s->symbolizer);
 	if (err)
@@ -631,7 +633,7 @@ static int serve(struct options *o)
 		.verbose = o->verbose,
 		.stats = o->stats,
 		.show_idle = o->report.show_idle,
-		.sample_period_ns = o->freq ? 1000000000ULL / o->freq : 0,
+		.sample_period_ns = options__sample_period_ns(o),
 		.stop = &stop_requested,
 		.rotate_stacks = o->env.rotate_stacks,
 		.memstats_interval_ns = o->env.memstats_interval_ns,

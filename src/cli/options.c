@@ -125,6 +125,11 @@ const char options__examples[] =
     "  offcpu report -c postgres --state uninterruptible -o io.svg rec.json\n"
     "  offcpu snapshot -m 1s                who is blocked for 1 s or more now, and where\n";
 
+uint64_t options__sample_period_ns(const struct options *o)
+{
+	return o->freq ? 1000000000ULL / o->freq : 0;
+}
+
 void options__usage(FILE *out)
 {
 	char min_duration[32];

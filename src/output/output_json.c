@@ -217,6 +217,8 @@ int output_json__write(FILE *out, const struct profile *p, const struct output_o
 		json_writer__member_u64(&w, REC_RECORDING_START_TS_NS, p->window_start_ns);
 	if (p->main_binary)
 		json_writer__member_string(&w, REC_RECORDING_MAIN_BINARY, p->main_binary);
+	if (p->oncpu.period_ns)
+		json_writer__member_u64(&w, REC_RECORDING_SAMPLE_PERIOD_NS, p->oncpu.period_ns);
 	json_writer__end_object(&w);
 	fputc('\n', out);
 	return 0;

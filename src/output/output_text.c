@@ -13,6 +13,7 @@
 #include "output/wait_graph.h"
 #include "output/text_accounting.h"
 #include "output/text_column.h"
+#include "output/text_label.h"
 #include "output/text_wall.h"
 #include "trace/counters.h"
 
@@ -105,73 +106,6 @@ static const struct group_by_section sections[] = {
 	[GROUP_BY_LABEL] = { "By label", "label", false }, /* Named by the label */
 };
 
-/* "comm pid tid" of a waking task, "[hardirq]" or "[softirq]", or no wakeup. */
-static void waker_label(const struct waker *k, char *buf, size_t size)
-{
-	char comm[4 * OFFCPU_COMM_LEN + 1];
-
-	if (!output__waker_context(k->context)) {
-		snprintf(buf, size, "(no wakeup: preempted, yielded)");
-		return;
-	}
-	if (k->context != OFFCPU_WAKER_TASK) {
-		snprintf(buf, size, "[%s]", output__waker_context(k->context));
-		return;
-	}
-	frame_names__printable(k->comm ? k->comm : "", comm, sizeof(comm));
-	snprintf(buf, size, "%-16s %8u %8u", comm, k->pid, k->tid);
-}
-
-/*
- * Names as frame_names__printable shows them: a thread or process may name
- * itself with terminal commands, and this report goes to root's terminal.
- */
-static void label_of(const struct profile_entry *e, enum report_group_by by, const char *label_name,
-		     char *buf, size_t size)
-{
-	const char *name = e->key.title ? e->key.title : e->key.comm;
-	bool exited = e->key.pid == PROFILE_EXITED_ID;
-	/* A traced comm is 16 bytes at most, each "\xNN" at most; titles are cut to the column. */
-	char comm[4 * OFFCPU_COMM_LEN + 1], column[26];
-
-	switch (by) {
-	case GROUP_BY_TID:
-		frame_names__printable(e->key.comm, comm, sizeof(comm));
-		if (exited)
-			snprintf(buf, size, "%-16s %17s", comm, "(exited)");
-		else
-			snprintf(buf, size, "%-16s %8u %8u", comm, e->key.pid, e->key.tid);
-		break;
-	case GROUP_BY_PID:
-		frame_names__printable(name, column, sizeof(column));
-		if (exited)
-			snprintf(buf, size, "%-25s %8s", column, "(exited)");
-		else
-			snprintf(buf, size, "%-25s %8u", column, e->key.pid);
-		break;
-	case GROUP_BY_COMM:
-		frame_names__printable(e->key.comm, buf, size);
-		break;
-	case GROUP_BY_TITLE:
-		frame_names__printable(name, buf, size);
-		break;
-	case GROUP_BY_STATE:
-		snprintf(buf, size, "%s", states__name(e->key.state));
-		break;
-	case GROUP_BY_WAIT:
-		frame_names__printable(e->key.wait_class, buf, size);
-		break;
-	case GROUP_BY_WAKER:
-		waker_label(&e->key.waker, buf, size);
-		break;
-	case GROUP_BY_LABEL:
-		/* Waits without it (another process, none published) are one row. */
-		frame_names__printable(profile__label(e->key.labels, label_name) ?: "(none)", buf,
-				       size);
-		break;
-	}
-}
-
 /*
  * The part of a total estimated from waits kept by chance, and
  * its relative standard error; nothing where it is all exact.
@@ -212,7 +146,7 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 		return -ENOMEM;
 	}
 	for (i = 0; i < nr && !err; i++) {
-		label_of(entries[i], by, label_name, label, sizeof(label));
+		text_label__of(&entries[i]->key, by, label_name, label, sizeof(label));
 		err = groups_add(&g, label, entries[i], nr);
 	}
 	if (by == GROUP_BY_LABEL) {

@@ -732,7 +732,7 @@ static int compare_spans(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Whether ts is inside a slice drawn on track tid; the spans sorted, a track's apart. */
+/* Whether ts is inside a slice drawn on track tid; the spans sorted, their ends carried. */
 static bool in_a_slice(const struct trace_writer *tw, uint32_t tid, uint64_t ts)
 {
 	size_t lo = 0, hi = tw->nr_spans;
@@ -758,6 +758,12 @@ static int write_samples(struct trace_writer *tw)
 	int err = 0;
 
 	qsort(tw->spans, tw->nr_spans, sizeof(*tw->spans), compare_spans);
+	/* Each span ends where the track's slices begun by then end: a nested one is inside. */
+	for (i = 1; i < tw->nr_spans; i++) {
+		if (tw->spans[i].tid == tw->spans[i - 1].tid &&
+		    tw->spans[i].end < tw->spans[i - 1].end)
+			tw->spans[i].end = tw->spans[i - 1].end;
+	}
 	for (i = 0; i < samples->nr && !err; i++) {
 		const struct wait *s = &samples->list[i];
 
@@ -832,9 +838,12 @@ static void write_other_data(struct trace_writer *tw)
 	json_writer__member_u64(w, "wakeup_flows", tw->flows);
 	json_writer__member_u64(w, "wakeups_outside_the_window", tw->flows_outside);
 	json_writer__member_u64(w, "wakeups_without_room_for_a_flow", tw->flows_undrawn);
-	json_writer__member_u64(w, "oncpu_samples_drawn", tw->samples_drawn);
-	json_writer__member_u64(w, "oncpu_samples_outside_the_window", tw->samples_outside);
-	json_writer__member_u64(w, "oncpu_samples_inside_a_slice", tw->samples_in_slices);
+	if (tw->p->oncpu.period_ns || tw->p->oncpu.nr) {
+		json_writer__member_u64(w, "oncpu_samples_drawn", tw->samples_drawn);
+		json_writer__member_u64(w, "oncpu_samples_outside_the_window",
+					tw->samples_outside);
+		json_writer__member_u64(w, "oncpu_samples_inside_a_slice", tw->samples_in_slices);
+	}
 	json_writer__key(w, "counters");
 	json_writer__begin_object(w);
 	for (i = 0; i < OFFCPU_CNT_MAX; i++)

@@ -15,6 +15,7 @@
 #include "lib/hash_table.h"
 #include "output/frame_names.h"
 #include "output/text_column.h"
+#include "output/text_label.h"
 #include "output/text_wall.h"
 
 /* The wait classes a row names as where its blocked time went. */
@@ -104,22 +105,7 @@ static bool equal_id(const void *a, const void *b)
  */
 static void row_label(const struct wait *w, bool process, char *buf, size_t size)
 {
-	char comm[4 * OFFCPU_COMM_LEN + 1], column[26];
-	bool exited = w->pid == PROFILE_EXITED_ID;
-
-	if (process) {
-		frame_names__printable(w->title ? w->title : w->comm, column, sizeof(column));
-		if (exited)
-			snprintf(buf, size, "%-25s %8s", column, "(exited)");
-		else
-			snprintf(buf, size, "%-25s %8u", column, w->pid);
-		return;
-	}
-	frame_names__printable(w->comm ? w->comm : "", comm, sizeof(comm));
-	if (exited)
-		snprintf(buf, size, "%-16s %17s", comm, "(exited)");
-	else
-		snprintf(buf, size, "%-16s %8u %8u", comm, w->pid, w->tid);
+	text_label__of(w, process ? GROUP_BY_PID : GROUP_BY_TID, NULL, buf, size);
 }
 
 /* Whether a row is named after entry a (its time, its key) rather than b: the heavier, else the

@@ -545,11 +545,12 @@ int profile__add(struct profile *p, const struct wait *w)
 	profile__share(w, p->window_start_ns, &share);
 	weight = share.weight_ns;
 	/*
-	 * Every sum a report shows is part of the total: if it cannot wrap,
-	 * none can. Past 2^64 ns (584 years, so only a forged recording) the
-	 * wait is refused, before anything is added: a wrong total is worse.
+	 * Every sum a report shows is part of the total, off CPU and on
+	 * (a wall-clock view adds the samples'): if it cannot wrap, none can.
+	 * Past 2^64 ns (584 years, so only a forged recording) the wait is
+	 * refused, before anything is added: a wrong total is worse.
 	 */
-	if (weight > UINT64_MAX - p->total_ns)
+	if (weight > UINT64_MAX - p->total_ns - p->oncpu.total_ns)
 		return -EOVERFLOW;
 	if (p->keep_waits && keep(&p->waits, &p->nr_waits, &p->waits_cap, w))
 		return -ENOMEM;
@@ -578,7 +579,7 @@ int profile__add_sample(struct profile *p, const struct wait *s)
 	/* A sample is an instant: in the window or not. */
 	if (p->window_start_ns && s->end_ts_ns < p->window_start_ns)
 		return 0;
-	if (s->duration_ns > UINT64_MAX - p->oncpu.total_ns)
+	if (s->duration_ns > UINT64_MAX - p->total_ns - p->oncpu.total_ns)
 		return -EOVERFLOW;
 	if (p->keep_waits && keep(&p->oncpu.list, &p->oncpu.nr, &p->oncpu.cap, s))
 		return -ENOMEM;

@@ -144,5 +144,11 @@ static inline bool unnamed_function__start(const char *sym, const char *module, 
  * recordings.
  */
 #define REC_RECORDING_MAIN_BINARY "recording_main_binary"
+/*
+ * -F: the CPU time one on-CPU sample stands for (1e9 / HZ), so that a
+ * report knows the recording sampled even where no sample came. Absent
+ * without -F.
+ */
+#define REC_RECORDING_SAMPLE_PERIOD_NS "recording_sample_period_ns"
 
 #endif

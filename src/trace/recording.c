@@ -539,10 +539,11 @@ static int read_stats(struct reader *r, const struct json_value *v)
 	}
 	if (optional_u64_member(v, REC_RECORDING_START_NS, &r->profile->start_time_ns) ||
 	    optional_u64_member(v, REC_RECORDING_DURATION_NS, &r->recorded_duration_ns) ||
-	    optional_u64_member(v, REC_RECORDING_START_TS_NS, &window_start_ns))
+	    optional_u64_member(v, REC_RECORDING_START_TS_NS, &window_start_ns) ||
+	    optional_u64_member(v, REC_RECORDING_SAMPLE_PERIOD_NS, &r->profile->oncpu.period_ns))
 		return bad(r, "the stats record's \"" REC_RECORDING_START_NS
-			      "\", \"" REC_RECORDING_DURATION_NS
-			      "\" or \"" REC_RECORDING_START_TS_NS "\" is not a number");
+			      "\", \"" REC_RECORDING_DURATION_NS "\", \"" REC_RECORDING_START_TS_NS
+			      "\" or \"" REC_RECORDING_SAMPLE_PERIOD_NS "\" is not a number");
 	if (main_binary && main_binary->type != JSON_STRING)
 		return bad(r, "the stats record's \"" REC_RECORDING_MAIN_BINARY "\" is not a string");
 	if (main_binary && profile__set_main_binary(r->profile, main_binary->string))

@@ -35,6 +35,8 @@ struct tracer {
 	bool counting;	 /* at stop, past STOP_DRAIN_NS: waits are counted, not read */
 	uint64_t unread; /* waits left in the ring at stop */
 	uint64_t unread_ns;
+	uint64_t unread_samples; /* -F: samples left alike */
+	uint64_t unread_samples_ns;
 	struct offcpu_filter filter; /* the BPF side's, for the iterator's waits */
 	struct bpf_program *open_waits; /* offcpu_open_waits, or its plain twin */
 	bool snapshot;	    /* nothing attached */
@@ -515,10 +517,15 @@ static void count_unread(struct tracer *t, const void *data, size_t size)
 {
 	const struct offcpu_wait_record *r = data;
 
-	if (size < OFFCPU_WAIT_HEADER_SIZE || r->type != OFFCPU_RECORD_WAIT)
+	if (size < OFFCPU_WAIT_HEADER_SIZE)
 		return;
-	t->unread++;
-	t->unread_ns += r->duration_ns;
+	if (r->type == OFFCPU_RECORD_WAIT) {
+		t->unread++;
+		t->unread_ns += r->duration_ns;
+	} else if (r->type == OFFCPU_RECORD_ONCPU) {
+		t->unread_samples++;
+		t->unread_samples_ns += r->duration_ns;
+	}
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -1050,6 +1057,8 @@ static int drain(struct tracer *t, uint64_t *counters)
 	t->counting = false;
 	counters[OFFCPU_CNT_RINGBUF_UNREAD] += t->unread;
 	counters[OFFCPU_CNT_RINGBUF_UNREAD_NS] += t->unread_ns;
+	counters[OFFCPU_CNT_ONCPU_UNREAD] += t->unread_samples;
+	counters[OFFCPU_CNT_ONCPU_UNREAD_NS] += t->unread_samples_ns;
 	return n < 0 ? n : 0;
 }
 

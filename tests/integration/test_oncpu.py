@@ -63,15 +63,61 @@ def test_samples_weigh_the_period_and_the_counters_add_up():
         "weights other than 1e9/HZ: %s" % sorted({s["weight_ns"] for s in samples})
     # -- COMMAND: the workload's threads and its main thread only.
     assert {s["pid"] for s in samples} == {next(iter(samples))["pid"]}
-    assert stats["ringbuf_unread"] == 0, stats
+    assert stats["ringbuf_unread"] == 0 and stats["oncpu_unread"] == 0, stats
     assert stats["oncpu_samples"] == len(samples), \
         "oncpu_samples %d, %d records" % (stats["oncpu_samples"], len(samples))
     assert stats["oncpu_dropped"] == 0, stats
+    assert stats["recording_sample_period_ns"] == period, stats
     # Every sample of every CPU is one of three: sent, filtered, idle.
     ticks = stats["oncpu_samples"] + stats["oncpu_filtered"] + stats["oncpu_idle"]
-    expected = float(SECONDS) * HZ * os.cpu_count()
+    expected = stats["recording_duration_ns"] / period * os.cpu_count()
     assert 0.8 * expected < ticks < 1.3 * expected, \
-        "%d ticks of %d CPUs at %d Hz in about %s s" % (ticks, os.cpu_count(), HZ, SECONDS)
+        "%d ticks of %d CPUs at %d Hz in %.3f s" % (ticks, os.cpu_count(), HZ,
+                                                    stats["recording_duration_ns"] / 1e9)
+
+
+def test_samples_left_at_the_stop_are_counted():
+    """A reader slowed to 2 ms a record cannot keep up with 997 samples a
+    second: what the stop's reading leaves in the ring is counted, sample
+    by sample, in oncpu_unread, never lost unsaid."""
+    out = os.path.join(t.TMP, "oncpu-slow.json")
+    env = dict(os.environ, OFFCPU_TEST_RECORD_DELAY_US="2000")
+    r = t.run([t.OFFCPU, "-F", str(HZ), "-f", "json", "-o", out, "--", WORKLOAD, "1",
+               str(os.cpu_count() - 1)], env=env)
+    assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
+    with open(out) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    samples = [x for x in records if x["type"] == "oncpu"]
+    stats = records[-1]
+    period = 10 ** 9 // HZ
+    assert stats["oncpu_unread"] > 0, stats
+    assert stats["oncpu_samples"] == len(samples) + stats["oncpu_unread"], \
+        "oncpu_samples %d, %d read, %d unread" % (stats["oncpu_samples"], len(samples),
+                                                  stats["oncpu_unread"])
+    assert stats["oncpu_unread_ns"] == stats["oncpu_unread"] * period, stats
+
+
+def test_sampling_without_samples_still_says_so():
+    """-F over a process that never runs: no sample, but the pprof has its
+    cpu and wall types, and the json recording its period, as with samples."""
+    sleeper = t.subprocess.Popen(["sleep", "30"])
+    try:
+        rec = os.path.join(t.TMP, "oncpu-none.json")
+        r = t.run([t.OFFCPU, "-F", "99", "-p", str(sleeper.pid), "-d", "1s", "-f", "json",
+                   "-o", rec])
+        assert r.returncode == 0, r.stderr
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    with open(rec) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    assert not [x for x in records if x["type"] == "oncpu"], records[:3]
+    assert records[-1]["recording_sample_period_ns"] == 10 ** 9 // 99, records[-1]
+    pb = os.path.join(t.TMP, "oncpu-none.pb.gz")
+    r = t.run([t.OFFCPU, "report", "-o", pb, rec])
+    assert r.returncode == 0, r.stderr
+    types, _ = t.pprof_raw_samples(t.go_pprof(["-raw", pb]))
+    assert types == ["samples", "off_cpu", "runq", "cpu", "wall"], types
 
 
 def test_sampled_cpu_time_is_the_threads_own():
@@ -176,13 +222,18 @@ def test_python_on_cpu_has_its_python_frames():
                "/usr/bin/python3", app, "compute", "15"])
     assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
     with open(out) as f:
-        samples = [s for s in map(json.loads, f) if s["type"] == "oncpu"]
+        records = [json.loads(line) for line in f if line.strip()]
+    samples = [s for s in records if s["type"] == "oncpu"]
+    # Its run time, from offcpu's own switches: as many samples as periods in it.
+    run_ns = sum(x["run_ns"] for x in records if x["type"] == "thread")
+    assert len(samples) >= 0.8 * run_ns / (10 ** 9 // HZ) > 0, \
+        "%d samples in %.3f s on CPU" % (len(samples), run_ns / 1e9)
     pythons = [[f.get("sym") for f in s["user_stack"] if f.get("kind") == "python"]
                for s in samples]
     chained = [p for p in pythons if p[:1] in (["spin"], ["spin.<locals>.<genexpr>"]) and
                "inner" in p and p.index("inner") < p.index("middle") < p.index("outer")]
     # 1.5 s computing after 0.2 s of start-up and sleep: most samples are in spin().
-    assert len(samples) > 1000 and len(chained) >= 0.75 * len(samples), \
+    assert len(chained) >= 0.75 * len(samples), \
         "%d of %d samples in spin() under inner/middle/outer: %s" % (
             len(chained), len(samples),
             collections.Counter(tuple(p[:4]) for p in pythons).most_common(5))
@@ -197,7 +248,7 @@ def test_freq_refused_where_it_cannot_apply():
         assert r.returncode == 2 and len(lines) == 2 and "--freq" in lines[0] and \
             lines[1] == "Try 'offcpu --help'.", "%s: %d %r" % (why, r.returncode, r.stderr)
     r = t.run([t.OFFCPU, "-F", "10001", "-d", "1s"])
-    assert r.returncode != 0 and "--freq" in r.stderr, r.stderr
+    assert r.returncode == 2 and "--freq" in r.stderr, r.stderr
 
 
 DURATION = re.compile(r"(±?)([\d.]+) (s|ms|us)")

@@ -290,7 +290,8 @@ check "-F samples a thread on CPU" "$(awk "$AWKLIB"'
 	END {
 		if (rc != 0) { print "exit " rc; exit }
 		if (!cpu_ns) { print "kernel_waits spin said no CPU time"; exit }
-		if (n * 1003009 > 1.25 * cpu_ns || n < 50) printf "%d samples of kw_spin (%.0f ms), its CPU time %.0f ms;", n, n * 1.003009, cpu_ns / 1e6
+		# At least 30% of the periods it ran: TCG lost up to 56% in one guest.
+		if (n * 1003009 > 1.25 * cpu_ns || n * 1003009 < 0.3 * cpu_ns) printf "%d samples of kw_spin (%.0f ms), its CPU time %.0f ms;", n, n * 1.003009, cpu_ns / 1e6
 		if (w) printf " %d samples not weighing 1/997 s;", w
 		if (named < 0.6 * n) printf " %d of %d samples in spin_until;", named, n
 		if (sent != all) printf " oncpu_samples %d, %d records", sent, all

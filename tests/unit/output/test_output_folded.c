@@ -29,7 +29,7 @@ static void folded_golden(void **state)
 	profile__free(p);
 }
 
-#define PERIOD_NS 10030090ULL /* 1e9 / 997 Hz, rounded down */
+#define PERIOD_NS 10030090ULL /* a period as -F gives one (1e9 / 99.7 Hz, rounded down) */
 
 /*
  * The fixture, and samples of -F 997: the futex waiter computing in

@@ -82,6 +82,24 @@ static struct wait sample_of(struct profile *p, uint32_t tid, uint64_t ts_ns)
 	return s;
 }
 
+/* A sample with all a wait's names: title, cgroup, a label, both stacks. */
+static struct wait named_sample_of(struct profile *p, uint32_t tid, uint64_t ts_ns)
+{
+	struct wait s = sample_of(p, tid, ts_ns);
+	struct frame k = kframe(p, 0xffffffff81000100, "copy_page");
+	struct frame u = uframe(p, 0x1400, "spin");
+	struct label label = { "pg.wait_event", "CPU" };
+	int err = 0;
+
+	s.title = strpool__intern(p->strings, "spinner --fast");
+	s.cgroup = strpool__intern(p->strings, "/system.slice/spin.service");
+	s.labels = profile__intern_labels(p, &label, 1, &err);
+	s.kernel_stack = profile__intern_stack(p, &k, 1);
+	s.user_stack = profile__intern_stack(p, &u, 1);
+	assert_int_equal(err, 0);
+	return s;
+}
+
 /*
  * -F's samples go out among the waits, in time order, and come back as
  * samples: -p, -t and -c select them, --state, -m and -M (the waits') not.
@@ -97,11 +115,12 @@ static void samples_round_trip(void **state)
 	char *text, *again;
 
 	(void)state;
-	/* A recording that says how long it ran, as tracing writes them. */
+	/* A recording that says how long it ran and that it sampled, as tracing writes them. */
 	p->duration_ns = 5000000000ULL;
+	p->oncpu.period_ns = 1000000;
 	s = sample_of(p, 8, 1);
 	assert_int_equal(profile__add_sample(p, &s), 0);
-	s = sample_of(p, 9, UINT64_MAX);
+	s = named_sample_of(p, 9, UINT64_MAX);
 	assert_int_equal(profile__add_sample(p, &s), 0);
 	text = render(output_json__write, p);
 	assert_non_null(strstr(text, "{\"type\":\"oncpu\",\"ts_ns\":1,\"pid\":7,\"tid\":8,"
@@ -109,7 +128,13 @@ static void samples_round_trip(void **state)
 				     "\"kernel_stack\":[],\"user_stack\":[]}\n"));
 	/* The first line is the earliest sample's, the last before the stats the latest's. */
 	assert_ptr_equal(strstr(text, "{\"type\":\"oncpu\",\"ts_ns\":1,"), text);
-	assert_non_null(strstr(text, "\"ts_ns\":18446744073709551615,\"pid\":7,\"tid\":9,"));
+	assert_non_null(strstr(text, "\"ts_ns\":18446744073709551615,\"pid\":7,\"tid\":9,"
+				     "\"comm\":\"spinner\",\"title\":\"spinner --fast\","
+				     "\"cgroup\":\"/system.slice/spin.service\",\"cpu\":1,"
+				     "\"weight_ns\":1000000,\"labels\":{\"pg.wait_event\":\"CPU\"},"
+				     "\"kernel_stack\":[{\"addr\":\"0xffffffff81000100\",\"sym\":"
+				     "\"copy_page\""));
+	assert_non_null(strstr(text, ",\"recording_sample_period_ns\":1000000}\n"));
 	assert_true(strstr(text, "\"tid\":9,") > strstr(text, "\"type\":\"offcpu\""));
 
 	back = read_back(text, &all, true);
@@ -117,6 +142,8 @@ static void samples_round_trip(void **state)
 	assert_int_equal(back->oncpu.total_ns, 2000000);
 	assert_int_equal(back->oncpu.period_ns, 1000000);
 	assert_int_equal(back->total_count, 3);
+	assert_string_equal(back->oncpu.list[1].title, "spinner --fast");
+	assert_string_equal(back->oncpu.list[1].user_stack->frames[0].sym, "spin");
 	again = render(output_json__write, back);
 	assert_string_equal(again, text);
 	free(again);
