@@ -74,11 +74,15 @@ static uint64_t sampling_error(uint64_t ns, uint64_t n)
 	return n ? (uint64_t)((double)ns / sqrt((double)n) + 0.5) : 0;
 }
 
-/* "±1.234 ms" */
+/* "±1.234 ms"; "-" without a sample, whose error no count says. */
 static void format_error(uint64_t ns, uint64_t n, char *buf, size_t size)
 {
 	char time[32];
 
+	if (!n) {
+		snprintf(buf, size, "-");
+		return;
+	}
 	output__format_duration(sampling_error(ns, n), time, sizeof(time));
 	snprintf(buf, size, "±%s", time);
 }

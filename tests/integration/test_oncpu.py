@@ -273,13 +273,15 @@ def where_the_time_went(text):
         m = re.match(r"  .{16} +(\d+) +(\d+) (.*)$", line)
         if not m:
             continue
-        cells = re.split(r"  (?=\S+ [\d.]+%)", m.group(3), maxsplit=1)
-        values = [(sign, seconds_of(n, unit)) for sign, n, unit in DURATION.findall(cells[0])]
-        # on CPU, its ±, run time (exact), run queue, blocked, total.
-        assert len(values) == 6 and values[1][0] == "±", "row %r" % line
+        # on CPU, its ± ("-" without a sample), run time (exact; "-" without an
+        # account), run queue, blocked, total, then the classes.
+        cells = re.match(r"\s*(\S+ \S+)\s+(±\S+ \S+|-)\s+(\S+ \S+|-)\s+(\S+ \S+)\s+"
+                         r"(\S+ \S+)\s+(\S+ \S+)\s*(.*)$", m.group(3))
+        assert cells, "row %r" % line
+        values = [0.0 if c == "-" else seconds_of(*DURATION.fullmatch(c).group(2, 3))
+                  for c in cells.groups()[:6]]
         rows[int(m.group(2))] = dict(zip(("on", "error", "run", "runq", "blocked", "total"),
-                                         (v for _, v in values)),
-                                     classes=cells[1] if len(cells) > 1 else "")
+                                         values), classes=cells.group(7))
     return rows, seconds_of(head.group(1), head.group(2))
 
 
