@@ -2412,8 +2412,9 @@ def test_symbol_spend_capped_per_file_and_per_process():
         status, err, _, _, waits = traced_hostile(
             ["frames", "hst_spend", "0x1000", "1000", "20"] + files, env=env)
         assert status == 0, (status, err[-2000:])
-        mine = [w for w in waits if w["comm"] == "hst_spend"]
-        assert mine
+        # Not a wait whose switch-in this VM hid: recovered without stacks.
+        mine = [w for w in waits if w["comm"] == "hst_spend" and not recovered(w)]
+        assert mine, [w for w in waits if w["comm"] == "hst_spend"]
         frames = {f["module"]: f for f in mine[-1]["user_stack"] if f.get("module") in files}
         assert sorted(frames) == sorted(files), mine[-1]["user_stack"]
         by_address = sorted(frames.values(), key=lambda f: int(f["addr"], 16))
