@@ -260,20 +260,27 @@ static int add_lines(struct profile_entry **entries, size_t nr, bool samples, bo
 	return err;
 }
 
+/* What a build takes: the waits, the on-CPU samples, or both. */
+enum folded_sources {
+	FOLDED_WAITS = 1,
+	FOLDED_SAMPLES = 2,
+};
+
 static int build(const struct profile *p, bool by_total, bool with_lines, enum output_time time,
-		 bool with_samples, struct folded_lines *out)
+		 unsigned int sources, struct folded_lines *out)
 {
 	struct hash_table *index =
 	    hash_table__new(hash_table__hash_string, hash_table__equal_string);
 	struct profile_entry **entries = NULL, **samples = NULL;
 	struct folded_lines lines = { 0 };
 	size_t nr = 0, nr_samples = 0;
-	int err;
+	int err = 0;
 
 	if (!index)
 		return -ENOMEM;
-	err = profile__sorted_entries(p, &entries, &nr);
-	if (!err && with_samples)
+	if (sources & FOLDED_WAITS)
+		err = profile__sorted_entries(p, &entries, &nr);
+	if (!err && (sources & FOLDED_SAMPLES))
 		err = profile__sorted_samples(p, &samples, &nr_samples);
 	if (!err) {
 		lines.lines = calloc(nr + nr_samples ?: 1, sizeof(*lines.lines));
@@ -301,13 +308,20 @@ static int build(const struct profile *p, bool by_total, bool with_lines, enum o
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out)
 {
-	return build(p, by_total, with_lines, OUTPUT_TIME_OFF_CPU, false, out);
+	return build(p, by_total, with_lines, OUTPUT_TIME_OFF_CPU, FOLDED_WAITS, out);
+}
+
+int folded_lines__build_samples(const struct profile *p, bool by_total, bool with_lines,
+				struct folded_lines *out)
+{
+	return build(p, by_total, with_lines, OUTPUT_TIME_OFF_CPU, FOLDED_SAMPLES, out);
 }
 
 int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines,
 			     enum output_time time, struct folded_lines *out)
 {
-	return build(p, by_total, with_lines, time, time == OUTPUT_TIME_OFF_CPU, out);
+	return build(p, by_total, with_lines, time,
+		     FOLDED_WAITS | (time == OUTPUT_TIME_OFF_CPU ? FOLDED_SAMPLES : 0), out);
 }
 
 void folded_lines__free(struct folded_lines *lines)

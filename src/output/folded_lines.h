@@ -56,6 +56,9 @@ struct folded_lines {
  */
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out);
+/* The on-CPU samples' lines alone, alike: the text report's top on-CPU stacks. */
+int folded_lines__build_samples(const struct profile *p, bool by_total, bool with_lines,
+				struct folded_lines *out);
 /*
  * Lines weighed by time (--time), entries with none left out, and the
  * on-CPU samples' lines beside the waits' under OUTPUT_TIME_OFF_CPU only

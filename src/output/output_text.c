@@ -14,6 +14,7 @@
 #include "output/text_accounting.h"
 #include "output/text_column.h"
 #include "output/text_label.h"
+#include "output/text_stack.h"
 #include "output/text_wall.h"
 #include "trace/counters.h"
 
@@ -199,45 +200,6 @@ static int print_groups(FILE *out, uint64_t total_ns, struct profile_entry **ent
 }
 
 /*
- * Leaf first, as BCC's offcputime prints: where it blocked on top. frames
- * is ";root;...;leaf", walked from its end: a user frame can bring up to
- * FRAME_NAMES_MAX_INLINES inlined names with it, so no array sized by the
- * stack depth can hold every name, and the leaf is the one a cut would lose.
- * The folded "_[k]" suffix read as part of a name: each run of kernel or
- * user frames is headed by a "kernel:" or "user:" line instead.
- */
-static void print_frames_leaf_first(FILE *out, const char *frames)
-{
-	static const char kernel_suffix[] = "_[k]";
-	const size_t suffix_len = sizeof(kernel_suffix) - 1;
-	const char *end = frames + strlen(frames), *sep, *name;
-	int side = -1, kernel;
-	size_t len;
-
-	while (end > frames) {
-		sep = memrchr(frames, ';', (size_t)(end - frames));
-		name = sep ? sep + 1 : frames;
-		len = (size_t)(end - name);
-		kernel = len > suffix_len && !memcmp(end - suffix_len, kernel_suffix, suffix_len);
-		if (kernel)
-			len -= suffix_len;
-		/* The "--" between a waker's stack and the wakee's belongs to neither. */
-		if (len == 2 && !memcmp(name, "--", 2)) {
-			fprintf(out, "    --\n");
-			side = -1;
-		} else {
-			if (kernel != side)
-				fprintf(out, "    %s:\n", kernel ? "kernel" : "user");
-			side = kernel;
-			fprintf(out, "      %.*s\n", (int)len, name);
-		}
-		if (!sep)
-			break;
-		end = sep;
-	}
-}
-
-/*
  * Who woke whom (the wait-for graph's heaviest edges), and its
  * knots: the groups of threads that wait for no one outside themselves,
  * where the bottleneck of the waits they end must lie (wPerf).
@@ -329,24 +291,6 @@ static void print_line_wakers(FILE *out, struct folded_line *line)
 	fputc('\n', out);
 }
 
-/* "[NAMESPACE.NAME=VALUE]": what folded_lines puts after [wait] for each label. */
-static bool is_label_frame(const char *frame)
-{
-	size_t len = strcspn(frame, ";");
-	const char *eq = memchr(frame, '=', len);
-
-	return len > 4 && frame[0] == '[' && frame[len - 1] == ']' && eq &&
-	       memchr(frame, '.', (size_t)(eq - frame));
-}
-
-/* Past the ';' at text[len] and the field after it; len itself at the line's end. */
-static size_t next_field(const char *text, size_t len)
-{
-	if (text[len] != ';')
-		return len;
-	return len + 1 + strcspn(text + len + 1, ";");
-}
-
 static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_ns,
 			    const struct output_opts *opts, bool open_apart)
 {
@@ -367,8 +311,8 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		 * "comm;[state];[wait]", whole: a cut could split a character. A
 		 * recording's empty comm leaves no field of its own.
 		 */
-		len = next_field(line->text, len);
-		len = next_field(line->text, len);
+		len = text_stack__next_field(line->text, len);
+		len = text_stack__next_field(line->text, len);
 		/* "[still-waiting]" belongs to the heading too. */
 		if (!strncmp(line->text + len, ";" OUTPUT_STILL_WAITING_FRAME,
 			     sizeof(OUTPUT_STILL_WAITING_FRAME))) {
@@ -377,8 +321,8 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 			len += sizeof(OUTPUT_STILL_WAITING_FRAME);
 		}
 		/* And the "[pg.wait_event=...]" label pseudo-frames after it. */
-		while (line->text[len] == ';' && is_label_frame(line->text + len + 1))
-			len = next_field(line->text, len);
+		while (line->text[len] == ';' && text_stack__is_label_frame(line->text + len + 1))
+			len = text_stack__next_field(line->text, len);
 		shown++;
 		output__format_duration(line->total_ns, time, sizeof(time));
 		fprintf(out, "  #%zu %.*s  %s, %.1f%%, %" PRIu64 " wait%s", shown, (int)len,
@@ -387,7 +331,7 @@ static int print_top_stacks(FILE *out, const struct profile *p, uint64_t total_n
 		print_estimate(out, &line->estimated, false);
 		fputc('\n', out);
 		print_line_wakers(out, line);
-		print_frames_leaf_first(out, line->text + len);
+		text_stack__print_leaf_first(out, line->text + len);
 	}
 	if (shown == 0)
 		fprintf(out, "  (no waits recorded)\n");

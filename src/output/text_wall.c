@@ -15,7 +15,9 @@
 #include "lib/hash_table.h"
 #include "output/frame_names.h"
 #include "output/text_column.h"
+#include "output/folded_lines.h"
 #include "output/text_label.h"
+#include "output/text_stack.h"
 #include "output/text_wall.h"
 
 /* The wait classes a row names as where its blocked time went. */
@@ -50,12 +52,6 @@ struct wall_rows {
 	struct wall_row *items;
 	size_t nr;
 	size_t cap;
-};
-
-struct wall_stack {
-	char *text; /* "comm;[on-cpu]" heading, then its frames' lines */
-	uint64_t ns;
-	uint64_t samples;
 };
 
 bool text_wall__sampled(const struct profile *p)
@@ -382,152 +378,32 @@ int text_wall__print(FILE *out, const struct profile *p, const struct output_opt
 	return 0;
 }
 
-/*
- * A user frame leaf first: the functions inlined into it from the
- * innermost out, then its own, as the waits' stacks show them.
- */
-static void print_user_frame(FILE *out, const struct frame *f, bool with_lines)
-{
-	const struct frame_inline *chain[FRAME_NAMES_MAX_INLINES];
-	size_t nr = frame_names__inline_chain(f, chain, FRAME_NAMES_MAX_INLINES);
-	char name[600];
-
-	while (nr-- > 0) {
-		frame_names__inline(chain[nr], name, sizeof(name));
-		if (with_lines && chain[nr]->file)
-			frame_names__append_source(name, sizeof(name), chain[nr]->file,
-						   chain[nr]->line, false);
-		fprintf(out, "      %s\n", name);
-	}
-	frame_names__frame(f, name, sizeof(name));
-	/* An interpreted frame's name has its source already. */
-	if (with_lines && !f->kind && f->file)
-		frame_names__append_source(name, sizeof(name), f->file, f->line, false);
-	fprintf(out, "      %s\n", name);
-}
-
-/* The heading "comm;[on-cpu]" (and its labels), a newline, then its frames leaf first. */
-static void render_stack(FILE *out, const struct wait *w, bool with_lines)
-{
-	char name[600], label[300];
-	uint32_t i;
-
-	frame_names__folded(w->comm ? w->comm : "", name, sizeof(name));
-	fprintf(out, "%s;[on-cpu]", name);
-	for (i = 0; w->labels && i < w->labels->nr; i++) {
-		snprintf(label, sizeof(label), "%s=%s", w->labels->items[i].name,
-			 w->labels->items[i].value);
-		frame_names__folded(label, name, sizeof(name));
-		fprintf(out, ";[%s]", name);
-	}
-	fputc('\n', out);
-	if (w->kernel_stack && w->kernel_stack->nr) {
-		fputs("    kernel:\n", out);
-		for (i = 0; i < w->kernel_stack->nr; i++) {
-			frame_names__frame(&w->kernel_stack->frames[i], name, sizeof(name));
-			fprintf(out, "      %s\n", name);
-		}
-	}
-	if (w->user_stack && w->user_stack->nr) {
-		fputs("    user:\n", out);
-		for (i = 0; i < w->user_stack->nr; i++)
-			print_user_frame(out, &w->user_stack->frames[i], with_lines);
-	}
-}
-
-static int compare_stacks(const void *a, const void *b)
-{
-	const struct wall_stack *x = a, *y = b;
-
-	if (x->ns != y->ns)
-		return x->ns > y->ns ? -1 : 1;
-	return strcmp(x->text, y->text);
-}
-
-static void stacks_free(struct wall_stack *stacks, size_t nr, struct hash_table *index)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		free(stacks[i].text);
-	free(stacks);
-	hash_table__free(index);
-}
-
-/* Samples of one command in one place are one stack, whichever thread took them. */
-static int stacks_build(const struct profile *p, bool with_lines, struct wall_stack **out,
-			size_t *nr_out, struct hash_table **index_out)
-{
-	size_t cap = hash_table__size(p->oncpu.entries), nr = 0, size;
-	struct hash_table *index =
-	    hash_table__new(hash_table__hash_string, hash_table__equal_string);
-	struct wall_stack *stacks = calloc(cap ? cap : 1, sizeof(*stacks)), *s;
-	struct hash_table_iter it = { 0 };
-	char *text;
-	void *value;
-	FILE *f;
-
-	*out = stacks;
-	*nr_out = 0;
-	*index_out = index;
-	if (!index || !stacks)
-		return -ENOMEM;
-	while (hash_table__next(p->oncpu.entries, &it, NULL, &value)) {
-		const struct profile_entry *e = value;
-
-		text = NULL;
-		f = open_memstream(&text, &size);
-		if (!f)
-			return -ENOMEM;
-		render_stack(f, &e->key, with_lines);
-		if (fclose(f) || !text) {
-			free(text);
-			return -ENOMEM;
-		}
-		s = hash_table__find(index, text);
-		if (s) {
-			free(text);
-		} else {
-			s = &stacks[nr];
-			s->text = text;
-			if (hash_table__insert(index, s->text, s)) {
-				free(text);
-				s->text = NULL;
-				return -ENOMEM;
-			}
-			*nr_out = ++nr;
-		}
-		s->ns += e->total_ns;
-		s->samples += e->count;
-	}
-	qsort(stacks, nr, sizeof(*stacks), compare_stacks);
-	return 0;
-}
-
 int text_wall__print_stacks(FILE *out, const struct profile *p, const struct output_opts *opts)
 {
-	size_t limit = opts->top ?: OUTPUT_TOP_STACKS, nr, i;
-	struct hash_table *index;
-	struct wall_stack *stacks;
+	size_t limit = opts->top ?: OUTPUT_TOP_STACKS, i;
+	struct folded_lines lines;
 	char time[32], error[40];
-	int err = stacks_build(p, opts->lines, &stacks, &nr, &index);
+	int err = folded_lines__build_samples(p, true, opts->lines, &lines);
 
-	if (!err) {
-		fprintf(out, "\nTop on-CPU stacks (leaf first)\n");
-		for (i = 0; i < nr && i < limit; i++) {
-			const struct wall_stack *s = &stacks[i];
-			int heading = (int)strcspn(s->text, "\n");
+	if (err)
+		return err;
+	fprintf(out, "\nTop on-CPU stacks (leaf first)\n");
+	for (i = 0; i < lines.nr && i < limit; i++) {
+		const struct folded_line *line = &lines.lines[i];
+		/* "comm;[on-cpu]" and its labels' pseudo-frames, as a wait's heading. */
+		size_t len = text_stack__next_field(line->text, strcspn(line->text, ";"));
 
-			output__format_duration(s->ns, time, sizeof(time));
-			format_error(s->ns, s->samples, error, sizeof(error));
-			fprintf(out, "  #%zu %.*s  %s %s, %.1f%%, %" PRIu64 " sample%s\n", i + 1,
-				heading, s->text, time, error, share(s->ns, p->oncpu.total_ns),
-				s->samples, s->samples == 1 ? "" : "s");
-			fputs(s->text + heading + 1, out);
-		}
-		if (nr > limit)
-			fprintf(out, "  ... %zu more\n", nr - limit);
+		while (line->text[len] == ';' && text_stack__is_label_frame(line->text + len + 1))
+			len = text_stack__next_field(line->text, len);
+		output__format_duration(line->total_ns, time, sizeof(time));
+		format_error(line->total_ns, line->count, error, sizeof(error));
+		fprintf(out, "  #%zu %.*s  %s %s, %.1f%%, %" PRIu64 " sample%s\n", i + 1, (int)len,
+			line->text, time, error, share(line->total_ns, p->oncpu.total_ns),
+			line->count, line->count == 1 ? "" : "s");
+		text_stack__print_leaf_first(out, line->text + len);
 	}
-	stacks_free(stacks, nr, index);
-	return err;
+	if (lines.nr > limit)
+		fprintf(out, "  ... %zu more\n", lines.nr - limit);
+	folded_lines__free(&lines);
+	return 0;
 }
