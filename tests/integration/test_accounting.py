@@ -362,9 +362,11 @@ def test_sample_rate_weighs_n_times():
     (N - 1) sum d^2: the kept ones alone cannot say it when one long wait
     (the gated workload's stop, dated from before the recording) dominates
     and was sampled out."""
+    stolen_ns = -t.steal_ns()
     (waits, stats, rec), (ref, ref_stats, _) = record_together(
         ["pingpong", "5000", "0", "5"],
         [["-m", "0", "--sample-rate", "4", "--no-user-stack"], ["-m", "0", "--no-user-stack"]])
+    stolen_ns += t.steal_ns()
     no_losses(stats, "--sample-rate 4")
     no_losses(ref_stats, "the reference")
     # Each wait counts from the sampling tracer's start: the stop, begun
@@ -386,7 +388,12 @@ def test_sample_rate_weighs_n_times():
     rest = [r for r in ref if id(r) not in kept_in_ref]
     assert abs(len(rest) - stats["sampled_out"]) <= 0.001 * len(ref), (len(rest), stats["sampled_out"])
     rest_ns = sum(since_start(r) for r in rest)
-    assert abs(stats["sampled_out_ns"] - rest_ns) <= 0.005 * rest_ns, (stats["sampled_out_ns"], rest_ns)
+    # The host may take the CPU away between the two tracers' programs on
+    # one switch: a wait's end is then later for one of them by what was
+    # stolen (8.7 ms over 0.5% in one fresh-clone run, among other suites),
+    # at most the steal the kernel counted in the run.
+    assert abs(stats["sampled_out_ns"] - rest_ns) <= 0.005 * rest_ns + stolen_ns, \
+        (stats["sampled_out_ns"], rest_ns, stolen_ns)
     truth = sum(since_start(w) for w in ref)
     est = sum(w["weight_ns"] for w in waits)
     sd = math.sqrt(3 * sum(since_start(w) ** 2 for w in ref))
