@@ -116,7 +116,7 @@ def gdb_stacks(pid):
     return stacks
 
 
-def gdb_stacks_blocked(pid, tids, waits, tries=10):
+def gdb_stacks_blocked(pid, tids, waits, tries=20):
     """gdb_stacks once each of tids is caught blocked as in one of its
     waits (its stack, or a cut-short wait's frames, all gdb's): a thread
     woken every period may be running, between two waits, when gdb stops
@@ -125,7 +125,20 @@ def gdb_stacks_blocked(pid, tids, waits, tries=10):
     def caught(tid, gdb):
         pcs = [pc for pc, _ in trusted(gdb.get(tid, []))]
         return any(w["addrs"] and w["addrs"] == pcs[:len(w["addrs"])] for w in waits.get(tid, []))
+
+    def asleep(tid):
+        try:
+            with open("/proc/%d/task/%d/stat" % (pid, tid)) as f:
+                return f.read().rsplit(")", 1)[1].split()[0] == "S"
+        except OSError:
+            return False
     for _ in range(tries):
+        # Attach when every one is asleep: ten attaches at random moments
+        # of a loaded fresh-clone run all found the mutex thread running.
+        try:
+            t.wait_until(lambda: all(asleep(tid) for tid in tids), 2.0, "all asleep")
+        except AssertionError:
+            pass  # gdb looks anyway; the next try waits again
         gdb = gdb_stacks(pid)
         if all(caught(tid, gdb) for tid in tids):
             break
