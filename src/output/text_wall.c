@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "lib/hash_table.h"
+#include "output/folded_lines.h"
 #include "output/frame_names.h"
 #include "output/text_column.h"
-#include "output/folded_lines.h"
 #include "output/text_label.h"
 #include "output/text_stack.h"
 #include "output/text_wall.h"
