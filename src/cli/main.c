@@ -740,7 +740,7 @@ int main(int argc, char **argv)
 		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;
 	}
 	if (opts.action == OPTIONS_HELP) {
-		options__usage(stdout);
+		options__usage(stdout, sub->mode);
 		options__free(&opts);
 		return 0;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,102 +131,199 @@ uint64_t options__sample_period_ns(const struct options *o)
 	return o->freq ? 1000000000ULL / o->freq : 0;
 }
 
-void options__usage(FILE *out)
+/*
+ * Which commands take an option, a bit per enum options_mode: the lines of
+ * each command's --help, as its man page's OPTIONS. The parser refuses the
+ * others on its own (tracing_only(), not_serving(), check_snapshot(), the
+ * mode checks of parse_one()); tests/unit/cli/test_options.c holds the
+ * two to each other, tests/integration/test_docs.py both to the pages.
+ */
+#define FOR_TRACE (1U << OPTIONS_TRACE)
+#define FOR_REPORT (1U << OPTIONS_REPORT)
+#define FOR_SERVE (1U << OPTIONS_SERVE)
+#define FOR_SNAPSHOT (1U << OPTIONS_SNAPSHOT)
+#define FOR_ALL (FOR_TRACE | FOR_REPORT | FOR_SERVE | FOR_SNAPSHOT)
+/* What the BPF program does, which a report of a recording cannot redo. */
+#define FOR_TRACERS (FOR_TRACE | FOR_SERVE | FOR_SNAPSHOT)
+/* What shapes a written report, which offcpu serve does not write. */
+#define FOR_WRITERS (FOR_TRACE | FOR_REPORT | FOR_SNAPSHOT)
+
+/* Each command's usage line and what it does; its man page's SYNOPSIS. */
+static const char *const usage_heads[] = {
+	[OPTIONS_TRACE] =
+	    "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
+	    "Records where and why threads wait off CPU, with kernel and user stacks.\n"
+	    "Waits that began before a recording, or had not ended at its stop, are\n"
+	    "reported too, marked (json \"open\"; \"[still-waiting]\" in the others).\n"
+	    "Subcommands, each with its own --help: 'offcpu report' writes a json\n"
+	    "recording in another format, 'offcpu serve' serves metrics and profiles\n"
+	    "over HTTP, 'offcpu snapshot' lists the threads off CPU right now.\n",
+	[OPTIONS_REPORT] =
+	    "Usage: offcpu report [OPTIONS] RECORDING.json\n"
+	    "Turns a json recording ('-': stdin) into another format (-f trace: a Perfetto\n"
+	    "timeline, cut with --from/--to); the options below apply to it as to tracing\n"
+	    "(man offcpu-report).\n",
+	[OPTIONS_SERVE] =
+	    "Usage: offcpu serve [--listen ADDR:PORT] [--allow-remote] [OPTIONS]\n"
+	    "Records until SIGINT/SIGTERM (or -d) and serves over HTTP /metrics\n"
+	    "(Prometheus), /debug/pprof/offcpu?seconds=N (pprof of the next N seconds)\n"
+	    "and /healthz, with -F also /debug/pprof/profile (on CPU) and /debug/pprof/wall\n"
+	    "(man offcpu-serve).\n",
+	[OPTIONS_SNAPSHOT] =
+	    "Usage: offcpu snapshot [-m DUR] [OPTIONS]\n"
+	    "Records nothing: every selected thread off CPU right now for at least -m,\n"
+	    "longest first, with its state, class, time so far and stacks\n"
+	    "(man offcpu-snapshot).\n",
+};
+
+/* One option's lines of the help, if the command being helped takes it. */
+static void __attribute__((format(printf, 4, 5)))
+option_help(FILE *out, enum options_mode mode, unsigned int commands, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!(commands & (1U << mode)))
+		return;
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+}
+
+void options__usage(FILE *out, enum options_mode mode)
 {
 	char min_duration[32];
 
 	format_duration(OPTIONS_DEFAULT_MIN_DURATION_NS, min_duration, sizeof(min_duration));
-	fprintf(
-	    out,
-	    "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n"
-	    "       offcpu report [-f FMT] [-o FILE] [FILTERS] RECORDING.json\n"
-	    "       offcpu serve [--listen ADDR:PORT] [--allow-remote] [FILTERS]\n"
-	    "       offcpu snapshot [-m DUR] [FILTERS] [-f FMT] [-o FILE]\n"
-	    "Records where and why threads wait off CPU, with kernel and user stacks.\n"
-	    "'report' turns a json recording into another format (-f trace: a Perfetto\n"
-	    "timeline, cut with --from/--to); -p -t -c -m -M --state --rules --group-by\n"
-	    "--lines --top --time and --stats apply to it as to tracing (man offcpu-report).\n"
-	    "'serve' records until SIGINT/SIGTERM (or -d) and serves over HTTP /metrics\n"
-	    "(Prometheus), /debug/pprof/offcpu?seconds=N (pprof of the next N seconds)\n"
-	    "and /healthz, with -F also /debug/pprof/profile (on CPU) and /debug/pprof/wall;\n"
-	    "--listen defaults to " LISTEN_DEFAULT ", --allow-remote lets it listen on an\n"
-	    "address that is not loopback.\n"
-	    "'snapshot' records nothing: every selected thread off CPU right now for at\n"
-	    "least -m, longest first, with its state, class, time so far and stacks.\n"
-	    "Waits that began before a recording, or had not ended at its stop, are\n"
-	    "reported too, marked (json \"open\"; \"[still-waiting]\" in the others).\n"
-	    "\n"
-	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n"
-	    "  -t, --tid LIST              thread IDs, comma separated\n"
-	    "  -c, --comm NAME             task command name, exact (repeatable)\n"
-	    "      --cgroup PATH           tasks inside this cgroup v2 directory\n"
-	    "  -u, --user-threads-only     only user threads\n"
-	    "  -k, --kernel-threads-only   only kernel threads, idle loops shown\n"
-	    "  -m, --min-duration DUR      only waits at least this long (default %s; 0: all)\n"
-	    "  -M, --max-duration DUR      only waits at most this long\n"
-	    "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n"
+	fprintf(out, "%s\n", usage_heads[mode]);
+	option_help(
+	    out, mode, FOR_ALL,
+	    "  -p, --pid LIST              process IDs, comma separated (all their threads)\n");
+	option_help(out, mode, FOR_ALL,
+		    "  -t, --tid LIST              thread IDs, comma separated\n");
+	option_help(out, mode, FOR_ALL,
+		    "  -c, --comm NAME             task command name, exact (repeatable)\n");
+	option_help(out, mode, FOR_TRACERS,
+		    "      --cgroup PATH           tasks inside this cgroup v2 directory\n");
+	option_help(out, mode, FOR_TRACERS, "  -u, --user-threads-only     only user threads\n");
+	option_help(out, mode, FOR_TRACERS,
+		    "  -k, --kernel-threads-only   only kernel threads, idle loops shown\n");
+	option_help(
+	    out, mode, FOR_ALL & ~FOR_REPORT,
+	    "  -m, --min-duration DUR      only waits at least this long (default %s; 0: all)\n",
+	    min_duration);
+	/* The recording already passed its own -m (check_report()). */
+	option_help(
+	    out, mode, FOR_REPORT,
+	    "  -m, --min-duration DUR      only waits at least this long (default 0: every\n"
+	    "                              wait the recording holds)\n");
+	option_help(out, mode, FOR_ALL,
+		    "  -M, --max-duration DUR      only waits at most this long\n");
+	option_help(
+	    out, mode, FOR_TRACERS,
+	    "      --sample-rate N         keep 1 in N of the waits that pass (default 1)\n");
+	option_help(
+	    out, mode, FOR_TRACERS,
 	    "      --short MODE            waits shorter than -m: drop (counted and summed)\n"
 	    "                              or sample (kept with probability duration/min,\n"
-	    "                              weighted min: unbiased totals); default %s\n"
-	    "      --state LIST            only these thread states: interruptible,\n"
-	    "                              uninterruptible, idle, preempted, running,\n"
-	    "                              stopped, traced, parked, other\n"
-	    "  -d, --duration DUR          stop after this long (default: at SIGINT/SIGTERM)\n"
+	    "                              weighted min: unbiased totals); default %s\n",
+	    OPTIONS_DEFAULT_SHORT == SHORT_SAMPLE ? "sample" : "drop");
+	option_help(out, mode, FOR_ALL,
+		    "      --state LIST            only these thread states: interruptible,\n"
+		    "                              uninterruptible, idle, preempted, running,\n"
+		    "                              stopped, traced, parked, other\n");
+	option_help(
+	    out, mode, FOR_TRACE | FOR_SERVE,
+	    "  -d, --duration DUR          stop after this long (default: at SIGINT/SIGTERM)\n");
+	option_help(
+	    out, mode, FOR_WRITERS,
 	    "  -f, --format FMT            text, folded, json, pprof, svg, dot, trace (default:\n"
-	    "                              from -o, else text)\n"
+	    "                              from -o, else text)\n");
+	option_help(
+	    out, mode, FOR_WRITERS,
 	    "  -o, --output FILE           write here ('-': stdout); .txt .folded .json .pb.gz\n"
-	    "                              .svg .dot .trace.json pick the format\n"
+	    "                              .svg .dot .trace.json pick the format\n");
+	option_help(
+	    out, mode, FOR_TRACERS,
 	    "      --max-entries N         slots for the selected threads: each holds one from\n"
-	    "                              its first wait until it exits (default %u)\n"
-	    "      --stack-depth N         frames per stack, 1..%u (%u)\n"
-	    "      --no-kernel-stack       do not record kernel stacks\n"
-	    "      --no-user-stack         do not record user stacks\n"
+	    "                              its first wait until it exits (default %u)\n",
+	    OPTIONS_DEFAULT_MAX_ENTRIES);
+	option_help(out, mode, FOR_TRACERS,
+		    "      --stack-depth N         frames per stack, 1..%u (%u)\n",
+		    OFFCPU_MAX_STACK_DEPTH, OFFCPU_MAX_STACK_DEPTH);
+	option_help(out, mode, FOR_TRACERS,
+		    "      --no-kernel-stack       do not record kernel stacks\n");
+	option_help(out, mode, FOR_TRACERS,
+		    "      --no-user-stack         do not record user stacks\n");
+	option_help(
+	    out, mode, FOR_TRACERS,
 	    "      --call-graph MODE       user stacks: dwarf[,SIZE] (call-frame information,\n"
 	    "                              SIZE bytes of stack copied per wait, default %u)\n"
-	    "                              or fp (frame pointers only); default dwarf\n"
-	    "      --stats                 print the health counters to stderr at the end\n"
+	    "                              or fp (frame pointers only); default dwarf\n",
+	    OPTIONS_DEFAULT_STACK_COPY_BYTES);
+	option_help(
+	    out, mode, FOR_ALL,
+	    "      --stats                 print the health counters to stderr at the end\n");
+	option_help(
+	    out, mode, FOR_TRACE | FOR_SERVE,
 	    "      --measure-clock         print to stderr at the end how far the kernel's\n"
-	    "                              switch times, converted, are from the traced ones\n"
+	    "                              switch times, converted, are from the traced ones\n");
+	option_help(
+	    out, mode, FOR_ALL,
 	    "      --rules FILE|PACK       wait-class rules, tried before the built-in ones\n"
-	    "                              (repeatable; packs: postgres)\n"
+	    "                              (repeatable; packs: postgres)\n");
+	option_help(
+	    out, mode, FOR_TRACERS,
 	    "      --read-data             also the labels a rule pack marks as data: with\n"
 	    "                              postgres, pg.query, the first 63 bytes of the\n"
 	    "                              statement each backend runs; off by default,\n"
-	    "                              as statements can hold anyone's data\n"
+	    "                              as statements can hold anyone's data\n");
+	option_help(
+	    out, mode, FOR_TRACERS,
 	    "      --wakers                also the waker's stacks at each wakeup, for waits\n"
-	    "                              already past -m: off-wake folded and svg\n"
+	    "                              already past -m: off-wake folded and svg\n");
+	option_help(
+	    out, mode, FOR_TRACE | FOR_SERVE,
 	    "  -F, --freq HZ               also sample threads on CPU, HZ times a second per\n"
 	    "                              CPU, with the same stacks: a wall-clock profile\n"
-	    "                              (0: off, the default)\n"
-	    "      --time KIND             what folded and svg weigh: off-cpu (default),\n"
-	    "                              blocked (until the wakeup) or runq (wakeup to\n"
-	    "                              switch-in: waiting for a CPU)\n"
+	    "                              (0: off, the default)\n");
+	option_help(out, mode, FOR_ALL,
+		    "      --time KIND             what folded and svg weigh: off-cpu (default),\n"
+		    "                              blocked (until the wakeup) or runq (wakeup to\n"
+		    "                              switch-in: waiting for a CPU)\n");
+	option_help(
+	    out, mode, FOR_WRITERS,
 	    "      --group-by KEY          the text report's table by tid (default), pid,\n"
 	    "                              comm, title, state, wait, waker or a label a\n"
 	    "                              rule pack reads (pg.wait_event,\n"
 	    "                              pg.backend_type); with dot, pid makes processes\n"
-	    "                              the nodes\n"
-	    "      --lines                 file:line of user frames in the text report\n"
+	    "                              the nodes\n");
+	option_help(out, mode, FOR_WRITERS,
+		    "      --lines                 file:line of user frames in the text report\n");
+	option_help(
+	    out, mode, FOR_WRITERS,
 	    "      --top N                 rows of each table and stacks in the text report\n"
-	    "                              (default %u threads, %u stacks)\n"
-	    "      --from TIME             report -f trace: the timeline from here, and\n"
-	    "      --to TIME               to here: seconds since the recording began\n"
-	    "                              (12.5) or a DUR (1500ms)\n"
-	    "      --listen ADDR:PORT      serve: where to listen (default " LISTEN_DEFAULT ")\n"
-	    "      --allow-remote          serve: on an address that is not loopback\n"
-	    "  -v, --verbose               say more on stderr\n"
-	    "  -h, --help                  this help\n"
-	    "  -V, --version               the version; with -v, what this kernel offers\n"
-	    "\n"
-	    "DUR is a number with a unit: ns, us, ms, s, m (500us, 1.5s); a bare 0.\n"
-	    "Ctrl-C (SIGINT) or SIGTERM stops tracing and writes the output; a second Ctrl-C\n"
-	    "while that is under way exits at once, writing nothing.\n"
-	    "\n"
-	    "%s",
-	    min_duration, OPTIONS_DEFAULT_SHORT == SHORT_SAMPLE ? "sample" : "drop",
-	    OPTIONS_DEFAULT_MAX_ENTRIES, OFFCPU_MAX_STACK_DEPTH, OFFCPU_MAX_STACK_DEPTH,
-	    OPTIONS_DEFAULT_STACK_COPY_BYTES, OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS,
-	    options__examples);
+	    "                              (default %u threads, %u stacks)\n",
+	    OUTPUT_TOP_THREADS, OUTPUT_TOP_STACKS);
+	option_help(out, mode, FOR_REPORT,
+		    "      --from TIME             report -f trace: the timeline from here, and\n"
+		    "      --to TIME               to here: seconds since the recording began\n"
+		    "                              (12.5) or a DUR (1500ms)\n");
+	option_help(out, mode, FOR_SERVE,
+		    "      --listen ADDR:PORT      serve: where to listen (default " LISTEN_DEFAULT
+		    ")\n");
+	option_help(out, mode, FOR_SERVE,
+		    "      --allow-remote          serve: on an address that is not loopback\n");
+	option_help(out, mode, FOR_ALL, "  -v, --verbose               say more on stderr\n");
+	option_help(out, mode, FOR_ALL, "  -h, --help                  this help\n");
+	option_help(
+	    out, mode, FOR_ALL,
+	    "  -V, --version               the version; with -v, what this kernel offers\n");
+	fputs("\nDUR is a number with a unit: ns, us, ms, s, m (500us, 1.5s); a bare 0.\n", out);
+	if (mode == OPTIONS_TRACE)
+		fputs("Ctrl-C (SIGINT) or SIGTERM stops tracing and writes the output; a second "
+		      "Ctrl-C\nwhile that is under way exits at once, writing nothing.\n",
+		      out);
+	fprintf(out, "\n%s", options__examples);
 }
 
 static int bad_value(const char *option, const char *value, const char *why)

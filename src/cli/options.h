@@ -117,7 +117,11 @@ int options__parse(int argc, char **argv, enum options_mode mode, struct options
 void options__free(struct options *o);
 /* -F: the CPU time one on-CPU sample stands for, 1e9 / HZ ns; 0 without -F. */
 uint64_t options__sample_period_ns(const struct options *o);
-void options__usage(FILE *out);
+/*
+ * The --help of the command mode stands for: its usage line, the options it
+ * takes (as its man page lists them) and the examples.
+ */
+void options__usage(FILE *out, enum options_mode mode);
 /* The help's EXAMPLES section, "Examples:\n" and a line per example. */
 extern const char options__examples[];
 

@@ -3,12 +3,13 @@
 """The documentation against the program it documents.
 
 The options live in three places: the parser's table (src/cli/options.c),
-`offcpu --help`, and the man pages, one per command (offcpu.1 for
+each command's --help, and the man pages, one per command (offcpu.1 for
 recording, offcpu-NAME.1 for each subcommand). Which options a command
 takes is asked of the binary itself: each option is given to each command
 with a valid value and a stray argument, and the error says whether the
 option was refused or the parse went past it. Every option a command takes
-must be in its page's OPTIONS, and every option there must be one it takes.
+must be in its --help and its page's OPTIONS, and every option there must
+be one it takes; the help's usage line is the page's SYNOPSIS.
 Each page must render without a warning, and README.md stay a front door:
 at most 12,500 bytes, its links to files and anchors that exist.
 
@@ -89,6 +90,17 @@ def accepts(prefix, opt, takes_value):
     return False
 
 
+TAKEN = {}
+
+
+def taken_by(prefix):
+    """The long options the command takes, asked once of the binary."""
+    key = tuple(prefix)
+    if key not in TAKEN:
+        TAKEN[key] = set(o for o, v in parser_table().items() if accepts(prefix, o, v))
+    return TAKEN[key]
+
+
 def rendered(page):
     env = dict(os.environ, MANWIDTH="80", MAN_KEEP_FORMATTING="0")
     r = run(["man", "-l", os.path.join(ROOT, page)], env=env)
@@ -111,14 +123,38 @@ def documented_options(page):
     return set(re.findall(r"--([a-z][a-z-]+)", "\n".join(tags)))
 
 
-def test_every_help_lists_exactly_the_parsers_options():
+def help_of(prefix):
+    r = run([OFFCPU] + prefix + ["--help"])
+    assert r.returncode == 0 and r.stderr == "", (prefix, r.returncode, r.stderr)
+    return r.stdout
+
+
+def test_each_help_lists_exactly_the_options_its_command_takes():
     table = set(parser_table())
+    wrong, listed_somewhere = [], set()
     for prefix, _ in commands():
-        r = run([OFFCPU] + prefix + ["--help"])
-        assert r.returncode == 0, (prefix, r.stderr)
-        listed = set(re.findall(r"^\s+(?:-\w, )?--([a-z][a-z-]+)", r.stdout, flags=re.M))
-        assert listed == table, (prefix, "help only:", listed - table,
-                                 "parser only:", table - listed)
+        command = " ".join(["offcpu"] + prefix)
+        # An option's line: its tag indented, a continuation line is indented further.
+        listed = set(re.findall(r"^ {2,6}(?:-\w, )?--([a-z][a-z-]+)", help_of(prefix),
+                                flags=re.M))
+        taken = taken_by(prefix)
+        if taken - listed:
+            wrong.append("%s --help lacks %s" % (command, sorted(taken - listed)))
+        if listed - taken:
+            wrong.append("%s --help lists what it refuses: %s" % (command,
+                                                                 sorted(listed - taken)))
+        listed_somewhere |= listed
+    assert not wrong, wrong
+    # No option of the parser's is left out of every help.
+    assert listed_somewhere == table, ("in no help:", table - listed_somewhere)
+
+
+def test_each_help_starts_with_its_man_pages_synopsis():
+    for prefix, page in commands():
+        synopsis = [" ".join(l.split()) for l in sections(rendered(page))["SYNOPSIS"].splitlines()
+                    if l.strip()]
+        first = help_of(prefix).splitlines()[0]
+        assert first == "Usage: " + synopsis[0], (page, first, synopsis)
 
 
 def test_every_command_has_its_man_page():
@@ -129,10 +165,9 @@ def test_every_command_has_its_man_page():
 
 
 def test_each_man_page_documents_exactly_the_options_its_command_takes():
-    table = parser_table()
     wrong = []
     for prefix, page in commands():
-        taken = set(o for o, v in table.items() if accepts(prefix, o, v))
+        taken = taken_by(prefix)
         assert "help" in taken and "version" in taken, (prefix, taken)
         documented = documented_options(page)
         if taken - documented:

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The command line: defaults written once, --top, report's options, parsing twice. */
+/*
+ * The command line: defaults written once, --top, report's options, parsing
+ * twice, each command's help.
+ */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,14 +45,14 @@ static void defaults(void **state)
 	options__free(&o);
 }
 
-static char *usage_text(void)
+static char *usage_text(enum options_mode mode)
 {
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 
 	assert_non_null(out);
-	options__usage(out);
+	options__usage(out, mode);
 	assert_int_equal(fclose(out), 0);
 	return text;
 }
@@ -55,7 +60,7 @@ static char *usage_text(void)
 /* The help says the defaults the options take. */
 static void help_shows_the_defaults(void **state)
 {
-	char *text = usage_text(), want[64];
+	char *text = usage_text(OPTIONS_TRACE), want[64];
 
 	(void)state;
 	/* The -m default offcpu.1 documents; the help renders the constant as a DUR. */
@@ -70,6 +75,11 @@ static void help_shows_the_defaults(void **state)
 		 OUTPUT_TOP_STACKS);
 	assert_non_null(strstr(text, want));
 	free(text);
+	/* A report keeps every wait of the recording unless -m says otherwise. */
+	text = usage_text(OPTIONS_REPORT);
+	assert_non_null(strstr(text, "(default 0: every\n"));
+	assert_null(strstr(text, "(default 1ms"));
+	free(text);
 }
 
 /*
@@ -82,14 +92,22 @@ static void help_ends_with_examples(void **state)
 	static const char *const kinds[] = { "offcpu -d 10s ",	 "offcpu -p ",	"offcpu -- ",
 					     "--rules postgres", "-o wait.svg", "-o wait.pb.gz",
 					     "offcpu report " };
-	char *text = usage_text(), *at = strstr(text, "\nExamples:\n"), *copy, *line, *save;
-	char self[16];
+	char *text = usage_text(OPTIONS_TRACE), *at = strstr(text, "\nExamples:\n"), *copy, *line;
+	char self[16], *save, *other;
+	enum options_mode mode;
 	size_t i;
 
 	(void)state;
 	snprintf(self, sizeof(self), "%d", (int)getpid());
 	assert_non_null(at);
 	assert_string_equal(at + 1, options__examples);
+	/* The subcommands' man pages say their --help has the examples too. */
+	for (mode = OPTIONS_REPORT; mode <= OPTIONS_SNAPSHOT; mode++) {
+		other = usage_text(mode);
+		assert_non_null(strstr(other, "\nExamples:\n"));
+		assert_string_equal(strstr(other, "\nExamples:\n") + 1, options__examples);
+		free(other);
+	}
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		if (!strstr(at, kinds[i]))
 			fail_msg("no example with '%s'", kinds[i]);
@@ -130,6 +148,154 @@ static void help_ends_with_examples(void **state)
 	}
 	free(copy);
 	free(text);
+}
+
+/* Whether the command takes --name: parsed with a value it accepts, its refusal not shown. */
+static bool takes(enum options_mode mode, const char *name, const char *value)
+{
+	char option[32], *argv[8];
+	struct options o;
+	int argc = 0, saved, null, err;
+
+	snprintf(option, sizeof(option), "--%s", name);
+	argv[argc++] = mode == OPTIONS_TRACE ? "offcpu" : "sub";
+	/* A report's --from and --to cut a timeline, and it reads one recording. */
+	if (mode == OPTIONS_REPORT) {
+		argv[argc++] = "-f";
+		argv[argc++] = "trace";
+	}
+	argv[argc++] = option;
+	if (value)
+		argv[argc++] = (char *)value;
+	if (mode == OPTIONS_REPORT)
+		argv[argc++] = "rec.json";
+	argv[argc] = NULL;
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY);
+	assert_true(saved >= 0 && null >= 0);
+	assert_int_equal(dup2(null, STDERR_FILENO), STDERR_FILENO);
+	err = options__parse(argc, argv, mode, &o);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	close(null);
+	options__free(&o);
+	if (err && err != -EINVAL)
+		fail_msg("%s: %s", option, strerror(-err));
+	return !err;
+}
+
+/*
+ * The lines of a help that list --name, or any option when name is NULL:
+ * "  -x, --name ..." or "      --name ..." (a description goes on further in).
+ */
+static size_t tag_lines(const char *help, const char *name)
+{
+	size_t n = name ? strlen(name) : 0, found = 0;
+	const char *line, *next, *at;
+
+	for (line = help; line; line = next) {
+		next = strchr(line, '\n');
+		next = next ? next + 1 : NULL;
+		at = line + strspn(line, " ");
+		if (at - line < 2 || at - line > 6)
+			continue;
+		if (at[0] == '-' && at[1] != '-' && at[2] == ',' && at[3] == ' ')
+			at += 4;
+		if (strncmp(at, "--", 2))
+			continue;
+		at += 2;
+		if (!name || (!strncmp(at, name, n) && (at[n] == ' ' || at[n] == '\n')))
+			found++;
+	}
+	return found;
+}
+
+/*
+ * Each command's --help lists exactly the options its parser takes, as its
+ * man page does (tests/integration/test_docs.py checks the pages and every
+ * option of the parser's table); its usage line names the command.
+ */
+static void help_lists_what_each_command_takes(void **state)
+{
+	/* A value each option's parser accepts, so that only the command decides. */
+	static const struct {
+		const char *name;
+		const char *value; /* NULL: takes none */
+	} options[] = {
+		{ "pid", "1" },
+		{ "tid", "1" },
+		{ "comm", "sh" },
+		{ "cgroup", "/sys/fs/cgroup" },
+		{ "user-threads-only", NULL },
+		{ "kernel-threads-only", NULL },
+		{ "min-duration", "1ms" },
+		{ "max-duration", "1s" },
+		{ "sample-rate", "2" },
+		{ "short", "sample" },
+		{ "state", "interruptible" },
+		{ "duration", "1s" },
+		{ "format", "json" },
+		{ "output", "out.json" },
+		{ "max-entries", "16" },
+		{ "stack-depth", "8" },
+		{ "no-kernel-stack", NULL },
+		{ "no-user-stack", NULL },
+		{ "call-graph", "fp" },
+		{ "stats", NULL },
+		{ "measure-clock", NULL },
+		{ "read-data", NULL },
+		{ "rules", "rules/postgres.rules" },
+		{ "group-by", "tid" },
+		{ "lines", NULL },
+		{ "top", "3" },
+		{ "listen", "127.0.0.1:9466" },
+		{ "allow-remote", NULL },
+		{ "wakers", NULL },
+		{ "freq", "99" },
+		{ "time", "off-cpu" },
+		{ "from", "1" },
+		{ "to", "2" },
+		{ "verbose", NULL },
+		{ "help", NULL },
+		{ "version", NULL },
+	};
+	static const char *const command[] = {
+		[OPTIONS_TRACE] = "offcpu",
+		[OPTIONS_REPORT] = "offcpu report",
+		[OPTIONS_SERVE] = "offcpu serve",
+		[OPTIONS_SNAPSHOT] = "offcpu snapshot",
+	};
+	static const char *const usage[] = {
+		[OPTIONS_TRACE] = "Usage: offcpu [OPTIONS] [-- COMMAND [ARG...]]\n",
+		[OPTIONS_REPORT] = "Usage: offcpu report [OPTIONS] RECORDING.json\n",
+		[OPTIONS_SERVE] =
+		    "Usage: offcpu serve [--listen ADDR:PORT] [--allow-remote] [OPTIONS]\n",
+		[OPTIONS_SNAPSHOT] = "Usage: offcpu snapshot [-m DUR] [OPTIONS]\n",
+	};
+	enum options_mode mode;
+	size_t i, nr_listed;
+	char *help;
+
+	(void)state;
+	for (mode = OPTIONS_TRACE; mode <= OPTIONS_SNAPSHOT; mode++) {
+		help = usage_text(mode);
+		assert_memory_equal(help, usage[mode], strlen(usage[mode]));
+		nr_listed = 0;
+		for (i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+			bool listed = tag_lines(help, options[i].name) == 1;
+
+			if (listed != takes(mode, options[i].name, options[i].value))
+				fail_msg("%s --help %s --%s", command[mode],
+					 listed ? "lists, though it refuses," : "lacks",
+					 options[i].name);
+			nr_listed += listed;
+		}
+		/* And none but those. */
+		assert_int_equal(tag_lines(help, NULL), nr_listed);
+		free(help);
+	}
 }
 
 /* -o picks the format by its extension; one no format has is an error, not a text report. */
@@ -476,6 +642,7 @@ int main(void)
 		cmocka_unit_test(parsed_twice),
 		cmocka_unit_test(option_looking_values),
 		cmocka_unit_test(help_ends_with_examples),
+		cmocka_unit_test(help_lists_what_each_command_takes),
 		cmocka_unit_test(idle_shown_when_asked_for),
 		cmocka_unit_test(call_graph),
 		cmocka_unit_test(output_extension),
