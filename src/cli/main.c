@@ -733,8 +733,10 @@ int main(int argc, char **argv)
 	}
 	err = options__parse(argc, argv, sub->mode, &opts);
 	if (err) {
-		/* Said already; only a bad value is helped by the usage. */
-		if (err == -EINVAL)
+		/* Said already; only a bad value is helped by the usage, its command's own. */
+		if (err == -EINVAL && sub != &tracing)
+			fprintf(stderr, "Try 'offcpu %s --help'.\n", sub->name);
+		else if (err == -EINVAL)
 			fputs("Try 'offcpu --help'.\n", stderr);
 		options__free(&opts);
 		return err == -EINVAL ? EXIT_USAGE : EXIT_ENVIRONMENT;

@@ -240,13 +240,14 @@ def test_python_on_cpu_has_its_python_frames():
 
 
 def test_freq_refused_where_it_cannot_apply():
-    """One line naming --freq, then the usual pointer to --help, exit 2."""
+    """One line naming --freq, then the usual pointer to the command's --help, exit 2."""
     for args, why in ((["snapshot", "-F", "99"], "snapshot"),
                       (["report", "-F", "99", "x.json"], "report")):
         r = t.run([t.OFFCPU] + args)
         lines = r.stderr.splitlines()
+        hint = "Try 'offcpu %s --help'." % why
         assert r.returncode == 2 and len(lines) == 2 and "--freq" in lines[0] and \
-            lines[1] == "Try 'offcpu --help'.", "%s: %d %r" % (why, r.returncode, r.stderr)
+            lines[1] == hint, "%s: %d %r" % (why, r.returncode, r.stderr)
     r = t.run([t.OFFCPU, "-F", "10001", "-d", "1s"])
     assert r.returncode == 2 and "--freq" in r.stderr, r.stderr
 
