@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* offcpu serve's /metrics text and its label bounds; --listen addresses. */
+/*
+ * offcpu serve's /metrics text, its label bounds and the time since it
+ * began; --listen addresses.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +14,11 @@
 #include <cmocka.h>
 
 #include "lib/strpool.h"
+#include "profile/profile.h"
 #include "serve/listen.h"
 #include "serve/metrics.h"
+
+#include "../window_fixtures.h"
 
 static char *render_sampling(const struct metrics *m, bool sampling)
 {
@@ -304,6 +310,36 @@ static void listen_addresses_rejected(void **state)
 		assert_int_equal(listen_addr__parse(bad[i], &a), -EINVAL);
 }
 
+/* serve: the counters have only the time since they began. */
+static void metrics_count_since_they_began(void **state)
+{
+	static const uint64_t counters[OFFCPU_CNT_MAX];
+	struct metrics_now now = { .counters = counters };
+	struct metrics *m;
+	struct profile *p;
+	char *text = NULL;
+	size_t size = 0;
+	struct wait w;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(metrics__new(&m), 0);
+	metrics__count_since(m, START);
+	/* Asleep 4 s, serve started 2 s into it. */
+	w = ended_wait(p, 1, START + 2 * S, 4 * S, 0);
+	assert_int_equal(metrics__add(m, &w), 0);
+	out = open_memstream(&text, &size);
+	assert_non_null(out);
+	metrics__write(out, m, &now);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(text, "offcpu_off_cpu_seconds_total{state=\"interruptible\","
+				     "wait=\"pipe\",comm=\"app\",cgroup=\"\"} 2.000000000\n"));
+	free(text);
+	metrics__free(m);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +353,7 @@ int main(void)
 						fixture_free),
 		cmocka_unit_test(listen_addresses),
 		cmocka_unit_test(listen_addresses_rejected),
+		cmocka_unit_test(metrics_count_since_they_began),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
