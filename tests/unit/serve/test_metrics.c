@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * offcpu serve's /metrics text, its label bounds and the time since it
- * began; --listen addresses.
- */
-#include <errno.h>
+/* offcpu serve's /metrics text, its label bounds and the time since it began. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +11,6 @@
 
 #include "lib/strpool.h"
 #include "profile/profile.h"
-#include "serve/listen.h"
 #include "serve/metrics.h"
 
 #include "../window_fixtures.h"
@@ -266,50 +261,6 @@ static void strings_held_survive_a_sweep(void **state)
 	free(text);
 }
 
-static void listen_addresses(void **state)
-{
-	struct listen_addr a;
-
-	(void)state;
-	assert_int_equal(listen_addr__parse("127.0.0.1:9465", &a), 0);
-	assert_true(a.loopback);
-	assert_int_equal(listen_addr__parse("127.1.2.3:1", &a), 0);
-	assert_true(a.loopback);
-	assert_int_equal(listen_addr__parse("[::1]:9465", &a), 0);
-	assert_true(a.loopback);
-	assert_int_equal(listen_addr__parse("0.0.0.0:80", &a), 0);
-	assert_false(a.loopback);
-	assert_int_equal(listen_addr__parse(":9465", &a), 0);
-	assert_false(a.loopback);
-	assert_int_equal(listen_addr__parse("[::]:9465", &a), 0);
-	assert_false(a.loopback);
-	assert_int_equal(listen_addr__parse("10.1.2.3:65535", &a), 0);
-	assert_false(a.loopback);
-	assert_int_equal(listen_addr__parse(LISTEN_DEFAULT, &a), 0);
-	assert_true(a.loopback);
-}
-
-static void listen_addresses_rejected(void **state)
-{
-	static const char *const bad[] = { "",
-					   "127.0.0.1",
-					   "127.0.0.1:",
-					   "127.0.0.1:0",
-					   "127.0.0.1:65536",
-					   "localhost:80",
-					   "::1:80",
-					   "[::1]",
-					   "[::1:80",
-					   "1.2.3:80",
-					   "127.0.0.1:8x" };
-	struct listen_addr a;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(listen_addr__parse(bad[i], &a), -EINVAL);
-}
-
 /* serve: the counters have only the time since they began. */
 static void metrics_count_since_they_began(void **state)
 {
@@ -351,8 +302,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(comm_values_bounded, fixture_new, fixture_free),
 		cmocka_unit_test_setup_teardown(strings_held_survive_a_sweep, fixture_new,
 						fixture_free),
-		cmocka_unit_test(listen_addresses),
-		cmocka_unit_test(listen_addresses_rejected),
 		cmocka_unit_test(metrics_count_since_they_began),
 	};
 
