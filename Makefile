@@ -171,25 +171,30 @@ $(OUTPUT)/offcpu-static: $(OUTPUT)/obj/cli/main-static.o $(STATIC_LIB_OBJS)
 
 static: $(OUTPUT)/offcpu-static
 
-# What several unit tests share (tests/unit/profile_fixtures.h), an object for each build.
-$(OUTPUT)/tests/unit/profile_fixtures.o: tests/unit/profile_fixtures.c
+# What several unit tests share (tests/unit/NAME_fixtures.h across stages,
+# tests/unit/STAGE/NAME_fixtures.h within one), an object for each build,
+# linked into every unit test. Static pattern rules, as for the library.
+UNIT_FIXTURES := $(wildcard tests/unit/*_fixtures.c tests/unit/*/*_fixtures.c)
+UNIT_FIXTURE_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/unit/%.o,$(UNIT_FIXTURES))
+UNIT_ASAN_FIXTURE_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/asan/%.o,$(UNIT_FIXTURES))
+$(UNIT_FIXTURE_OBJS): $(OUTPUT)/tests/unit/%.o: tests/unit/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/tests/asan/profile_fixtures.o: tests/unit/profile_fixtures.c
+$(UNIT_ASAN_FIXTURE_OBJS): $(OUTPUT)/tests/asan/%.o: tests/unit/%.c
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ASAN_CFLAGS) -c $< -o $@
 
 # The headers a test's dependency file adds to $^ stay off the command line.
-$(OUTPUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(OUTPUT)/tests/unit/profile_fixtures.o
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(LIB_OBJS) $(UNIT_FIXTURE_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -lcmocka -o $@
 
 # The unit tests again, with the library under the sanitizers.
-$(OUTPUT)/tests/asan/%: tests/unit/%.c $(ASAN_OBJS) $(OUTPUT)/tests/asan/profile_fixtures.o
+$(OUTPUT)/tests/asan/%: tests/unit/%.c $(ASAN_OBJS) $(UNIT_ASAN_FIXTURE_OBJS)
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ASAN_CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -lcmocka -o $@

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The rules parser, classification with user rules, and process titles. */
+/* The rules parser and classification with user rules. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +14,6 @@
 #include "classify/rules.h"
 #include "lib/array.h"
 #include "offcpu.h"
-#include "proc/proctitle.h"
 
 static int parse_text(const char *text, struct rule_set *set, unsigned int *line, const char **why)
 {
@@ -359,27 +358,6 @@ static void syscall_wrappers_of_every_arch(void **state)
 	assert_string_equal(classify_recorded(NULL, S, k, 0), "other");
 }
 
-static void titles(void **state)
-{
-	static const char cmdline[] = "postgres: alice bench [local] UPDATE\0\0\0";
-	static const char args[] = "/usr/bin/python3\0-m\0http.server\0";
-	char out[64];
-
-	(void)state;
-	assert_int_equal(proctitle__from_cmdline(cmdline, sizeof(cmdline) - 1, out, sizeof(out)),
-			 strlen("postgres: alice bench [local] UPDATE"));
-	assert_string_equal(out, "postgres: alice bench [local] UPDATE");
-	proctitle__from_cmdline(args, sizeof(args) - 1, out, sizeof(out));
-	assert_string_equal(out, "/usr/bin/python3 -m http.server");
-	proctitle__from_cmdline("a\nb\x7f", 4, out, sizeof(out));
-	assert_string_equal(out, "a?b?");
-	assert_int_equal(proctitle__from_cmdline("", 0, out, sizeof(out)), 0);
-	assert_string_equal(out, "");
-	proctitle__from_cmdline(args, sizeof(args) - 1, out, 9);
-	assert_string_equal(out, "/usr/bin");
-	assert_int_equal(proctitle__read(999999999, out, sizeof(out)), 0);
-}
-
 /*
  * With the kernel leaf's __sched frames found again, a kernel thread's loop
  * sleeps below schedule_timeout (kcompactd, rcu_gp_fqs_loop, as recorded
@@ -416,7 +394,6 @@ int main(void)
 		cmocka_unit_test(rt_spinlock_waits),
 		cmocka_unit_test(yield_or_preempted),
 		cmocka_unit_test(syscall_wrappers_of_every_arch),
-		cmocka_unit_test(titles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

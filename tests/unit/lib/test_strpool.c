@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Interned strings and inline frames, and offcpu serve's mark and sweep of them. */
+/* Interned strings, and offcpu serve's mark and sweep of them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +9,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/hash_table.h"
-#include "lib/inline_pool.h"
 #include "lib/strpool.h"
 
 static void equal_strings_share_one_pointer(void **state)
@@ -135,76 +133,6 @@ static void sweep_of_many_keeps_exactly_the_marked(void **state)
 	strpool__free(pool);
 }
 
-static void inline_frames_marked_with_their_callers(void **state)
-{
-	struct strpool *strings = strpool__new();
-	struct inline_pool *pool = inline_pool__new();
-	const char *fn_a = strpool__intern(strings, "memcpy_inlined");
-	const char *fn_b = strpool__intern(strings, "helper");
-	const char *fn_c = strpool__intern(strings, "unused");
-	const char *file = strpool__intern(strings, "a.c");
-	const struct frame_inline *outer, *inner, *other;
-	struct frame_inline copy;
-	unsigned long freed, freed_bytes;
-
-	(void)state;
-	outer = inline_pool__intern(pool, fn_b, file, 10, NULL);
-	inner = inline_pool__intern(pool, fn_a, file, 20, outer);
-	other = inline_pool__intern(pool, fn_c, file, 30, NULL);
-	assert_non_null(other);
-	assert_ptr_equal(inline_pool__intern(pool, fn_a, file, 20, outer), inner);
-	/* A copy is not the pool's: it marks nothing. */
-	copy = *other;
-	inline_pool__mark(pool, &copy, strings);
-	inline_pool__mark(pool, NULL, strings);
-	inline_pool__mark(pool, inner, strings);
-	assert_int_equal(inline_pool__sweep(pool), 1);
-	strpool__sweep(strings, &freed, &freed_bytes);
-	assert_int_equal(freed, 1);
-	assert_int_equal(freed_bytes, sizeof("unused"));
-	assert_string_equal(inner->function, "memcpy_inlined");
-	assert_string_equal(inner->caller->function, "helper");
-	assert_string_equal(inner->caller->file, "a.c");
-	assert_ptr_equal(inline_pool__intern(pool, fn_a, file, 20, outer), inner);
-	/* The marks are cleared: nothing marked, everything goes. */
-	assert_int_equal(inline_pool__sweep(pool), 2);
-	inline_pool__free(pool);
-	strpool__free(strings);
-}
-
-static bool drop_odd(void *ctx, const void *key, void *value)
-{
-	int *dropped = ctx;
-
-	(void)key;
-	if (*(int *)value % 2 == 0)
-		return false;
-	(*dropped)++;
-	free(value);
-	return true;
-}
-
-static void remove_if_drops_what_it_says(void **state)
-{
-	struct hash_table *t = hash_table__new(hash_table__hash_string, hash_table__equal_string);
-	static const char *const keys[] = { "a", "b", "c", "d", "e" };
-	int dropped = 0, i, *v;
-
-	(void)state;
-	for (i = 0; i < 5; i++) {
-		v = malloc(sizeof(*v));
-		*v = i;
-		assert_int_equal(hash_table__insert(t, keys[i], v), 0);
-	}
-	assert_int_equal(hash_table__remove_if(t, drop_odd, &dropped), 2);
-	assert_int_equal(dropped, 2);
-	assert_int_equal(hash_table__size(t), 3);
-	assert_null(hash_table__find(t, "b"));
-	assert_null(hash_table__find(t, "d"));
-	assert_int_equal(*(int *)hash_table__find(t, "e"), 4);
-	hash_table__free_values(t, free);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,8 +141,6 @@ int main(void)
 		cmocka_unit_test(a_sweep_clears_the_marks),
 		cmocka_unit_test(strings_not_the_pools_are_left_alone),
 		cmocka_unit_test(sweep_of_many_keeps_exactly_the_marked),
-		cmocka_unit_test(inline_frames_marked_with_their_callers),
-		cmocka_unit_test(remove_if_drops_what_it_says),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,207 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPython's line tables (every format, against the lines CPython itself
- * gives), the layouts (3.13's from a captured _Py_DebugOffsets), code
- * objects read from memory images built for each version's layout, a code
- * object freed and another allocated at its address, and hybrid stacks
- * merged.
+ * Naming Python frames: code objects read from memory images built for
+ * each version's layout, a code object freed and another allocated at its
+ * address, one freed before its record was read, and a process never found
+ * running CPython.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "lib/strpool.h"
 #include "python/python.h"
 #include "python/python_code.h"
-#include "python/python_files.h"
 #include "python/python_layout.h"
-#include "python/python_lines.h"
-#include "python/python_merge.h"
 
-#define LINES_FIXTURE "tests/unit/fixtures/python_lines.tsv"
-#define DEBUG_OFFSETS_FIXTURE "tests/unit/fixtures/python313_debug_offsets.hex"
-
-static enum python_line_format format_of(const char *version)
-{
-	if (!strcmp(version, "3.9"))
-		return PYTHON_LINES_LNOTAB;
-	if (!strcmp(version, "3.10"))
-		return PYTHON_LINES_3_10;
-	return PYTHON_LINES_LOCATIONS;
-}
-
-static size_t unhex(const char *hex, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-	unsigned int byte;
-
-	while (n < max && sscanf(hex + 2 * n, "%2x", &byte) == 1)
-		out[n++] = (uint8_t)byte;
-	return n;
-}
-
-/*
- * Every code object of python_lines.py's sample, compiled by 3.9 to 3.13:
- * each instruction's line as CPython gives it (dis / co_lines()).
- */
-static void line_tables_as_cpython_reads_them(void **state)
-{
-	FILE *f = fopen(LINES_FIXTURE, "r");
-	char *line = NULL;
-	size_t cap = 0, rows = 0, checked = 0;
-	char seen[5] = { 0 };
-
-	(void)state;
-	assert_non_null(f);
-	while (getline(&line, &cap, f) > 0) {
-		char *version = strtok(line, "\t"), *name = strtok(NULL, "\t");
-		char *first = strtok(NULL, "\t"), *hex = strtok(NULL, "\t");
-		char *pairs = strtok(NULL, "\t\n"), *pair;
-		uint8_t table[4096];
-		size_t size;
-
-		assert_non_null(pairs);
-		size = unhex(hex, table, sizeof(table));
-		for (pair = strtok(pairs, ","); pair; pair = strtok(NULL, ",")) {
-			unsigned int off, want;
-
-			assert_int_equal(sscanf(pair, "%u:%u", &off, &want), 2);
-			if (python_lines__line(format_of(version), table, size, atoi(first), off) !=
-			    want)
-				fail_msg("%s %s: offset %u: line %u, CPython says %u", version,
-					 name, off,
-					 python_lines__line(format_of(version), table, size,
-							    atoi(first), off),
-					 want);
-			checked++;
-		}
-		assert_in_range(atoi(version + 2), 9, 13);
-		seen[atoi(version + 2) - 9]++;
-		rows++;
-	}
-	free(line);
-	fclose(f);
-	/* Every version, the 300-line jump, the comprehension's lines going back. */
-	assert_true(rows >= 15);
-	if (checked < 400)
-		fail_msg("%zu offsets checked", checked);
-	assert_true(seen[0] && seen[1] && seen[2] && seen[3] && seen[4]);
-}
-
-static void line_tables_cut_short_say_no_line(void **state)
-{
-	/* A long-form entry whose varints run past the end. */
-	static const uint8_t cut[] = { 0x80 | (14 << 3), 0x41 };
-	static const uint8_t not_an_entry[] = { 0x05 };
-
-	(void)state;
-	assert_int_equal(python_lines__line(PYTHON_LINES_LOCATIONS, cut, sizeof(cut), 10, 0), 0);
-	assert_int_equal(python_lines__line(PYTHON_LINES_LOCATIONS, not_an_entry, 1, 10, 0), 0);
-	assert_int_equal(python_lines__line(PYTHON_LINES_LOCATIONS, NULL, 0, 10, 0), 0);
-	assert_int_equal(python_lines__line(PYTHON_LINES_3_10, NULL, 0, 10, 0), 0);
-	/* 3.9: no pair yet, the first line. */
-	assert_int_equal(python_lines__line(PYTHON_LINES_LNOTAB, NULL, 0, 10, 4), 10);
-}
-
-static size_t read_debug_offsets(uint8_t *buf, size_t max)
-{
-	FILE *f = fopen(DEBUG_OFFSETS_FIXTURE, "r");
-	char line[256];
-	size_t n = 0;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] != '#')
-			n += unhex(line, buf + n, max - n);
-	}
-	fclose(f);
-	return n;
-}
-
-/* The _Py_DebugOffsets of a running 3.13.0: what offsetof() says over its headers. */
-static void debug_offsets_of_3_13(void **state)
-{
-	uint8_t buf[PYTHON_DEBUG_OFFSETS_SIZE] = { 0 };
-	struct python_layout l;
-	uint64_t word;
-
-	(void)state;
-	assert_int_equal(read_debug_offsets(buf, sizeof(buf)), 584);
-	assert_int_equal(python_layout__from_debug_offsets(buf, sizeof(buf), &l), 0);
-	assert_int_equal(l.frames.version, 0x030d);
-	assert_int_equal(l.frames.runtime_interp_head, 632);
-	assert_int_equal(l.frames.interp_threads_head, 7344);
-	assert_int_equal(l.frames.tstate_next, 8);
-	assert_int_equal(l.frames.tstate_thread_id, 160);
-	assert_int_equal(l.frames.tstate_frame, 72);
-	assert_int_equal(l.frames.cframe_current_frame, OFFCPU_PY_NONE);
-	assert_int_equal(l.frames.frame_code, 0);
-	assert_int_equal(l.frames.frame_previous, 8);
-	assert_int_equal(l.frames.frame_instr, 56);
-	assert_int_equal(l.frames.frame_owner, 70);
-	assert_int_equal(l.frames.frame_is_entry, OFFCPU_PY_NONE);
-	assert_int_equal(l.frames.code_names, 112);
-	assert_int_equal(l.frames.code_names_words, 4);
-	assert_int_equal(l.code.filename, 112);
-	assert_int_equal(l.code.qualname, 128);
-	assert_int_equal(l.code.firstlineno, 68);
-	assert_int_equal(l.code.linetable, 136);
-	assert_int_equal(l.code.code_adaptive, 200);
-	assert_int_equal(l.code.unicode_ascii_data, 40);
-	assert_int_equal(l.code.unicode_compact_data, 56);
-	assert_int_equal(l.code.bytes_data, 32);
-
-	/* Short, no cookie, another version's layout, a free-threaded build: not read. */
-	assert_int_equal(python_layout__from_debug_offsets(buf, 300, &l), -ENOENT);
-	buf[0] = 'y';
-	assert_int_equal(python_layout__from_debug_offsets(buf, sizeof(buf), &l), -ENOENT);
-	buf[0] = 'x';
-	memcpy(&word, buf + 8, 8);
-	word = 0x030e00f0;
-	memcpy(buf + 8, &word, 8);
-	assert_int_equal(python_layout__from_debug_offsets(buf, sizeof(buf), &l), -ENOENT);
-	word = 0x030d00f0;
-	memcpy(buf + 8, &word, 8);
-	word = 1;
-	memcpy(buf + 16, &word, 8);
-	assert_int_equal(python_layout__from_debug_offsets(buf, sizeof(buf), &l), -ENOENT);
-	word = 0;
-	memcpy(buf + 16, &word, 8);
-	/* An offset no structure has. */
-	word = 1 << 20;
-	memcpy(buf + 9 * 8, &word, 8);
-	assert_int_equal(python_layout__from_debug_offsets(buf, sizeof(buf), &l), -EINVAL);
-}
-
-static void layouts_of_each_version(void **state)
-{
-	struct python_layout l;
-	uint16_t v;
-
-	(void)state;
-	for (v = 0x0309; v <= 0x030c; v++) {
-		assert_int_equal(python_layout__of_version(v, &l), 0);
-		assert_int_equal(l.frames.version, v);
-		/* The identity the walk reads: co_filename, co_name (, co_qualname), co_linetable.
-		 */
-		assert_int_equal(l.frames.code_names, l.code.filename);
-		assert_int_equal(l.code.name, l.code.filename + 8);
-		assert_int_equal(l.code.linetable,
-				 l.code.filename + 8 * (l.frames.code_names_words - 1));
-	}
-	assert_int_equal(python_layout__of_version(0x0308, &l), -ENOENT);
-	/* 3.13 and later: from the runtime's own debug offsets only. */
-	assert_int_equal(python_layout__of_version(0x030d, &l), -ENOENT);
-}
+#include "python_fixtures.h"
 
 /* --- memory images -------------------------------------------------------------------------- */
 
@@ -594,50 +412,6 @@ static void code_object_freed_before_its_read(void **state)
 	free(im);
 }
 
-/*
- * What a file is, read once per version of it: the same device, inode,
- * size and mtime are not read again; another mtime is.
- */
-static void files_read_once_per_version(void **state)
-{
-	char path[] = "/tmp/offcpu-test-python-files-XXXXXX";
-	struct symbol_limits limits;
-	struct python_files *files = python_files__new();
-	struct python_elf e;
-	struct timespec times[2];
-	struct stat st;
-	char buf[65536];
-	ssize_t n;
-	int in, fd;
-
-	(void)state;
-	limits__defaults(&limits);
-	assert_non_null(files);
-	/* An ELF file without _PyRuntime: this test's own executable. */
-	in = open("/proc/self/exe", O_RDONLY);
-	fd = mkstemp(path);
-	assert_true(in >= 0 && fd >= 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		assert_int_equal(write(fd, buf, (size_t)n), n);
-	close(in);
-	assert_int_equal(python_files__read(files, fd, &limits, &e), -ENOENT);
-	assert_int_equal(fstat(fd, &st), 0);
-	/* Not an ELF file any more, its size and times as they were: the same file to the cache. */
-	memset(buf, 'x', sizeof(buf));
-	assert_int_equal(pwrite(fd, buf, 64, 0), 64);
-	times[0] = st.st_atim;
-	times[1] = st.st_mtim;
-	assert_int_equal(futimens(fd, times), 0);
-	assert_int_equal(python_files__read(files, fd, &limits, &e), -ENOENT);
-	/* Modified: read again, and it is no ELF file. */
-	times[1].tv_sec -= 10;
-	assert_int_equal(futimens(fd, times), 0);
-	assert_int_not_equal(python_files__read(files, fd, &limits, &e), -ENOENT);
-	close(fd);
-	unlink(path);
-	python_files__free(files);
-}
-
 /* A record of a process never found running CPython: its frames unnamed, counted. */
 static void frames_of_an_unknown_process_are_counted(void **state)
 {
@@ -664,103 +438,13 @@ static void frames_of_an_unknown_process_are_counted(void **state)
 	strpool__free(strings);
 }
 
-/* --- merging ---------------------------------------------------------------------------------- */
-
-static struct frame native(const char *sym)
-{
-	return (struct frame){ .sym = sym, .module = "/usr/bin/python3.11" };
-}
-
-static struct frame python(const char *sym)
-{
-	return (struct frame){ .sym = sym, .kind = PYTHON_FRAME_KIND, .file = "app.py" };
-}
-
-static void assert_names(const struct frame *f, size_t n, const char *const *want, size_t nr)
-{
-	size_t i;
-
-	assert_int_equal(n, nr);
-	for (i = 0; i < n; i++)
-		assert_string_equal(f[i].sym, want[i]);
-}
-
-/*
- * Two evaluator calls (3.11: the inner one runs inner and middle, the
- * outer one outer and <module>): each replaced by its group, in order.
- */
-static void merge_replaces_each_evaluator_frame_by_its_python_frames(void **state)
-{
-	const struct frame stack[] = {
-		native("clock_nanosleep"),    native("time_sleep"),
-		native(PYTHON_EVAL_FUNCTION), native("_PyFunction_Vectorcall"),
-		native(PYTHON_EVAL_FUNCTION), native("PyEval_EvalCode"),
-		native("Py_BytesMain"),
-	};
-	const struct frame py[] = { python("inner"), python("middle"), python("outer"),
-				    python("<module>") };
-	static const char *const want[] = {
-		"clock_nanosleep",	  "time_sleep", "inner",    "middle",
-		"_PyFunction_Vectorcall", "outer",	"<module>", "PyEval_EvalCode",
-		"Py_BytesMain",
-	};
-	static const char *const cut[] = { "clock_nanosleep", "time_sleep", "inner",
-					   "middle",	      "outer",	    "<module>" };
-	static const char *const none[] = { "inner", "middle", "outer", "<module>" };
-	struct frame out[16];
-	size_t n;
-
-	(void)state;
-	/* Frame 1 (middle) ends the inner call; frame 3 the outer one. */
-	n = python_merge(stack, 7, py, 4, (1 << 1) | (1 << 3), out, 16);
-	assert_names(out, n, want, 9);
-	assert_string_equal(out[2].kind, PYTHON_FRAME_KIND);
-	assert_null(out[4].kind);
-	/* A native stack cut short before the outer call: its group at the root end. */
-	n = python_merge(stack, 3, py, 4, (1 << 1) | (1 << 3), out, 16);
-	assert_names(out, n, cut, 6);
-	/* No native stack at all: the Python frames alone. */
-	n = python_merge(NULL, 0, py, 4, 1 << 3, out, 16);
-	assert_names(out, n, none, 4);
-	/* Bounded by the room given. */
-	assert_int_equal(python_merge(stack, 7, py, 4, (1 << 1) | (1 << 3), out, 5), 5);
-	/* More evaluator frames than groups: the rest stay as they are. */
-	n = python_merge(stack, 7, py, 4, 0, out, 16);
-	assert_int_equal(n, 10);
-	assert_string_equal(out[5].sym, "<module>");
-	assert_string_equal(out[7].sym, PYTHON_EVAL_FUNCTION);
-}
-
-/* 3.9 and 3.10: a C call per Python frame. */
-static void merge_one_frame_per_call(void **state)
-{
-	const struct frame stack[] = {
-		native("select"),	  native(PYTHON_EVAL_FUNCTION),
-		native("_PyEval_Vector"), native(PYTHON_EVAL_FUNCTION),
-		native("main"),
-	};
-	const struct frame py[] = { python("inner"), python("middle") };
-	static const char *const want[] = { "select", "inner", "_PyEval_Vector", "middle", "main" };
-	struct frame out[8];
-
-	(void)state;
-	assert_names(out, python_merge(stack, 5, py, 2, 3, out, 8), want, 5);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(line_tables_as_cpython_reads_them),
-		cmocka_unit_test(line_tables_cut_short_say_no_line),
-		cmocka_unit_test(debug_offsets_of_3_13),
-		cmocka_unit_test(layouts_of_each_version),
 		cmocka_unit_test(code_objects_in_each_layout),
 		cmocka_unit_test(code_object_freed_and_reused),
 		cmocka_unit_test(code_object_freed_before_its_read),
-		cmocka_unit_test(files_read_once_per_version),
 		cmocka_unit_test(frames_of_an_unknown_process_are_counted),
-		cmocka_unit_test(merge_replaces_each_evaluator_frame_by_its_python_frames),
-		cmocka_unit_test(merge_one_frame_per_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

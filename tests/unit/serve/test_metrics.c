@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* offcpu serve's /metrics text and its label bounds; --listen addresses. */
-#include <errno.h>
+/* offcpu serve's /metrics text, its label bounds and the time since it began. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +10,10 @@
 #include <cmocka.h>
 
 #include "lib/strpool.h"
-#include "serve/listen.h"
+#include "profile/profile.h"
 #include "serve/metrics.h"
+
+#include "../window_fixtures.h"
 
 static char *render_sampling(const struct metrics *m, bool sampling)
 {
@@ -260,48 +261,34 @@ static void strings_held_survive_a_sweep(void **state)
 	free(text);
 }
 
-static void listen_addresses(void **state)
+/* serve: the counters have only the time since they began. */
+static void metrics_count_since_they_began(void **state)
 {
-	struct listen_addr a;
+	static const uint64_t counters[OFFCPU_CNT_MAX];
+	struct metrics_now now = { .counters = counters };
+	struct metrics *m;
+	struct profile *p;
+	char *text = NULL;
+	size_t size = 0;
+	struct wait w;
+	FILE *out;
 
 	(void)state;
-	assert_int_equal(listen_addr__parse("127.0.0.1:9465", &a), 0);
-	assert_true(a.loopback);
-	assert_int_equal(listen_addr__parse("127.1.2.3:1", &a), 0);
-	assert_true(a.loopback);
-	assert_int_equal(listen_addr__parse("[::1]:9465", &a), 0);
-	assert_true(a.loopback);
-	assert_int_equal(listen_addr__parse("0.0.0.0:80", &a), 0);
-	assert_false(a.loopback);
-	assert_int_equal(listen_addr__parse(":9465", &a), 0);
-	assert_false(a.loopback);
-	assert_int_equal(listen_addr__parse("[::]:9465", &a), 0);
-	assert_false(a.loopback);
-	assert_int_equal(listen_addr__parse("10.1.2.3:65535", &a), 0);
-	assert_false(a.loopback);
-	assert_int_equal(listen_addr__parse(LISTEN_DEFAULT, &a), 0);
-	assert_true(a.loopback);
-}
-
-static void listen_addresses_rejected(void **state)
-{
-	static const char *const bad[] = { "",
-					   "127.0.0.1",
-					   "127.0.0.1:",
-					   "127.0.0.1:0",
-					   "127.0.0.1:65536",
-					   "localhost:80",
-					   "::1:80",
-					   "[::1]",
-					   "[::1:80",
-					   "1.2.3:80",
-					   "127.0.0.1:8x" };
-	struct listen_addr a;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(listen_addr__parse(bad[i], &a), -EINVAL);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(metrics__new(&m), 0);
+	metrics__count_since(m, START);
+	/* Asleep 4 s, serve started 2 s into it. */
+	w = ended_wait(p, 1, START + 2 * S, 4 * S, 0);
+	assert_int_equal(metrics__add(m, &w), 0);
+	out = open_memstream(&text, &size);
+	assert_non_null(out);
+	metrics__write(out, m, &now);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(text, "offcpu_off_cpu_seconds_total{state=\"interruptible\","
+				     "wait=\"pipe\",comm=\"app\",cgroup=\"\"} 2.000000000\n"));
+	free(text);
+	metrics__free(m);
+	profile__free(p);
 }
 
 int main(void)
@@ -315,8 +302,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(comm_values_bounded, fixture_new, fixture_free),
 		cmocka_unit_test_setup_teardown(strings_held_survive_a_sweep, fixture_new,
 						fixture_free),
-		cmocka_unit_test(listen_addresses),
-		cmocka_unit_test(listen_addresses_rejected),
+		cmocka_unit_test(metrics_count_since_they_began),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

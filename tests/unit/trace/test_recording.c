@@ -2,6 +2,8 @@
 /*
  * A json recording read back: the same profile, the same pprof as tracing
  * wrote, hostile names as they were; bad recordings and failed reads refused.
+ * A window's waits weigh their part inside it, to the nanosecond read back;
+ * recordings older than the window are read whole, forged weights refused.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 #include "trace/recording.h"
 
 #include "../profile_fixtures.h"
+#include "../window_fixtures.h"
 
 /* json -> report -> json gives the same waits and counters. */
 static void recording_round_trip(void **state)
@@ -337,6 +340,130 @@ static void hostile_names_read_back_the_same(void **state)
 	profile__free(back);
 	profile__free(live);
 }
+
+static char *json_of(const struct profile *p)
+{
+	struct output_opts opts = { 0 };
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	assert_non_null(out);
+	assert_int_equal(output_json__write(out, p, &opts), 0);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
+static int read_json(const char *text, struct profile *p)
+{
+	struct id_list none = { 0 };
+	struct recording_filter all = { .pids = &none,
+					.tids = &none,
+					.max_duration_ns = UINT64_MAX };
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	int err;
+
+	assert_non_null(in);
+	err = recording__read(in, "window", &all, p);
+	fclose(in);
+	return err;
+}
+
+/*
+ * json: duration_ns whole, weight_ns of the window, the window's start in
+ * the stats record; read back, the same sums to the nanosecond (an odd
+ * share of an odd sampled weight too), and the same json in the same order.
+ */
+static void json_and_its_report_count_the_window(void **state)
+{
+	struct profile *p, *back;
+	struct wait w;
+	char *text, *again;
+
+	(void)state;
+	assert_int_equal(profile__new(true, &p), 0);
+	p->window_start_ns = START;
+	p->duration_ns = 3 * S;
+	w = ended_wait(p, 2, START + S, S / 2, 0);
+	assert_int_equal(profile__add(p, &w), 0);
+	w = ended_wait(p, 1, START + 3 * S, 4 * S, 0);
+	w.open = OFFCPU_WAIT_OPEN_BEFORE | OFFCPU_WAIT_OPEN_AFTER;
+	assert_int_equal(profile__add(p, &w), 0);
+	/* 7 s + 3 ns, 2 s + 1 ns of it inside, sampled 1 in 3: 6 s + 3 ns, not divisible. */
+	w = ended_wait(p, 3, START + 2 * S + 1, 7 * S + 3, 3 * (7 * S + 3));
+	w.open = OFFCPU_WAIT_OPEN_BEFORE;
+	w.runq_ns = 7;
+	assert_int_equal(profile__add(p, &w), 0);
+	w = ended_wait(p, 2, START + 2 * S, S / 4, 0);
+	assert_int_equal(profile__add(p, &w), 0);
+	w = ended_wait(p, 4, START, S, 0);
+	assert_int_equal(profile__add(p, &w), 0);
+	text = json_of(p);
+	assert_non_null(strstr(text, "\"duration_ns\":1000000000,\"weight_ns\":0,"));
+	assert_non_null(strstr(text, "\"duration_ns\":4000000000,\"weight_ns\":3000000000,"));
+	assert_non_null(strstr(text, "\"duration_ns\":7000000003,\"weight_ns\":6000000003,"));
+	assert_non_null(strstr(text, ",\"recording_start_ts_ns\":1000000000000}"));
+
+	assert_int_equal(profile__new(true, &back), 0);
+	assert_int_equal(read_json(text, back), 0);
+	assert_int_equal(back->window_start_ns, START);
+	assert_int_equal(back->total_ns, p->total_ns);
+	assert_int_equal(back->total_count, p->total_count);
+	assert_int_equal(back->total_runq_ns, p->total_runq_ns);
+	assert_int_equal(back->estimated.ns, p->estimated.ns);
+	assert_true(back->estimated.variance == p->estimated.variance);
+	again = json_of(back);
+	assert_string_equal(again, text);
+	free(again);
+	free(text);
+	profile__free(back);
+	profile__free(p);
+}
+
+/*
+ * Recordings older than the window: read as they were (whole waits). A
+ * weight_ns below what the window leaves of the wait is refused.
+ */
+static void older_and_forged_recordings(void **state)
+{
+	static const char older[] =
+	    "{\"type\":\"offcpu\",\"ts_ns\":5000,\"pid\":1,\"tid\":1,\"comm\":\"a\","
+	    "\"state\":\"interruptible\",\"wait\":\"pipe\",\"duration_ns\":4000,"
+	    "\"weight_ns\":4000,\"cpu\":0,\"open\":\"both\"}\n"
+	    "{\"type\":\"stats\"}\n";
+	static const char below_window[] =
+	    "{\"type\":\"offcpu\",\"ts_ns\":5000,\"pid\":1,\"tid\":1,\"comm\":\"a\","
+	    "\"state\":\"interruptible\",\"wait\":\"pipe\",\"duration_ns\":4000,"
+	    "\"weight_ns\":2000,\"cpu\":0,\"open\":\"both\"}\n"
+	    "{\"type\":\"stats\",\"recording_start_ts_ns\":2000}\n";
+	static const char clipped_without_window[] =
+	    "{\"type\":\"offcpu\",\"ts_ns\":5000,\"pid\":1,\"tid\":1,\"comm\":\"a\","
+	    "\"state\":\"interruptible\",\"wait\":\"pipe\",\"duration_ns\":4000,"
+	    "\"weight_ns\":3000,\"cpu\":0,\"open\":\"both\"}\n"
+	    "{\"type\":\"stats\"}\n";
+	static const char clipped_not_before[] =
+	    "{\"type\":\"offcpu\",\"ts_ns\":5000,\"pid\":1,\"tid\":1,\"comm\":\"a\","
+	    "\"state\":\"interruptible\",\"wait\":\"pipe\",\"duration_ns\":4000,"
+	    "\"weight_ns\":3000,\"cpu\":0}\n"
+	    "{\"type\":\"stats\",\"recording_start_ts_ns\":2000}\n";
+	struct profile *p;
+
+	(void)state;
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(read_json(older, p), 0);
+	assert_int_equal(p->total_ns, 4000);
+	profile__free(p);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(read_json(below_window, p), -EINVAL);
+	profile__free(p);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(read_json(clipped_without_window, p), -EINVAL);
+	profile__free(p);
+	assert_int_equal(profile__new(false, &p), 0);
+	assert_int_equal(read_json(clipped_not_before, p), -EINVAL);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +473,8 @@ int main(void)
 		cmocka_unit_test(recording_read_errors),
 		cmocka_unit_test(pprof_of_recording_is_the_live_one),
 		cmocka_unit_test(hostile_names_read_back_the_same),
+		cmocka_unit_test(json_and_its_report_count_the_window),
+		cmocka_unit_test(older_and_forged_recordings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
