@@ -4,7 +4,8 @@
  * read() on a pipe from a function called by main (or by a thread's
  * function), says on stdout when it blocked and when it woke
  * (CLOCK_MONOTONIC, offcpu's clock), and is woken by a writer after
- * WAKE_MS, or never (0: killed by the test).
+ * WAKE_MS, never (0: killed by the test), or when the test sends SIGUSR1
+ * (-1: once the tracer it starts has attached, however long that took).
  *
  *   open_waits read WAKE_MS        main blocks in read(), then sleeps a minute
  *   open_waits thread WAKE_MS      a thread "ow_reader" blocks, main spins
@@ -12,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +33,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static sigset_t usr1;
+
 static void *writer(void *arg)
 {
 	struct timespec ts = { wake_ms / 1000, (wake_ms % 1000) * 1000000L };
+	int sig;
 
 	(void)arg;
-	nanosleep(&ts, NULL);
+	if (wake_ms < 0)
+		sigwait(&usr1, &sig);
+	else
+		nanosleep(&ts, NULL);
 	if (write(fds[1], "x", 1) != 1)
 		exit(1);
 	return NULL;
@@ -70,7 +78,11 @@ int main(int argc, char **argv)
 	if (argc != 3 || pipe(fds))
 		return 2;
 	wake_ms = atol(argv[2]);
-	if (wake_ms > 0 && pthread_create(&w, NULL, writer, NULL))
+	/* Blocked in every thread, so that the writer's sigwait() is the one to take it. */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	if (wake_ms != 0 && pthread_create(&w, NULL, writer, NULL))
 		return 1;
 	if (!strcmp(argv[1], "read")) {
 		block_in_read();

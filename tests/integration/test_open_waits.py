@@ -10,6 +10,7 @@ line per check and ends with "N passed, N failed".
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -95,26 +96,22 @@ def test_hung_read_open_at_both_ends():
 
 def test_wait_begun_before_ends_whole():
     # Blocked 1 s before the recording, woken during it: one whole wait,
-    # marked begun before, as long as the thread's own clock says.
-    for attempt in range(3):
-        wl = Workload("read", 3000)
-        out = os.path.join(t.TMP, "before-%d.json" % attempt)
-        try:
-            time.sleep(1)
-            tracer = t.start_tracer(["-d", "4s", "-p", str(wl.p.pid), "-f", "json", "-o", out])
-            attached = time.monotonic_ns()
-            wl.read_line()
-            _, err = tracer.communicate(timeout=60)
-            assert tracer.returncode == 0, err
-        finally:
-            wl.kill()
-        tid = wl.p.pid
-        # A loaded machine may take the 2 s to start tracing: then again.
-        if attached < wl.woke[tid]:
-            break
-        print("    offcpu started after the wake-up; again")
-    else:
-        raise AssertionError("offcpu never started within 2 s")
+    # marked begun before, as long as the thread's own clock says. Woken
+    # once offcpu has attached, however long a loaded machine took to start it.
+    wl = Workload("read", -1)
+    out = os.path.join(t.TMP, "before.json")
+    try:
+        time.sleep(1)
+        tracer = t.start_tracer(["-d", "4s", "-p", str(wl.p.pid), "-f", "json", "-o", out])
+        attached = time.monotonic_ns()
+        wl.p.send_signal(signal.SIGUSR1)
+        wl.read_line()
+        _, err = tracer.communicate(timeout=60)
+        assert tracer.returncode == 0, err
+    finally:
+        wl.kill()
+    tid = wl.p.pid
+    assert attached < wl.woke[tid], (attached, wl.woke[tid])
     waits, stats = t.read_json_lines(out)
     # Then it sleeps: that wait is open at the stop.
     mine = [w for w in waits_of(waits, tid) if w["wait"] != "sleep"]
