@@ -30,7 +30,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(OUTPU
 # src/ is one folder per stage of the pipeline (docs/design.md, "Source layout");
 # everything but main.c also goes into the unit tests. Objects mirror it
 # under $(OUTPUT)/obj.
-STAGES := lib profile proc symbols python unwind classify trace output serve cli
+STAGES := lib profile proc symbols python objects unwind classify trace output serve cli
 LIB_SRCS := $(filter-out src/cli/main.c,$(foreach s,$(STAGES),$(wildcard src/$(s)/*.c)))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 # tests/unit/ mirrors src/: tests/unit/STAGE/test_NAME.c.
@@ -55,6 +55,8 @@ WORKLOADS += $(OUTPUT)/tests/wake_workload $(OUTPUT)/tests/waker_nofp
 WORKLOADS += $(OUTPUT)/tests/open_race
 # Threads of known CPU time (tests/integration/test_oncpu.py).
 WORKLOADS += $(OUTPUT)/tests/oncpu_workload
+# Threads waiting on locks of every kind, held by threads of known names (test_objects.py).
+WORKLOADS += $(OUTPUT)/tests/lock_workload
 # PostgreSQL's own names of its wait events (tests/integration/test_postgres_events.py).
 WORKLOADS += $(OUTPUT)/tests/pg_names.so
 # test_offcpu.py's: LD_PRELOAD libraries that fail offcpu's calls or refuse O_TMPFILE, a
@@ -264,6 +266,11 @@ $(OUTPUT)/tests/latemain: tests/integration/latemain.c | $(OUTPUT)/tests
 	$(Q)$(CC) -O1 -Wall -Werror $< -o $@ -ldl
 
 # C++ with templates, for demangling.
+# Frame pointers, so fp mode's stacks reach the libc lock functions that tell a lock's kind.
+$(OUTPUT)/tests/lock_workload: tests/integration/objects/lock_workload.cpp | $(OUTPUT)/tests
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -std=c++17 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) -std=c++17 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline $< -o $@

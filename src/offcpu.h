@@ -94,11 +94,11 @@ enum offcpu_counter {
 	/* The open-wait iterator at the start. */
 	OFFCPU_CNT_OPEN_AT_START, /* off CPU when tracing began, dated (also in waits_started) */
 	/* The on-CPU sampler (-F). */
-	OFFCPU_CNT_ONCPU_SAMPLES,     /* samples written into the ring buffer */
-	OFFCPU_CNT_ONCPU_IDLE,	      /* samples of an idle CPU: counted, not sent */
-	OFFCPU_CNT_ONCPU_FILTERED,    /* samples of threads the filters leave out */
-	OFFCPU_CNT_ONCPU_DROPPED,     /* ring buffer had no room: dropped */
-	OFFCPU_CNT_ONCPU_DROPPED_NS,  /* the CPU time they stood for */
+	OFFCPU_CNT_ONCPU_SAMPLES,    /* samples written into the ring buffer */
+	OFFCPU_CNT_ONCPU_IDLE,	     /* samples of an idle CPU: counted, not sent */
+	OFFCPU_CNT_ONCPU_FILTERED,   /* samples of threads the filters leave out */
+	OFFCPU_CNT_ONCPU_DROPPED,    /* ring buffer had no room: dropped */
+	OFFCPU_CNT_ONCPU_DROPPED_NS, /* the CPU time they stood for */
 	OFFCPU_CNT_ONCPU_STACK_FAIL, /* samples sent without a stack that could not be taken */
 	OFFCPU_CNT_BPF_MAX,
 	/* User space. The tracer: its start, the ring buffer and the open waits at the stop. */
@@ -111,6 +111,8 @@ enum offcpu_counter {
 	OFFCPU_CNT_OPEN_STACKS_RACED, /* open waits whose thread ran while their stacks were read */
 	/* The collector: records into waits, and the processes and threads it holds. */
 	OFFCPU_CNT_KERNEL_LEAF_MISSED, /* kernel stack without its __sched frames (LEAF_MISSED) */
+	/* What a wait waited on: a read its name or holder needed failed (src/objects/). */
+	OFFCPU_CNT_OBJECT_FAILURES,
 	OFFCPU_CNT_WAKER_STACK_UNMATCHED, /* Waker stacks whose wait never came */
 	OFFCPU_CNT_PROCESSES_REAPED,	  /* freed by a look, their exit record lost */
 	/* What exited threads left for a next record that never came, freed by a look. */
@@ -221,6 +223,29 @@ enum offcpu_waker {
 };
 
 /*
+ * What a wait's system call waited on (struct offcpu_wait_record::object),
+ * taken at its switch-out into a sleep: the call, its first three
+ * arguments from the saved user registers (rdi, rsi, rdx), and the user
+ * memory around the address they name: for a futex, the bytes from
+ * OFFCPU_OBJECT_BEFORE before the futex word, where glibc keeps the lock's
+ * owner; for a sleep, the requested timespec. The window ends at the
+ * address's page: window_len may be short of what was asked, and is 0 when
+ * nothing could be read. User space names the object (src/objects/).
+ */
+#define OFFCPU_OBJECT_WINDOW 48
+#define OFFCPU_OBJECT_BEFORE 16
+
+struct offcpu_object {
+	__u8 taken;	   /* 0: not in a call that names an object; the rest is 0 */
+	__u8 restarted;	   /* a timed futex wait back as restart_syscall, after a signal */
+	__u16 window_len;  /* bytes read at window_addr */
+	__u32 syscall;	   /* x86_64 number: futex for a restarted futex wait */
+	__u64 args[3];	   /* rdi, rsi, rdx at the call */
+	__u64 window_addr; /* user address of window[0] */
+	__u8 window[OFFCPU_OBJECT_WINDOW];
+};
+
+/*
  * One completed wait. ips[] holds kernel_frames kernel addresses followed by
  * user_frames user addresses, leaf first; only the used part is sent.
  */
@@ -257,6 +282,7 @@ struct offcpu_wait_record {
 	__u8 waker_stack; /* an OFFCPU_RECORD_WAKER with the waker's stacks came before it */
 	__u8 reserved15;
 	__u32 waker_cpu; /* the CPU sched_waking ran on */
+	struct offcpu_object object;
 	__u64 ips[2 * OFFCPU_MAX_STACK_DEPTH];
 };
 

@@ -86,6 +86,16 @@ struct wait_start {
 };
 
 /*
+ * A slot as the map holds it: the object apart from the start that
+ * switch_in() copies onto its stack, where 88 bytes more went past the
+ * 512 bytes a program may use with its callees.
+ */
+struct inflight_slot {
+	struct wait_start start;
+	struct offcpu_object object; /* of the wait in flight, from its switch-out */
+};
+
+/*
  * The in-flight table: a slot in each selected thread's task local storage,
  * found from the task itself on any CPU. Measured here with bpf_stats, a
  * task storage get adds 20 ns to a program, a hash lookup alone 38 ns (and
@@ -96,8 +106,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct wait_start);
+	__type(value, struct inflight_slot);
 } inflight SEC(".maps");
+
+/* Every slot the map hands out is a struct inflight_slot. */
+static __always_inline struct offcpu_object *slot_object(struct wait_start *slot)
+{
+	return &((struct inflight_slot *)slot)->object;
+}
 
 __u64 slots_in_use;
 
@@ -379,6 +395,7 @@ static __always_inline __u64 now_ns(__u64 *now)
 }
 
 #include "bpf/wakeups.bpf.h"
+#include "bpf/objects.bpf.h"
 
 /* When tracing began (tracer.c): at the stop, a thread dated from before it is open at both ends. */
 __u64 recording_start_ns;
@@ -581,6 +598,7 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	slot->preempt = preempt;
 	slot->flags = 0;
 	wakeup_start(slot, prev, preempt, prev_state);
+	object_take_at_switch_out(prev, prev_state, preempt, slot_object(slot));
 	count(c, OFFCPU_CNT_WAITS_STARTED, IN_SWITCH);
 	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev)) {
 		take_switch_out_stack(ctx, prev);
@@ -662,7 +680,8 @@ static __always_inline void take_kernel_stack(struct offcpu_counters *c,
 /* The wait and its kernel stack, taken now: next has not run since it blocked. */
 static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu_wait_record *r,
 					struct task_struct *next, __u32 tid,
-					const struct wait_start *start, __u64 now)
+					const struct wait_start *start,
+					const struct offcpu_object *object, __u64 now)
 {
 	r->type = OFFCPU_RECORD_WAIT;
 	r->pid = next->tgid;
@@ -679,6 +698,7 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->user_frames = 0;
 	r->stack_depth = stack_depth;
 	r->read_mask = 0;
+	r->object = *object;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
 	/*
 	 * The cgroup it blocked in, read only for the waits that
@@ -696,7 +716,8 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
  * switch-out if it has one.
  */
 static __always_inline void emit_wait(struct offcpu_counters *c, struct task_struct *next,
-				      __u32 tid, const struct wait_start *start, __u64 now)
+				      __u32 tid, const struct wait_start *start,
+				      const struct offcpu_object *object, __u64 now)
 {
 	bool user = want_user_stack && !(next->flags & PF_KTHREAD);
 	struct pending_wait *p = NULL;
@@ -730,7 +751,7 @@ static __always_inline void emit_wait(struct offcpu_counters *c, struct task_str
 	r = p ? &p->record : bpf_map_lookup_elem(&scratch, &zero);
 	if (!r)
 		return;
-	fill_record(c, r, next, tid, start, now);
+	fill_record(c, r, next, tid, start, object, now);
 	fill_wakeup(c, r, next, start);
 	if (p) {
 		park(c, p);
@@ -779,7 +800,7 @@ static __always_inline void switch_in(struct offcpu_counters *c, struct task_str
 
 	if (!wait_kept(c, slot, tid, start.start_ts_ns, duration_ns, IN_SWITCH))
 		return;
-	emit_wait(c, next, tid, &start, now);
+	emit_wait(c, next, tid, &start, slot_object(slot), now);
 }
 
 SEC("tp_btf/sched_switch")

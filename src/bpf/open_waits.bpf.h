@@ -167,6 +167,8 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	slot->prev_state = state;
 	slot->preempt = preempt;
 	slot->flags = OFFCPU_WAIT_OPEN_BEFORE;
+	/* Not seen blocking: what it waits on is not read here. */
+	slot_object(slot)->taken = 0;
 	/* Made ahead by offcpu_make_slots, it is started here, not at a switch-out. */
 	slot->made_ahead = 0;
 	if (__sync_val_compare_and_swap(&slot->start_ts_ns, 0, start))
@@ -352,7 +354,7 @@ static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 	struct run_mark mark;
 	__u32 state, flags, zero = 0;
 	__u64 total;
-	bool preempt, stacks = true;
+	bool preempt, stacks = true, from_slot;
 	__u32 py_frames = 0;
 	__u64 py_first;
 
@@ -370,6 +372,7 @@ static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 	 */
 	if (slot)
 		start = *(volatile __u64 *)&slot->start_ts_ns;
+	from_slot = start != 0;
 	if (start) {
 		state = slot->prev_state;
 		preempt = slot->preempt;
@@ -407,6 +410,10 @@ static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 	r = (void *)b->bytes;
 	/* The buffer is reused: fill_times_only() zeroes what an open wait does not know. */
 	fill_times_only(r, t, task_cpu_of(t), end, end - start, state_of(state, preempt), flags);
+	/* A wait begun at a traced switch-out has what it waits on from there: what is stuck on
+	 * what. */
+	if (slot && from_slot)
+		r->object = *slot_object(slot);
 	total = OFFCPU_WAIT_HEADER_SIZE;
 	/* Judged as tracer.c judges the record: a wait it drops goes without stacks. */
 	if (stacks && !(offcpu_filter__judge(&duration_filter, r->duration_ns, r->tid, start, flags) &
@@ -423,6 +430,8 @@ static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 			if (py_first)
 				py_frames = python_open_frames(t, py, r, py_first);
 			take_open_reads(t, r);
+			if (!r->object.taken)
+				take_open_object(t, r);
 		}
 		/*
 		 * It ran while its stacks were read: they may be of its run,
@@ -439,6 +448,9 @@ static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 			total = OFFCPU_WAIT_HEADER_SIZE;
 			py_frames = 0;
 			r->read_mask = 0;
+			/* Read now, it may be of its run; one from its switch-out stands. */
+			if (!from_slot)
+				r->object.taken = 0;
 		}
 	}
 	if (total > sizeof(b->bytes))

@@ -72,6 +72,9 @@ static __always_inline __u64 scheduler_get_flags(void)
 	return alloc_in_scheduler ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0;
 }
 
+/* What each wait waited on (objects.bpf.h); off only for bench/run (OFFCPU_TEST_NO_OBJECTS). */
+const volatile bool want_objects = true;
+
 /* --wakers: the waker's stacks at wakeups of waits already past -m. */
 const volatile bool want_waker_stacks;
 

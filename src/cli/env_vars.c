@@ -76,6 +76,7 @@ int env_vars__read(struct env_vars *ev)
 	err = err ?: read_flag("OFFCPU_TEST_NO_KERNEL_LEAF", &ev->no_kernel_leaf);
 	err = err ?: read_flag("OFFCPU_TEST_SLOTS_AHEAD", &ev->slots_ahead);
 	err = err ?: read_flag("OFFCPU_TEST_NO_PYTHON", &ev->no_python);
+	err = err ?: read_flag("OFFCPU_TEST_NO_OBJECTS", &ev->no_objects);
 	ev->memstats_interval_ns = memstats_s * 1000000000;
 	ev->rotate_stacks = (size_t)rotate;
 	ev->record_delay_us = (uint32_t)delay_us;

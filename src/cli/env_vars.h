@@ -29,6 +29,7 @@ struct env_vars {
 	bool no_kernel_leaf;	       /* NO_KERNEL_LEAF */
 	bool slots_ahead;	       /* SLOTS_AHEAD */
 	bool no_python;		       /* NO_PYTHON */
+	bool no_objects;	       /* NO_OBJECTS */
 };
 
 /*

@@ -293,10 +293,10 @@ void options__usage(FILE *out, enum options_mode mode)
 	option_help(
 	    out, mode, FOR_WRITERS,
 	    "      --group-by KEY          the text report's table by tid (default), pid,\n"
-	    "                              comm, title, state, wait, waker or a label a\n"
-	    "                              rule pack reads (pg.wait_event,\n"
+	    "                              comm, title, state, wait, waker, object or a\n"
+	    "                              label a rule pack reads (pg.wait_event,\n"
 	    "                              pg.backend_type); with dot, pid makes processes\n"
-	    "                              the nodes\n");
+	    "                              the nodes; object, a frame in folded and svg\n");
 	option_help(out, mode, FOR_WRITERS,
 		    "      --lines                 file:line of user frames in the text report\n");
 	option_help(

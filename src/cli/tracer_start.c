@@ -25,6 +25,7 @@ void tracer_start__opts(const struct options *o, struct tracer_opts *to)
 	to->nr_comms = o->nr_comms;
 	to->btf_path = o->env.btf_path;
 	to->no_kernel_leaf = o->env.no_kernel_leaf;
+	to->no_objects = o->env.no_objects;
 	to->slots_ahead = o->env.slots_ahead;
 	to->measure_clock = o->measure_clock;
 	to->freq = o->freq;

@@ -126,7 +126,7 @@ static int render_waker(const struct profile_entry *e, struct line_buffer *b)
  * neither a still-waiting frame nor a waker.
  */
 static int render(const struct profile_entry *e, bool sample, bool with_lines, bool for_text,
-		  struct line_buffer *b)
+		  bool objects, struct line_buffer *b)
 {
 	char name[600];
 	int err;
@@ -156,6 +156,16 @@ static int render(const struct profile_entry *e, bool sample, bool with_lines, b
 			 e->key.labels->items[i].value);
 		name[0] = '[';
 		frame_names__folded(label, name + 1, sizeof(name) - 2);
+		strcat(name, "]");
+		err = append(b, name, true);
+	}
+	/* --group-by object: "[mutex orders_lock]", under the labels. */
+	if (objects && e->key.object && !err) {
+		char object[500];
+
+		output__object_name(e->key.object, object, sizeof(object));
+		name[0] = '[';
+		frame_names__folded(object, name + 1, sizeof(name) - 2);
 		strcat(name, "]");
 		err = append(b, name, true);
 	}
@@ -224,7 +234,7 @@ static int compare_by_text(const void *a, const void *b)
  * weighs it; index finds a line by its text.
  */
 static int add_lines(struct profile_entry **entries, size_t nr, bool samples, bool with_lines,
-		     bool for_text, enum output_time time, struct hash_table *index,
+		     bool for_text, bool objects, enum output_time time, struct hash_table *index,
 		     struct folded_lines *lines)
 {
 	struct line_buffer b = { 0 };
@@ -237,7 +247,7 @@ static int add_lines(struct profile_entry **entries, size_t nr, bool samples, bo
 
 		if (!ns && time != OUTPUT_TIME_OFF_CPU)
 			continue;
-		err = render(entries[i], samples, with_lines, for_text, &b);
+		err = render(entries[i], samples, with_lines, for_text, objects, &b);
 		if (err)
 			break;
 		line = hash_table__find(index, b.text);
@@ -266,8 +276,8 @@ enum folded_sources {
 	FOLDED_SAMPLES = 2,
 };
 
-static int build(const struct profile *p, bool by_total, bool with_lines, enum output_time time,
-		 unsigned int sources, struct folded_lines *out)
+static int build(const struct profile *p, bool by_total, bool with_lines, bool objects,
+		 enum output_time time, unsigned int sources, struct folded_lines *out)
 {
 	struct hash_table *index =
 	    hash_table__new(hash_table__hash_string, hash_table__equal_string);
@@ -288,10 +298,11 @@ static int build(const struct profile *p, bool by_total, bool with_lines, enum o
 			err = -ENOMEM;
 	}
 	if (!err)
-		err = add_lines(entries, nr, false, with_lines, by_total, time, index, &lines);
+		err = add_lines(entries, nr, false, with_lines, by_total, objects, time, index,
+				&lines);
 	if (!err)
-		err =
-		    add_lines(samples, nr_samples, true, with_lines, by_total, time, index, &lines);
+		err = add_lines(samples, nr_samples, true, with_lines, by_total, false, time, index,
+				&lines);
 	free(entries);
 	free(samples);
 	hash_table__free(index);
@@ -308,19 +319,19 @@ static int build(const struct profile *p, bool by_total, bool with_lines, enum o
 int folded_lines__build(const struct profile *p, bool by_total, bool with_lines,
 			struct folded_lines *out)
 {
-	return build(p, by_total, with_lines, OUTPUT_TIME_OFF_CPU, FOLDED_WAITS, out);
+	return build(p, by_total, with_lines, false, OUTPUT_TIME_OFF_CPU, FOLDED_WAITS, out);
 }
 
 int folded_lines__build_samples(const struct profile *p, bool by_total, bool with_lines,
 				struct folded_lines *out)
 {
-	return build(p, by_total, with_lines, OUTPUT_TIME_OFF_CPU, FOLDED_SAMPLES, out);
+	return build(p, by_total, with_lines, false, OUTPUT_TIME_OFF_CPU, FOLDED_SAMPLES, out);
 }
 
-int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines,
+int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines, bool objects,
 			     enum output_time time, struct folded_lines *out)
 {
-	return build(p, by_total, with_lines, time,
+	return build(p, by_total, with_lines, objects, time,
 		     FOLDED_WAITS | (time == OUTPUT_TIME_OFF_CPU ? FOLDED_SAMPLES : 0), out);
 }
 

@@ -65,9 +65,10 @@ int folded_lines__build_samples(const struct profile *p, bool by_total, bool wit
  * (blocked and run-queue time are parts of a wait; a sample has neither);
  * a wait with the waker's stacks (--wakers) goes on with "--", then the
  * waker's kernel and user frames leaf first and its name: the off-wake
- * flame graph, the waker above the wakee.
+ * flame graph, the waker above the wakee. With objects, what each wait
+ * waited on is a "[kind name]" frame under its class and labels.
  */
-int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines,
+int folded_lines__build_time(const struct profile *p, bool by_total, bool with_lines, bool objects,
 			     enum output_time time, struct folded_lines *out);
 void folded_lines__free(struct folded_lines *lines);
 

@@ -30,9 +30,9 @@ static const struct output_format formats[] = {
 };
 
 static const char *const group_by_names[] = {
-	[GROUP_BY_TID] = "tid",	    [GROUP_BY_PID] = "pid",	[GROUP_BY_COMM] = "comm",
-	[GROUP_BY_TITLE] = "title", [GROUP_BY_STATE] = "state", [GROUP_BY_WAIT] = "wait",
-	[GROUP_BY_WAKER] = "waker",
+	[GROUP_BY_TID] = "tid",	    [GROUP_BY_PID] = "pid",	  [GROUP_BY_COMM] = "comm",
+	[GROUP_BY_TITLE] = "title", [GROUP_BY_STATE] = "state",	  [GROUP_BY_WAIT] = "wait",
+	[GROUP_BY_WAKER] = "waker", [GROUP_BY_OBJECT] = "object",
 };
 
 static const char *const time_names[] = {
@@ -593,4 +593,14 @@ void output_file__abort(struct output_file *f)
 	free(f->temp_path);
 	f->sink = NULL;
 	f->temp_path = NULL;
+}
+
+void output__object_name(const struct wait_object *o, char *buf, size_t size)
+{
+	size_t kind = strlen(o->kind);
+
+	if (!strncmp(o->name, o->kind, kind) && o->name[kind] == ' ')
+		snprintf(buf, size, "%s", o->name);
+	else
+		snprintf(buf, size, "%s %s", o->kind, o->name);
 }

@@ -21,8 +21,9 @@ enum report_group_by {
 	GROUP_BY_TITLE,
 	GROUP_BY_STATE,
 	GROUP_BY_WAIT,
-	GROUP_BY_WAKER, /* Who woke the waits */
-	GROUP_BY_LABEL, /* output_opts.group_label, a label name */
+	GROUP_BY_WAKER,	 /* Who woke the waits */
+	GROUP_BY_OBJECT, /* What they waited on: its kind and name */
+	GROUP_BY_LABEL,	 /* output_opts.group_label, a label name */
 };
 
 /*
@@ -99,6 +100,12 @@ struct output_format {
 
 /* "12.345 ms": three decimals in s, ms or us, as the text report and svg show time. */
 void output__format_duration(uint64_t ns, char *buf, size_t size);
+/*
+ * "kind name" of what a wait waited on ("mutex orders_lock"), the name
+ * alone where it says its kind ("timer 20 ms"); raw, as the formats that
+ * escape their own strings want it.
+ */
+void output__object_name(const struct wait_object *o, char *buf, size_t size);
 
 /*
  * "title", "comm", "pid", "tid", "state", "wait", "waker"; -EINVAL for

@@ -9,7 +9,8 @@ int output_folded__write(FILE *out, const struct profile *p, const struct output
 {
 	struct folded_lines lines;
 	size_t i;
-	int err = folded_lines__build_time(p, false, false, opts->time, &lines);
+	int err = folded_lines__build_time(p, false, false, opts->group_by == GROUP_BY_OBJECT,
+					   opts->time, &lines);
 
 	if (err)
 		return err;

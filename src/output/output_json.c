@@ -93,6 +93,31 @@ static void write_waker(struct json_writer *w, const struct wait *wait)
 	json_writer__end_object(w);
 }
 
+static void write_object(struct json_writer *w, const struct wait_object *o)
+{
+	char addr[24];
+
+	if (!o)
+		return;
+	json_writer__key(w, REC_OBJECT);
+	json_writer__begin_object(w);
+	json_writer__member_string(w, REC_KIND, o->kind);
+	json_writer__member_string(w, REC_NAME, o->name);
+	if (o->addr) {
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, o->addr);
+		json_writer__member_string(w, REC_ADDR, addr);
+	}
+	if (o->holder_tid) {
+		json_writer__key(w, REC_HOLDER);
+		json_writer__begin_object(w);
+		json_writer__member_u64(w, REC_PID, o->holder_pid);
+		json_writer__member_u64(w, REC_TID, o->holder_tid);
+		json_writer__member_string(w, REC_COMM, o->holder_comm ? o->holder_comm : "");
+		json_writer__end_object(w);
+	}
+	json_writer__end_object(w);
+}
+
 /* What a wait and a sample both have first: when, whose; the object is left open. */
 static void write_thread_of(struct json_writer *w, const char *type, const struct wait *wait)
 {
@@ -141,6 +166,7 @@ static void write_wait(struct json_writer *w, const struct wait *wait, uint64_t 
 	json_writer__member_u64(w, REC_CPU, wait->cpu);
 	if (profile__open_name(wait->open))
 		json_writer__member_string(w, REC_OPEN, profile__open_name(wait->open));
+	write_object(w, wait->object);
 	write_labels_and_stacks(w, wait);
 	write_waker(w, wait);
 	json_writer__end_object(w);

@@ -449,6 +449,18 @@ static int write_sample(struct pprof *pp, const struct profile_entry *e, const u
 	/* A rule pack's labels, by their own names (pg.wait_event...). */
 	for (uint32_t l = 0; w->labels && l < w->labels->nr; l++)
 		string_label(pp, w->labels->items[l].name, w->labels->items[l].value);
+	/* What it waited on, as the text report's "By object" names it, and who held it. */
+	if (w->object) {
+		char object[512];
+
+		output__object_name(w->object, object, sizeof(object));
+		string_label(pp, "wait.object", object);
+		if (w->object->holder_tid) {
+			string_label(pp, "wait.holder.name",
+				     w->object->holder_comm ? w->object->holder_comm : "");
+			number_label(pp, "wait.holder.tid", w->object->holder_tid);
+		}
+	}
 	/* Who woke it, as the text report's --group-by waker names it. */
 	if (w->waker.context == OFFCPU_WAKER_TASK) {
 		string_label(pp, "waker.name", w->waker.comm ? w->waker.comm : "");

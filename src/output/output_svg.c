@@ -113,6 +113,7 @@ struct flame {
 	struct node root;
 	uint32_t max_depth;
 	bool sample; /* the entry being added is of on-CPU samples */
+	bool objects; /* --group-by object: what a wait waited on, a frame under its class */
 	uint64_t sample_ns;
 	int err;
 };
@@ -261,7 +262,10 @@ static struct node *add_frames(struct flame *fl, struct node *n, const struct pr
 	return n;
 }
 
-/* A pseudo-frame per label a rule pack read, [NAME=VALUE], under n; NULL: out of memory. */
+/*
+ * A pseudo-frame per label a rule pack read, [NAME=VALUE], under n, then
+ * with --group-by object what it waited on; NULL: out of memory.
+ */
 static struct node *add_labels(struct flame *fl, struct node *n, const struct profile_entry *e)
 {
 	const struct labels *labels = e->key.labels;
@@ -273,6 +277,12 @@ static struct node *add_labels(struct flame *fl, struct node *n, const struct pr
 			 labels->items[i].value);
 		frame_names__printable(label, name, sizeof(name));
 		n = child(fl, n, name, NODE_STATE, e);
+	}
+	if (fl->objects && e->key.object && n) {
+		output__object_name(e->key.object, label, sizeof(label) - 2);
+		snprintf(name, sizeof(name), "[%s]", label);
+		frame_names__printable(name, label, sizeof(label));
+		n = child(fl, n, label, NODE_STATE, e);
 	}
 	return n;
 }
@@ -822,6 +832,7 @@ int output_svg__write(FILE *out, const struct profile *p, const struct output_op
 	fl.index = hash_table__new(hash_node, equal_node);
 	fl.root.name = "all";
 	fl.root.kind = NODE_ROOT;
+	fl.objects = opts->group_by == GROUP_BY_OBJECT;
 	err = fl.names && fl.index ? profile__sorted_entries(p, &entries, &nr) : -ENOMEM;
 	for (i = 0; i < nr && !err; i++) {
 		/* --time: the entry weighed by the time asked for. */

@@ -14,6 +14,7 @@
 #include "output/text_accounting.h"
 #include "output/text_column.h"
 #include "output/text_label.h"
+#include "output/text_objects.h"
 #include "output/text_stack.h"
 #include "output/text_wall.h"
 #include "trace/counters.h"
@@ -104,6 +105,7 @@ static const struct group_by_section sections[] = {
 	[GROUP_BY_STATE] = { "By thread state", "state", false },
 	[GROUP_BY_WAIT] = { "By wait class", "wait class", false },
 	[GROUP_BY_WAKER] = { "By waker", "waker                 pid      tid", true },
+	[GROUP_BY_OBJECT] = { "By object", "object", true },
 	[GROUP_BY_LABEL] = { "By label", "label", false }, /* Named by the label */
 };
 
@@ -371,6 +373,22 @@ static int compare_so_far(const void *a, const void *b)
  * first report, before its tables. Each says how long it has waited so
  * far, from before the recording too.
  */
+/* What a thread still waiting waits on, and who holds it: what is stuck on what. */
+static void print_waiting_on(FILE *out, const struct wait_object *o)
+{
+	char object[700], comm[4 * OFFCPU_COMM_LEN + 1];
+
+	if (!o)
+		return;
+	text_label__object(o, object, sizeof(object));
+	fprintf(out, "    on %s", object);
+	if (o->holder_tid) {
+		frame_names__printable(o->holder_comm ? o->holder_comm : "", comm, sizeof(comm));
+		fprintf(out, ", held by %s %" PRIu32, comm, o->holder_tid);
+	}
+	fputc('\n', out);
+}
+
 static void print_still_waiting(FILE *out, struct profile_entry **entries, size_t nr,
 				const struct output_opts *opts)
 {
@@ -392,6 +410,7 @@ static void print_still_waiting(FILE *out, struct profile_entry **entries, size_
 		fprintf(out, "  #%zu tid %u (%s) [%s] [%s]  %s so far%s\n", i + 1, w->tid, comm,
 			states__name(w->state), wait_class, time,
 			entries[i]->count > 1 ? " (summed)" : "");
+		print_waiting_on(out, w->object);
 		print_stack_leaf_first(out, w->kernel_stack, "kernel");
 		print_stack_leaf_first(out, w->user_stack, "user");
 	}
@@ -507,10 +526,12 @@ int output_text__write(FILE *out, const struct profile *p, const struct output_o
 	err = print_groups(out, rest_ns, entries, nr, GROUP_BY_STATE, NULL, opts->top, estimates);
 	err = err ?: print_groups(out, rest_ns, entries, nr, GROUP_BY_WAIT, NULL, opts->top,
 				  estimates);
-	/* --group-by state or wait would repeat a table above. */
-	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT)
+	/* --group-by state or wait would repeat a table above; object, the table below. */
+	if (opts->group_by != GROUP_BY_STATE && opts->group_by != GROUP_BY_WAIT &&
+	    opts->group_by != GROUP_BY_OBJECT)
 		err = err ?: print_groups(out, rest_ns, entries, nr, opts->group_by,
 					  opts->group_label, opts->top, estimates);
+	err = err ?: text_objects__print(out, p, entries, nr, rest_ns, opts->top);
 	free(entries);
 	if (!err)
 		print_still_waiting(out, open_entries, nr_open, opts);

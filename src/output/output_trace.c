@@ -485,6 +485,16 @@ static int write_args(struct trace_writer *tw, const struct wait *w, const struc
 	}
 	if (w->cgroup)
 		json_writer__member_string(&tw->w, "cgroup", w->cgroup);
+	if (w->object) {
+		char object[512];
+
+		output__object_name(w->object, object, sizeof(object));
+		json_writer__member_string(&tw->w, "object", object);
+		if (w->object->holder_tid) {
+			json_writer__member_string(&tw->w, "holder", w->object->holder_comm ?: "");
+			json_writer__member_u64(&tw->w, "holder_tid", w->object->holder_tid);
+		}
+	}
 	if (w->labels) {
 		json_writer__key(&tw->w, "labels");
 		json_writer__begin_object(&tw->w);

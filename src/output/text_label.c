@@ -23,6 +23,18 @@ static void waker_label(const struct waker *k, char *buf, size_t size)
 	snprintf(buf, size, "%-16s %8u %8u", comm, k->pid, k->tid);
 }
 
+void text_label__object(const struct wait_object *o, char *buf, size_t size)
+{
+	char raw[512];
+
+	if (!o) {
+		snprintf(buf, size, "(none)");
+		return;
+	}
+	output__object_name(o, raw, sizeof(raw));
+	frame_names__printable(raw, buf, size);
+}
+
 /*
  * Names as frame_names__printable shows them: a thread or process may name
  * itself with terminal commands, and this report goes to root's terminal.
@@ -64,6 +76,9 @@ void text_label__of(const struct wait *key, enum report_group_by by, const char 
 		break;
 	case GROUP_BY_WAKER:
 		waker_label(&key->waker, buf, size);
+		break;
+	case GROUP_BY_OBJECT:
+		text_label__object(key->object, buf, size);
 		break;
 	case GROUP_BY_LABEL:
 		/* Waits without it (another process, none published) are one row. */

@@ -32,7 +32,7 @@ int procmaps__parse_line(const char *line, struct proc_map *map)
 	return map->path ? 0 : -ENOMEM;
 }
 
-int procmaps__read(FILE *file, struct proc_maps *out)
+static int read_maps(FILE *file, bool all, struct proc_maps *out)
 {
 	struct proc_maps maps = { 0 };
 	size_t cap = 0, size = 0;
@@ -45,7 +45,7 @@ int procmaps__read(FILE *file, struct proc_maps *out)
 		err = procmaps__parse_line(line, &map);
 		if (err)
 			break;
-		if (!map.executable) {
+		if (!all && !map.executable) {
 			free(map.path);
 			continue;
 		}
@@ -72,7 +72,17 @@ int procmaps__read(FILE *file, struct proc_maps *out)
 	return 0;
 }
 
-int procmaps__read_pid(int pid, struct proc_maps *out)
+int procmaps__read(FILE *file, struct proc_maps *out)
+{
+	return read_maps(file, false, out);
+}
+
+int procmaps__read_all(FILE *file, struct proc_maps *out)
+{
+	return read_maps(file, true, out);
+}
+
+static int read_pid(int pid, bool all, struct proc_maps *out)
 {
 	char path[64];
 	FILE *file;
@@ -82,9 +92,19 @@ int procmaps__read_pid(int pid, struct proc_maps *out)
 	file = fopen(path, "re");
 	if (!file)
 		return -errno;
-	err = procmaps__read(file, out);
+	err = read_maps(file, all, out);
 	fclose(file);
 	return err;
+}
+
+int procmaps__read_pid(int pid, struct proc_maps *out)
+{
+	return read_pid(pid, false, out);
+}
+
+int procmaps__read_pid_all(int pid, struct proc_maps *out)
+{
+	return read_pid(pid, true, out);
 }
 
 const struct proc_map *procmaps__find(const struct proc_maps *maps, uint64_t addr)

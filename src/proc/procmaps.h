@@ -29,6 +29,9 @@ int procmaps__parse_line(const char *line, struct proc_map *map);
 /* Keeps only executable mappings, sorted by address as the kernel lists them. */
 int procmaps__read(FILE *file, struct proc_maps *out);
 int procmaps__read_pid(int pid, struct proc_maps *out);
+/* Every mapping, data and anonymous memory too: what an address of a lock is in. */
+int procmaps__read_all(FILE *file, struct proc_maps *out);
+int procmaps__read_pid_all(int pid, struct proc_maps *out);
 const struct proc_map *procmaps__find(const struct proc_maps *maps, uint64_t addr);
 /*
  * The very file process pid mapped at map, read-only: through

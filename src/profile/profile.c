@@ -6,6 +6,7 @@
 
 #include "lib/hash_table.h"
 #include "profile/profile.h"
+#include "profile/wait_chains.h"
 
 /*
  * Two identities for a stack. Exact: the addresses too, for formats that
@@ -148,6 +149,7 @@ static uint64_t hash_entry(const void *key)
 	h = hash_table__hash_bytes(&w->kernel_stack, sizeof(w->kernel_stack), h);
 	h = hash_table__hash_bytes(&w->cgroup, sizeof(w->cgroup), h);
 	h = hash_table__hash_bytes(&w->labels, sizeof(w->labels), h);
+	h = hash_table__hash_bytes(&w->object, sizeof(w->object), h);
 	h = hash_waker(w, h);
 	h = hash_table__hash_bytes(&w->user_stack, sizeof(w->user_stack), h);
 	return h + still_open(w);
@@ -160,8 +162,8 @@ static bool equal_entry(const void *a, const void *b)
 	return x->pid == y->pid && x->tid == y->tid && x->state == y->state && x->comm == y->comm &&
 	       x->title == y->title && x->wait_class == y->wait_class &&
 	       x->kernel_stack == y->kernel_stack && x->user_stack == y->user_stack &&
-	       x->cgroup == y->cgroup && x->labels == y->labels && equal_waker(x, y) &&
-	       still_open(x) == still_open(y);
+	       x->cgroup == y->cgroup && x->labels == y->labels && x->object == y->object &&
+	       equal_waker(x, y) && still_open(x) == still_open(y);
 }
 
 /* A label set by its interned names and values. */
@@ -231,6 +233,51 @@ const char *profile__label(const struct labels *labels, const char *name)
 	return NULL;
 }
 
+static uint64_t hash_object(const void *key)
+{
+	const struct wait_object *o = key;
+
+	return hash_table__hash_bytes(o, sizeof(*o), 0);
+}
+
+static bool equal_object(const void *a, const void *b)
+{
+	return !memcmp(a, b, sizeof(struct wait_object));
+}
+
+const struct wait_object *profile__intern_object(struct profile *p, const struct wait_object *o,
+						 int *err)
+{
+	struct wait_object key = {
+		.kind = strpool__intern(p->strings, o->kind),
+		.name = strpool__intern(p->strings, o->name),
+		.addr = o->addr,
+		.holder_pid = o->holder_pid,
+		.holder_tid = o->holder_tid,
+		.holder_comm = o->holder_comm ? strpool__intern(p->strings, o->holder_comm) : NULL,
+	};
+	struct wait_object *found;
+
+	*err = -ENOMEM;
+	if (!key.kind || !key.name || (o->holder_comm && !key.holder_comm))
+		return NULL;
+	found = hash_table__find(p->objects, &key);
+	if (found) {
+		*err = 0;
+		return found;
+	}
+	found = malloc(sizeof(*found));
+	if (!found)
+		return NULL;
+	*found = key;
+	if (hash_table__insert(p->objects, found, found)) {
+		free(found);
+		return NULL;
+	}
+	*err = 0;
+	return found;
+}
+
 int profile__new(bool keep_waits, struct profile **out)
 {
 	struct profile *p = calloc(1, sizeof(*p));
@@ -246,8 +293,13 @@ int profile__new(bool keep_waits, struct profile **out)
 	p->entries = hash_table__new(hash_entry, equal_entry);
 	p->oncpu.entries = hash_table__new(hash_entry, equal_entry);
 	p->label_sets = hash_table__new(hash_labels, equal_labels);
+	p->objects = hash_table__new(hash_object, equal_object);
+	if (wait_chains__new(p->strings, &p->chains)) {
+		profile__free(p);
+		return -ENOMEM;
+	}
 	if (!p->strings || !p->inlines || !p->stacks || !p->entries || !p->oncpu.entries ||
-	    !p->label_sets) {
+	    !p->label_sets || !p->objects) {
 		profile__free(p);
 		return -ENOMEM;
 	}
@@ -263,6 +315,8 @@ void profile__free(struct profile *p)
 	hash_table__free_values(p->entries, free);
 	hash_table__free_values(p->oncpu.entries, free);
 	hash_table__free_values(p->label_sets, free);
+	hash_table__free_values(p->objects, free);
+	wait_chains__free(p->chains);
 	free(p->waits);
 	free(p->oncpu.list);
 	free(p->threads);
@@ -554,6 +608,8 @@ int profile__add(struct profile *p, const struct wait *w)
 		return -EOVERFLOW;
 	if (p->keep_waits && keep(&p->waits, &p->nr_waits, &p->waits_cap, w))
 		return -ENOMEM;
+	if (wait_chains__add(p->chains, w))
+		return -ENOMEM;
 	e = entry_of(p->entries, w);
 	if (!e)
 		return -ENOMEM;
@@ -672,6 +728,15 @@ static void mark_labels(const struct labels *l, struct strpool *strings)
 	}
 }
 
+static void mark_object(const struct wait_object *o, struct strpool *strings)
+{
+	if (!o)
+		return;
+	strpool__mark(strings, o->kind);
+	strpool__mark(strings, o->name);
+	strpool__mark(strings, o->holder_comm);
+}
+
 void profile__mark_wait(const struct wait *w, struct strpool *strings)
 {
 	strpool__mark(strings, w->comm);
@@ -680,6 +745,7 @@ void profile__mark_wait(const struct wait *w, struct strpool *strings)
 	strpool__mark(strings, w->cgroup);
 	strpool__mark(strings, w->waker.comm);
 	mark_labels(w->labels, strings);
+	mark_object(w->object, strings);
 }
 
 void profile__mark_strings(const struct profile *p, struct strpool *strings,
@@ -692,6 +758,10 @@ void profile__mark_strings(const struct profile *p, struct strpool *strings,
 	profile__mark_stacks(p->stacks, strings, inlines);
 	while (hash_table__next(p->label_sets, &it, NULL, &value))
 		mark_labels(value, strings);
+	memset(&it, 0, sizeof(it));
+	while (hash_table__next(p->objects, &it, NULL, &value))
+		mark_object(value, strings);
+	wait_chains__mark_strings(p->chains, strings);
 	memset(&it, 0, sizeof(it));
 	while (hash_table__next(p->entries, &it, NULL, &value))
 		profile__mark_wait(&((const struct profile_entry *)value)->key, strings);

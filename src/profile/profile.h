@@ -16,6 +16,8 @@
 #include "offcpu.h"
 #include "profile/frame.h"
 
+struct wait_chains;
+
 struct stack {
 	uint32_t nr;
 	struct frame frames[]; /* leaf first */
@@ -30,6 +32,20 @@ struct label {
 struct labels {
 	uint32_t nr;
 	struct label items[]; /* sorted by name */
+};
+
+/*
+ * What a wait waited on (src/objects/): a lock and the thread that held it,
+ * a sleep's requested time, a child. Interned, so waits on one object with
+ * one holder share an entry.
+ */
+struct wait_object {
+	const char *kind;    /* interned: "mutex", "rwlock:R", "timer"... */
+	const char *name;    /* interned: "orders_lock", "[heap]", "timer 20 ms" */
+	uint64_t addr;	     /* 0: none */
+	uint32_t holder_pid; /* 0: no holder known */
+	uint32_t holder_tid;
+	const char *holder_comm; /* interned; NULL without a holder */
 };
 
 /* The json "open" field's values, by struct wait::open. */
@@ -65,6 +81,7 @@ struct wait {
 	const struct stack *user_stack;
 	const char *cgroup;	     /* interned cgroup v2 path; NULL: not known */
 	const struct labels *labels; /* Interned; NULL: none */
+	const struct wait_object *object; /* interned; NULL: not known */
 	uint64_t runq_ns; /* of duration_ns, runnable between its wakeup and its switch-in */
 	struct waker waker;
 	const struct stack *waker_kernel_stack; /* --wakers; NULL: not taken */
@@ -165,6 +182,8 @@ struct profile {
 	struct hash_table *stacks;
 	struct hash_table *entries;
 	struct hash_table *label_sets;
+	struct hash_table *objects; /* interned struct wait_object */
+	struct wait_chains *chains; /* what lock holders did while others waited */
 	bool keep_waits;
 	struct wait *waits;
 	size_t nr_waits;
@@ -263,6 +282,12 @@ const struct labels *profile__intern_labels(struct profile *p, struct label *ite
 					    int *err);
 /* The value of the label name (compared as a string); NULL if it has none. */
 const char *profile__label(const struct labels *labels, const char *name);
+/*
+ * The one copy of o, its strings interned; NULL and *err -ENOMEM when it
+ * cannot be made.
+ */
+const struct wait_object *profile__intern_object(struct profile *p, const struct wait_object *o,
+						 int *err);
 /*
  * offcpu serve's sweep (lib/strpool.h): marks in strings
  * (and inlines) what the profile holds: its stacks' frames, label sets,

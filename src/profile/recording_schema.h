@@ -70,6 +70,14 @@
 #define REC_RUNQ_NS "runq_ns"
 #define REC_WAKER "waker"
 #define REC_CONTEXT "context"
+/*
+ * What it waited on: {"kind","name","addr","holder":{"pid","tid","comm"}},
+ * kind and addr named as a frame's are, addr and holder absent when
+ * unknown (docs/formats.md).
+ */
+#define REC_OBJECT "object"
+#define REC_NAME "name"
+#define REC_HOLDER "holder"
 
 /*
  * A frame. Beyond docs/formats.md's fields, what pprof needs to place the code

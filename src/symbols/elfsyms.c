@@ -31,6 +31,7 @@ struct elfsyms {
 	bool has_dwarf;				 /* .debug_info in the file itself */
 	int debug_fd;				 /* its verified separate debug file, or -1 */
 	size_t skipped;				 /* function symbols over a limit */
+	bool objects;				 /* syms are variables (elfsyms_opts) */
 };
 
 /* Aliases and nested symbols share addresses; look back this far for one that holds the address. */
@@ -80,8 +81,15 @@ static void drop_symbols(struct elfsyms *es)
 	es->nr = 0;
 }
 
+static bool wanted(const struct elfsyms *es, int type)
+{
+	if (es->objects)
+		return type == STT_OBJECT;
+	return type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
 /*
- * The function symbols of scn, each name copied without its version. Past
+ * The function (or variable) symbols of scn, each name copied without its version. Past
  * the limits (symbols, name length) symbols are skipped; past the budget
  * the reading stops there, with what was read so far.
  */
@@ -114,8 +122,8 @@ static int read_symbols(struct elf_file *f, Elf_Scn *scn, struct elfsyms *es)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		/* A symbol without a size cannot bound an address. */
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_value == 0 ||
-		    sym.st_size == 0 || sym.st_shndx == SHN_UNDEF)
+		if (!wanted(es, type) || sym.st_value == 0 || sym.st_size == 0 ||
+		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_file__string(f, shdr.sh_link, sym.st_name);
 		if (!name && f->budget->exhausted)
@@ -178,6 +186,7 @@ static int load(struct elf_file *f, const struct elfsyms_opts *opts, struct elfs
 	if (!es)
 		return -ENOMEM;
 	es->debug_fd = -1;
+	es->objects = opts->objects;
 	err = read_segments(f->elf, es);
 	if (err)
 		goto fail;
@@ -203,9 +212,11 @@ static int load(struct elf_file *f, const struct elfsyms_opts *opts, struct elfs
 		if (err)
 			goto fail;
 	}
-	err = ehframe__read_functions(f, &es->functions, &es->nr_functions);
-	if (err)
-		goto fail;
+	if (!es->objects) {
+		err = ehframe__read_functions(f, &es->functions, &es->nr_functions);
+		if (err)
+			goto fail;
+	}
 	*out = es;
 	return 0;
 fail:

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the symbolizer knows of one ELF file (libelf): its function symbols
- * (from .symtab, else its separate debug file's, else .dynsym), its load
+ * (from .symtab, else its separate debug file's, else .dynsym) or, asked
+ * for, its variables, its load
  * segments to turn file offsets into addresses, the function ranges of its
  * unwind tables (ehframe.c), its build ID, and where its DWARF is: in the
  * file, or in the debug file debugfile.c found.
@@ -24,6 +25,11 @@ struct elfsyms_opts {
 	const char *path; /* under the file's name there; NULL: no debug link is followed */
 	const struct symbol_limits *limits;
 	struct read_budget *budget; /* for the file and its debug file */
+	/*
+	 * Its variables (STT_OBJECT) instead of its functions, and no unwind
+	 * tables: what names the lock at an address (src/objects/).
+	 */
+	bool objects;
 };
 
 /*

@@ -445,7 +445,7 @@ static int read_dso(struct symbolizer *s, struct dso *dso, uint32_t pid,
 		    const struct proc_map *map, struct read_budget *budget)
 {
 	/* Its debug link is looked up beside it, inside the process's root. */
-	struct elfsyms_opts opts = { pid, map->path, &s->limits, budget };
+	struct elfsyms_opts opts = { pid, map->path, &s->limits, budget, false };
 	int fd = procmaps__open_file(pid, map, true), err = fd < 0 ? fd : 0;
 
 	if (fd >= 0) {

@@ -13,6 +13,7 @@
 #include "lib/hash_table.h"
 #include "lib/log.h"
 #include "lib/u32_key.h"
+#include "objects/objects.h"
 #include "offcpu.h"
 #include "proc/cgroups.h"
 #include "proc/proc_root.h"
@@ -65,6 +66,8 @@ struct python_pending {
 struct chain {
 	struct thread_leftover left;
 	struct wait *waits;
+	/* What each waited on, named again once the user stack can tell a lock's kind. */
+	struct offcpu_object *objects;
 	size_t nr;
 };
 
@@ -117,6 +120,9 @@ struct collector {
 	struct hash_table *python_pending; /* tid -> python_pending */
 	collector_python_fn python_sink;
 	void *python_sink_ctx;
+	/* What waits waited on: locks, their holders, sleeps, children. */
+	struct objects *objects;
+	struct symbol_limits object_limits;
 	/* Processes whose exit record was lost, freed (collector__reap). */
 	struct reaper *reaper;
 	bool drop_exits; /* collector_opts.drop_exits: exit records are ignored */
@@ -182,11 +188,12 @@ int collector__new(struct profile *profile, struct symbolizer *symbolizer,
 	c->classes = hash_table__new(hash_class, equal_class);
 	c->waker_stacks = hash_table__new(u32_key__hash, u32_key__equal);
 	limits__defaults(&c->python_limits);
+	limits__defaults(&c->object_limits);
 	c->python_pending = hash_table__new(u32_key__hash, u32_key__equal);
 	c->drop_exits = o->drop_exits;
 	c->log_reaps = o->log_reaps;
 	if (!c->processes || !c->chains || !c->classes || !c->waker_stacks || !c->python_pending ||
-	    reaper__new(&c->reaper) ||
+	    reaper__new(&c->reaper) || objects__new(&c->object_limits, &c->objects) ||
 	    python__new(profile->strings, &c->python_limits, &c->python) ||
 	    stack_builder__new(
 		profile, symbolizer,
@@ -204,6 +211,7 @@ static void chain_free(void *value)
 	struct chain *chain = value;
 
 	free(chain->waits);
+	free(chain->objects);
 	free(chain);
 }
 
@@ -239,6 +247,7 @@ void collector__free(struct collector *c)
 	hash_table__free_values(c->waker_stacks, waker_stacks_free);
 	hash_table__free_values(c->python_pending, free);
 	python__free(c->python);
+	objects__free(c->objects);
 	stack_builder__free(c->stacks);
 	cgroups__free(c->cgroups);
 	thread_accounts__free(c->threads);
@@ -300,10 +309,35 @@ static int add_classified(struct collector *c, struct wait *w, const char *parke
 	return w->wait_class ? profile__add(c->profile, w) : -ENOMEM;
 }
 
-static int add_chain(struct collector *c, const struct wait *w)
+/* What it waited on, once its user stack can tell a lock's kind. */
+static int name_object(struct collector *c, uint32_t pid, const struct offcpu_object *object,
+		       struct wait *w)
+{
+	struct object_name name;
+	struct wait_object o;
+	int err;
+
+	if (!objects__name(c->objects, pid, object, w->user_stack, &name))
+		return 0;
+	if (name.failed)
+		c->profile->counters[OFFCPU_CNT_OBJECT_FAILURES]++;
+	o = (struct wait_object){
+		.kind = name.kind,
+		.name = name.name,
+		.addr = name.addr,
+		.holder_pid = name.holder_pid,
+		.holder_tid = name.holder_tid,
+		.holder_comm = name.holder_tid ? name.holder_comm : NULL,
+	};
+	w->object = profile__intern_object(c->profile, &o, &err);
+	return err;
+}
+
+static int add_chain(struct collector *c, const struct wait *w, const struct offcpu_object *object)
 {
 	struct chain *chain = u32_key__find_or_add(c->chains, w->tid, sizeof(*chain),
 						   offsetof(struct chain, left.tid), NULL);
+	struct offcpu_object *objects;
 	struct wait *grown;
 
 	if (!chain)
@@ -312,6 +346,11 @@ static int add_chain(struct collector *c, const struct wait *w)
 	if (!grown)
 		return -ENOMEM;
 	chain->waits = grown;
+	objects = realloc(chain->objects, (chain->nr + 1) * sizeof(*objects));
+	if (!objects)
+		return -ENOMEM;
+	chain->objects = objects;
+	chain->objects[chain->nr] = *object;
 	chain->waits[chain->nr++] = *w;
 	return 0;
 }
@@ -337,12 +376,13 @@ static int close_chain(struct collector *c, uint32_t tid, const struct stack *us
 		/* Blocked again in the same system call: under the same wait event too. */
 		if (!w->labels)
 			w->labels = labels;
+		err = name_object(c, w->pid, &chain->objects[i], w);
 		if (!user_stack)
 			c->profile->counters[OFFCPU_CNT_USTACK_LOST]++;
 		else if (cut_short)
 			c->profile->counters[OFFCPU_CNT_USTACK_CUT_SHORT]++;
 		/* Its user frames are known only now. */
-		err = add_classified(c, w, user_stack ? parked : NULL);
+		err = err ?: add_classified(c, w, user_stack ? parked : NULL);
 	}
 	chain_free(chain);
 	return err;
@@ -689,7 +729,7 @@ static int add_wait(struct collector *c, const struct offcpu_wait_record *r, str
 	if (filtered)
 		c->profile->counters[OFFCPU_CNT_FILTERED]++;
 	if (r->user_stack == OFFCPU_USTACK_FROM_NEXT)
-		return filtered ? 0 : add_chain(c, w);
+		return filtered ? 0 : add_chain(c, w, &r->object);
 	/*
 	 * A wait recovered at a later switch-out has no user
 	 * stack: the thread's chain waits on for its next record's.
@@ -716,6 +756,9 @@ static int wait_record(struct collector *c, const struct offcpu_wait_record *r, 
 	err = err ?: decode_wait(c, r, &w);
 	err = err ?: build_stacks(c, r, size, &w, &stacks);
 	err = err ?: enrich_wait(c, r, &w);
+	/* One whose user stack comes with the thread's next record is named with it. */
+	if (!err && r->user_stack != OFFCPU_USTACK_FROM_NEXT)
+		err = name_object(c, r->pid, &r->object, &w);
 	if (err)
 		return err;
 	if (w.kernel_stack)
@@ -755,6 +798,7 @@ static void forget_process(struct collector *c, uint32_t pid)
 {
 	free(hash_table__remove(c->processes, &pid));
 	stack_builder__forget_process(c->stacks, pid);
+	objects__forget(c->objects, pid);
 }
 
 /*

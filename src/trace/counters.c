@@ -54,6 +54,7 @@ static const char *const counter_names[OFFCPU_CNT_MAX] = {
 	[OFFCPU_CNT_OPEN_AT_STOP] = "waits_open_at_stop",
 	[OFFCPU_CNT_OPEN_STACKS_RACED] = "open_wait_stacks_raced",
 	[OFFCPU_CNT_KERNEL_LEAF_MISSED] = "kernel_leaf_missed",
+	[OFFCPU_CNT_OBJECT_FAILURES] = "object_failures",
 	[OFFCPU_CNT_WAKER_STACK_UNMATCHED] = "waker_stacks_unmatched",
 	[OFFCPU_CNT_PROCESSES_REAPED] = "processes_reaped",
 	[OFFCPU_CNT_THREAD_LEFTOVERS_REAPED] = "thread_leftovers_reaped",

@@ -258,6 +258,56 @@ static int read_labels(struct reader *r, const struct json_value *v, const struc
 	return err;
 }
 
+/* A hexadecimal "0x..." string member; absent is 0. */
+static int hex_member(struct reader *r, const struct json_value *v, const char *key, uint64_t *out)
+{
+	const char *text = string_member(v, key);
+	char *end;
+
+	*out = 0;
+	if (!json_value__member(v, key))
+		return 0;
+	errno = 0;
+	if (text && !strncmp(text, "0x", 2))
+		*out = strtoull(text + 2, &end, 16);
+	if (!text || strncmp(text, "0x", 2) || errno || *end || end == text + 2)
+		return bad(r, "a wait's \"" REC_OBJECT "\" has an \"" REC_ADDR
+			      "\" that is not a hexadecimal address");
+	return 0;
+}
+
+/* What it waited on; absent in recordings before objects were named, and where unknown. */
+static int read_object(struct reader *r, const struct json_value *v, struct wait *w)
+{
+	const struct json_value *m = json_value__member(v, REC_OBJECT), *h;
+	struct wait_object o = { 0 };
+	uint64_t pid = 0, tid = 0;
+	int err;
+
+	if (!m)
+		return 0;
+	o.kind = m->type == JSON_OBJECT ? string_member(m, REC_KIND) : NULL;
+	o.name = m->type == JSON_OBJECT ? string_member(m, REC_NAME) : NULL;
+	if (!o.kind || !*o.kind || !o.name)
+		return bad(r, "a wait's \"" REC_OBJECT "\" lacks its \"" REC_KIND
+			      "\" or \"" REC_NAME "\" string");
+	err = hex_member(r, m, REC_ADDR, &o.addr);
+	if (err)
+		return err;
+	h = json_value__member(m, REC_HOLDER);
+	if (h) {
+		o.holder_comm = h->type == JSON_OBJECT ? string_member(h, REC_COMM) : NULL;
+		if (!o.holder_comm || u64_member(h, REC_PID, &pid) ||
+		    u64_member(h, REC_TID, &tid) || pid > UINT32_MAX || !tid || tid > UINT32_MAX)
+			return bad(r, "an object's \"" REC_HOLDER "\" lacks a numeric " REC_PID
+				      " or " REC_TID ", or its " REC_COMM);
+		o.holder_pid = (uint32_t)pid;
+		o.holder_tid = (uint32_t)tid;
+	}
+	w->object = profile__intern_object(r->profile, &o, &err);
+	return err;
+}
+
 /* runq_ns and the waker; absent in older recordings. */
 static int read_wakeup(struct reader *r, const struct json_value *v, struct wait *w)
 {
@@ -445,6 +495,7 @@ static int read_wait(struct reader *r, const struct json_value *v)
 	err = read_stack(r, v, REC_KERNEL_STACK, true, &w.kernel_stack);
 	err = err ?: read_stack(r, v, REC_USER_STACK, false, &w.user_stack);
 	err = err ?: read_labels(r, v, &w.labels);
+	err = err ?: read_object(r, v, &w);
 	err = err ?: read_wakeup(r, v, &w);
 	if (err)
 		return err;

@@ -428,6 +428,8 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool 
 	skel->rodata->want_kernel_stack = o->kernel_stack;
 	/* Off only for bench/run and bench/kernel_leaf to compare; test_kernel_leaf.py fails then. */
 	skel->rodata->take_kernel_leaf = !o->no_kernel_leaf;
+	/* Off only for bench/run to compare; test_objects.py fails then. */
+	skel->rodata->want_objects = !o->no_objects;
 	skel->rodata->want_user_stack = o->user_stack;
 	skel->rodata->user_threads_only = o->user_threads_only;
 	skel->rodata->kernel_threads_only = o->kernel_threads_only;
@@ -963,8 +965,8 @@ int tracer__new(const struct tracer_opts *opts, tracer_record_fn fn, void *ctx, 
 		err = open_and_load(t, opts, false);
 		if (!err) {
 			log__warn("this kernel's verifier does not trust a global function's task "
-				  "argument (6.8): waits still open come without Python frames and "
-				  "rule packs' labels");
+				  "argument (6.8): waits still open come without Python frames, "
+				  "rule packs' labels and, begun before tracing, their objects");
 			t->features_said++;
 		}
 	}

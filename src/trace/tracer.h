@@ -49,6 +49,7 @@ struct tracer_opts {
 	/* Test and bench hooks (cli/env_vars.h), all off when 0. */
 	bool no_kernel_leaf; /* the kernel stack as bpf_get_task_stack gives it, no leaf scan */
 	bool slots_ahead;    /* slots made ahead of the scheduler on any kernel, as on PREEMPT_RT */
+	bool no_objects;     /* what waits waited on is not taken at their switch-outs */
 	/* The kernel's switch times' conversion to offcpu's clock measured, said at the stop. */
 	bool measure_clock;
 	/* -F: on-CPU samples a second per CPU (OFFCPU_RECORD_ONCPU); 0: none. */

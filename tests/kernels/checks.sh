@@ -14,7 +14,7 @@ preempt_rt=0
 uname -v | grep -q PREEMPT_RT && preempt_rt=1
 threaded_irqs=$preempt_rt
 grep -qw threadirqs /proc/cmdline && threaded_irqs=1
-CHECKS=$((19 + threaded_irqs))
+CHECKS=$((20 + threaded_irqs))
 echo "plan $CHECKS"
 
 ok() { echo "ok - $1"; }
@@ -133,6 +133,16 @@ exact() {
 check "sleeps exact" "$(exact sleeper sleep sleeper_thread)"
 check "mutex handoff exact" "$(exact mutex_waiter lock:mutex mutex_waiter_thread)"
 check "pipe exact" "$(exact pipe_reader pipe pipe_reader_thread)"
+# What the mutex waits waited on: the futex call's arguments and the lock's
+# owner read at the switch-out, the static variable named from the symbols.
+check "mutex wait names its lock and holder" "$(awk "$AWKLIB"'
+	/"type":"offcpu"/ && str($0, "comm") == "wl_mutex" && str($0, "wait") == "lock:mutex" {
+		n++
+		if (index($0, "\"object\":{\"kind\":\"mutex\",\"name\":\"contended\"") &&
+		    index($0, "\"comm\":\"wl_holder\"}}"))
+			ok++
+	}
+	END { if (!n) print "no mutex waits"; else if (ok != n) printf "%d of %d mutex waits name contended, held by wl_holder", ok, n }' $T/a.json)"
 
 # --- thread states -----------------------------------------------------------------------------
 # The truth threads wait interruptible (above); the vfork parent waits

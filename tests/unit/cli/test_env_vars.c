@@ -16,7 +16,7 @@ static const char *const names[] = {
 	"OFFCPU_BTF_PATH",	     "OFFCPU_NO_WAKEUPS",	    "OFFCPU_TEST_LIMITS",
 	"OFFCPU_TEST_DROP_EXIT",     "OFFCPU_TEST_MEMSTATS",	    "OFFCPU_TEST_ROTATE_STACKS",
 	"OFFCPU_TEST_SWEEP_STRINGS", "OFFCPU_TEST_RECORD_DELAY_US", "OFFCPU_TEST_NO_KERNEL_LEAF",
-	"OFFCPU_TEST_SLOTS_AHEAD",   "OFFCPU_TEST_NO_PYTHON",
+	"OFFCPU_TEST_SLOTS_AHEAD",   "OFFCPU_TEST_NO_PYTHON",	    "OFFCPU_TEST_NO_OBJECTS",
 };
 
 static int clear(void **state)
@@ -39,7 +39,7 @@ static void unset_is_default(void **state)
 	assert_int_equal(env_vars__read(&ev), 0);
 	assert_null(ev.btf_path);
 	assert_false(ev.no_wakeups || ev.drop_exits || ev.memstats || ev.sweep_strings ||
-		     ev.no_kernel_leaf || ev.slots_ahead || ev.no_python);
+		     ev.no_kernel_leaf || ev.slots_ahead || ev.no_python || ev.no_objects);
 	assert_int_equal(ev.memstats_interval_ns, 0);
 	assert_int_equal(ev.rotate_stacks, 0);
 	assert_int_equal(ev.record_delay_us, 0);
@@ -61,7 +61,9 @@ static void values(void **state)
 	setenv("OFFCPU_TEST_SWEEP_STRINGS", "0", 1);
 	setenv("OFFCPU_TEST_RECORD_DELAY_US", "999999", 1);
 	setenv("OFFCPU_TEST_SLOTS_AHEAD", "1", 1);
+	setenv("OFFCPU_TEST_NO_OBJECTS", "1", 1);
 	assert_int_equal(env_vars__read(&ev), 0);
+	assert_true(ev.no_objects);
 	assert_string_equal(ev.btf_path, "/tmp/vmlinux");
 	assert_true(ev.no_wakeups && ev.drop_exits && ev.memstats && ev.slots_ahead);
 	assert_false(ev.sweep_strings || ev.no_python);

@@ -189,6 +189,21 @@ static void recording_errors(void **state)
 		"\"weight_ns\":0}\n{\"type\":\"stats\"}\n",
 		"{\"type\":\"oncpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"cpu\":0,"
 		"\"weight_ns\":1}\n{\"type\":\"stats\"}\n",
+		/* Objects without a kind, with an address not in hex, a holder without a tid. */
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"object\":{\"name\":\"l\"}}\n"
+		"{\"type\":\"stats\"}\n",
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"object\":{\"kind\":"
+		"\"mutex\","
+		"\"name\":\"l\",\"addr\":\"4096\"}}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"object\":{\"kind\":"
+		"\"mutex\","
+		"\"name\":\"l\",\"holder\":{\"pid\":1,\"comm\":\"h\"}}}\n{\"type\":\"stats\"}\n",
+		"{\"type\":\"offcpu\",\"ts_ns\":1,\"pid\":1,\"tid\":1,\"comm\":\"a\",\"state\":"
+		"\"idle\",\"wait\":\"x\",\"duration_ns\":1,\"cpu\":0,\"object\":\"mutex\"}\n"
+		"{\"type\":\"stats\"}\n",
 	};
 	struct id_list none = { 0 };
 	struct recording_filter all = { .pids = &none,
@@ -464,11 +479,51 @@ static void older_and_forged_recordings(void **state)
 	profile__free(p);
 }
 
+/*
+ * What a wait waited on, and its holder, read back as written; the text
+ * report's table names it from the recording as from the live profile.
+ */
+static void objects_round_trip(void **state)
+{
+	static const char text[] =
+	    "{\"type\":\"offcpu\",\"ts_ns\":5000000,\"pid\":7,\"tid\":8,\"comm\":\"w_orders\","
+	    "\"state\":\"interruptible\",\"wait\":\"lock:mutex\",\"duration_ns\":3000000,"
+	    "\"weight_ns\":3000000,\"cpu\":0,\"object\":{\"kind\":\"mutex\",\"name\":"
+	    "\"orders_lock\",\"addr\":\"0x55d0c0de1040\",\"holder\":{\"pid\":7,\"tid\":9,"
+	    "\"comm\":\"h_orders\"}},\"kernel_stack\":[],\"user_stack\":[],\"runq_ns\":0}\n"
+	    "{\"type\":\"offcpu\",\"ts_ns\":6000000,\"pid\":7,\"tid\":8,\"comm\":\"w_orders\","
+	    "\"state\":\"interruptible\",\"wait\":\"sleep\",\"duration_ns\":1000000,"
+	    "\"weight_ns\":1000000,\"cpu\":0,\"object\":{\"kind\":\"timer\",\"name\":"
+	    "\"timer 1 ms\"},\"kernel_stack\":[],\"user_stack\":[],\"runq_ns\":0}\n"
+	    "{\"type\":\"stats\"}\n";
+	struct profile *p;
+	char *again;
+
+	(void)state;
+	assert_int_equal(profile__new(true, &p), 0);
+	assert_int_equal(read_json(text, p), 0);
+	assert_int_equal(p->nr_waits, 2);
+	assert_non_null(p->waits[0].object);
+	assert_string_equal(p->waits[0].object->kind, "mutex");
+	assert_string_equal(p->waits[0].object->name, "orders_lock");
+	assert_int_equal(p->waits[0].object->addr, 0x55d0c0de1040ull);
+	assert_int_equal(p->waits[0].object->holder_tid, 9);
+	assert_string_equal(p->waits[0].object->holder_comm, "h_orders");
+	assert_null(p->waits[1].object->holder_comm);
+	assert_int_equal(p->waits[1].object->addr, 0);
+	/* The waits' lines as they were; the stats record names every counter. */
+	again = json_of(p);
+	assert_memory_equal(again, text, strstr(text, "{\"type\":\"stats\"") - text);
+	free(again);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(recording_round_trip),
 		cmocka_unit_test(samples_round_trip),
+		cmocka_unit_test(objects_round_trip),
 		cmocka_unit_test(recording_errors),
 		cmocka_unit_test(recording_read_errors),
 		cmocka_unit_test(pprof_of_recording_is_the_live_one),
