@@ -41,10 +41,10 @@ const char *futex_lock__kind_name(enum futex_lock_kind kind)
 	switch (kind) {
 	case FUTEX_LOCK_MUTEX:
 		return "mutex";
+	/* Whether the waiter reads or writes, its wait class and stack say. */
 	case FUTEX_LOCK_RWLOCK_READ:
-		return "rwlock:R";
 	case FUTEX_LOCK_RWLOCK_WRITE:
-		return "rwlock:W";
+		return "rwlock";
 	case FUTEX_LOCK_CONDVAR:
 		return "condvar";
 	case FUTEX_LOCK_SEMAPHORE:

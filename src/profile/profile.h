@@ -40,7 +40,7 @@ struct labels {
  * one holder share an entry.
  */
 struct wait_object {
-	const char *kind;    /* interned: "mutex", "rwlock:R", "timer"... */
+	const char *kind;    /* interned: "mutex", "rwlock", "timer"... */
 	const char *name;    /* interned: "orders_lock", "[heap]", "timer 20 ms" */
 	uint64_t addr;	     /* 0: none */
 	uint32_t holder_pid; /* 0: no holder known */
