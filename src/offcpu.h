@@ -235,6 +235,39 @@ enum offcpu_waker {
 #define OFFCPU_OBJECT_WINDOW 48
 #define OFFCPU_OBJECT_BEFORE 16
 
+/*
+ * The file block of struct offcpu_object: for a wait in a call on one fd
+ * (read, recvmsg, accept, epoll_wait, poll on one fd...), the struct file
+ * that fd held, read from the thread's file table at its switch-in, only
+ * for the waits that passed (it has not run since it blocked: its saved
+ * registers still hold the call's arguments). The fd is the thread's only
+ * while it waits: user space names the file by what it is (inode, device,
+ * socket addresses), and trusts /proc/PID/task/TID/fd/FD only where the
+ * path it gives has this inode on this device.
+ */
+#define OFFCPU_FILE_DNAME_LEN 16
+
+struct offcpu_file {
+	__u8 taken;	     /* 0: not a call on one fd, or the fd held no file */
+	__u8 sock_state;     /* skc_state (TCP_LISTEN...) */
+	__u16 sock_family;   /* skc_family: AF_INET, AF_INET6, AF_UNIX...; 0: not a socket */
+	__u16 sock_type;     /* struct socket's type: SOCK_STREAM, SOCK_DGRAM... */
+	__u16 sock_protocol; /* sk_protocol: IPPROTO_TCP, IPPROTO_UDP... */
+	__u32 tid;	     /* whose file table: /proc/PID/task/TID/fd/FD */
+	__u32 fd;
+	__u32 dev;	  /* i_sb->s_dev, the kernel's encoding: major << 20 | minor */
+	__u32 mode;	  /* i_mode: S_IFIFO, S_IFSOCK, S_IFREG... */
+	__u64 ino;	  /* i_ino */
+	__u64 magic;	  /* i_sb->s_magic: PIPEFS_MAGIC tells a pipe from a FIFO */
+	__u16 local_port; /* skc_num, host order */
+	__u16 peer_port;  /* skc_dport, made host order */
+	__u32 reserved;
+	__u8 local_addr[16]; /* skc_rcv_saddr (4 bytes) or skc_v6_rcv_saddr */
+	__u8 peer_addr[16];  /* skc_daddr or skc_v6_daddr */
+	/* An anonymous inode's dentry name: "[eventfd]", "[eventpoll]", "[timerfd]"... */
+	char dname[OFFCPU_FILE_DNAME_LEN];
+};
+
 struct offcpu_object {
 	__u8 taken;	   /* 0: not in a call that names an object; the rest is 0 */
 	__u8 restarted;	   /* a timed futex wait back as restart_syscall, after a signal */
@@ -243,6 +276,8 @@ struct offcpu_object {
 	__u64 args[3];	   /* rdi, rsi, rdx at the call */
 	__u64 window_addr; /* user address of window[0] */
 	__u8 window[OFFCPU_OBJECT_WINDOW];
+	/* The file block (files.bpf.h): the file a call on one fd waited on. */
+	struct offcpu_file file;
 };
 
 /*

@@ -79,6 +79,8 @@ static __always_inline void object_take(struct task_struct *t, bool asleep, stru
 		nr = NR_FUTEX;
 		o->restarted = 1;
 	}
+	if (file_call_at_switch_out(o, regs, nr, task))
+		return;
 	if (nr != NR_FUTEX && nr != NR_FUTEX_WAITV && nr != NR_NANOSLEEP &&
 	    nr != NR_CLOCK_NANOSLEEP && nr != NR_WAIT4 && nr != NR_WAITID)
 		return;
@@ -115,11 +117,15 @@ static __always_inline void object_take_at_switch_out(struct task_struct *prev, 
  */
 __noinline int take_open_object(struct task_struct *t __arg_trusted, struct offcpu_wait_record *r)
 {
-	if (r)
+	if (!r)
+		return 0;
+	if (!r->object.taken)
 		object_take(t,
 			    r->state == OFFCPU_STATE_INTERRUPTIBLE ||
 				r->state == OFFCPU_STATE_UNINTERRUPTIBLE,
 			    &r->object, t);
+	/* Its fd holds the file it waits on while it waits, as at a switch-in. */
+	file_take(t, r->tid, &r->object);
 	return 0;
 }
 

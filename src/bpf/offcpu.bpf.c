@@ -41,6 +41,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include "offcpu.h"
 #include "bpf/states.bpf.h"
 
@@ -395,6 +396,7 @@ static __always_inline __u64 now_ns(__u64 *now)
 }
 
 #include "bpf/wakeups.bpf.h"
+#include "bpf/files.bpf.h"
 #include "bpf/objects.bpf.h"
 
 /* When tracing began (tracer.c): at the stop, a thread dated from before it is open at both ends. */
@@ -699,6 +701,7 @@ static __always_inline void fill_record(struct offcpu_counters *c, struct offcpu
 	r->stack_depth = stack_depth;
 	r->read_mask = 0;
 	r->object = *object;
+	file_take(next, tid, &r->object);
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), next->comm);
 	/*
 	 * The cgroup it blocked in, read only for the waits that

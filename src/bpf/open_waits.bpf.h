@@ -430,8 +430,7 @@ static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 			if (py_first)
 				py_frames = python_open_frames(t, py, r, py_first);
 			take_open_reads(t, r);
-			if (!r->object.taken)
-				take_open_object(t, r);
+			take_open_object(t, r);
 		}
 		/*
 		 * It ran while its stacks were read: they may be of its run,
@@ -451,6 +450,7 @@ static __always_inline int open_waits(struct bpf_iter__task *ctx, bool enriched)
 			/* Read now, it may be of its run; one from its switch-out stands. */
 			if (!from_slot)
 				r->object.taken = 0;
+			r->object.file.taken = 0;
 		}
 	}
 	if (total > sizeof(b->bytes))

@@ -11,6 +11,7 @@
 #include "lib/hash_table.h"
 #include "lib/u32_key.h"
 #include "objects/data_names.h"
+#include "objects/file_object.h"
 #include "objects/futex_lock.h"
 #include "objects/objects.h"
 
@@ -277,6 +278,11 @@ bool objects__name(struct objects *objs, uint32_t pid, const struct offcpu_objec
 	memset(out, 0, sizeof(*out));
 	if (!o->taken)
 		return false;
+	/* A call on one fd: the file it held, read at the switch-in. */
+	if (o->file.taken) {
+		file_object__name("/proc", pid, o->syscall, &o->file, out);
+		return true;
+	}
 	switch (o->syscall) {
 	case NR_FUTEX:
 		name_futex(objs, pid, o, user_stack, out);

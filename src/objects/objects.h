@@ -2,7 +2,8 @@
 /*
  * What a wait waited on, named from what its switch-out took (struct
  * offcpu_object): a user-space lock with its holder, a sleep's requested
- * time, the child a wait4 waits for. The front door of src/objects/.
+ * time, the child a wait4 waits for, the pipe, socket or file a call on
+ * one fd waited on (file_object.h). The front door of src/objects/.
  */
 #ifndef OFFCPU_OBJECTS_H
 #define OFFCPU_OBJECTS_H

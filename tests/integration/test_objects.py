@@ -262,5 +262,109 @@ def test_report_pprof_and_folded_name_the_object():
     assert len(held) >= 10 and set(held) <= {tids["h_orders"], tids["w_orders"]}, slices[:2]
 
 
+FD_WORKLOAD = os.path.join(t.ROOT, "build", "tests", "fd_workload")
+# The threads of fd_workload that wait on one file each, by what its name is made of.
+FD_THREADS = ("w_pipe", "w_fifo", "w_tcp", "w_unix", "w_eventfd", "w_epoll", "w_poll",
+              "w_flock", "h_flock")
+
+
+def fd_truth(stdout):
+    """{what: value} of fd_workload's truth lines (paths decoded from hex), and its threads."""
+    truth = {}
+    for line in stdout.splitlines():
+        what, _, value = line.partition(" ")
+        if what in ("fifo", "flock", "unix_path"):
+            truth[what] = bytes.fromhex(value).decode("latin-1")
+        elif what in ("pipe", "poll_pipe", "unix_inode"):
+            truth[what] = int(value)
+        elif what == "tcp":
+            truth[what] = value.split()
+    return truth, threads_of_fd(stdout)
+
+
+def threads_of_fd(stdout):
+    tids = {m.group(2): int(m.group(1))
+            for m in re.finditer(r"^(\d+) (\w+)$", stdout, re.M)}
+    assert set(FD_THREADS) <= set(tids), stdout[:500]
+    return tids
+
+
+def expected_fd_objects(truth):
+    """Each thread's (kind, name), as the workload made them."""
+    local, peer = truth["tcp"]
+    return {
+        "w_pipe": ("pipe", "pipe:[%d]" % truth["pipe"]),
+        "w_poll": ("pipe", "pipe:[%d]" % truth["poll_pipe"]),
+        "w_fifo": ("fifo", truth["fifo"]),
+        "w_tcp": ("socket", "tcp %s -> %s" % (local, peer)),
+        "w_unix": ("socket", "unix " + truth["unix_path"]),
+        "w_eventfd": ("eventfd", "eventfd"),
+        "w_epoll": ("epoll", "epoll (2 fds)"),
+        "w_flock": ("flock", truth["flock"]),
+        "h_flock": ("flock", truth["flock"]),
+    }
+
+
+def test_fds_name_their_files():
+    """Each wait in a call on one fd names the file the workload made:
+    the pipe's inode, the FIFO's path (a space and an ESC in it), both
+    ends of the TCP connection, the unix socket's path, the eventfd, the
+    epoll and how many fds it watches, poll's one pipe, the flocked file."""
+    out = os.path.join(t.TMP, "objects-fd-%d.json" % time.monotonic_ns())
+    r = t.run([t.OFFCPU, "-f", "json", "-o", out, "--", FD_WORKLOAD, "2"])
+    assert r.returncode == 0, r.stderr
+    truth, tids = fd_truth(r.stdout)
+    waits, stats = t.read_json_lines(out)
+    problems = []
+    for thread, (kind, name) in expected_fd_objects(truth).items():
+        mine = [w["object"] for w in waits if w["tid"] == tids[thread] and
+                w.get("object", {}).get("kind") == kind]
+        right = [o for o in mine if o["name"] == name]
+        # Its last wait, which the exit ended, is named after the files are gone.
+        if len(right) < 10 or len(mine) - len(right) > 1:
+            problems.append("%s: %d of %d on %r: %s" % (thread, len(right), len(mine), name,
+                                                        sorted({o["name"] for o in mine})[:4]))
+    assert not problems, problems
+    # Named once a wait is over, from what BPF read while it lasted: only
+    # the waits the exit ended fail (their files unlinked, /proc gone).
+    assert stats["object_failures"] <= len(FD_THREADS), stats
+
+
+def test_fd_names_escaped_and_in_snapshot():
+    """A FIFO's and a unix socket's paths are the user's bytes: the text
+    report shows their ESC as \\x1b, never raw; offcpu snapshot names
+    each blocked thread's file from its registers and fd table."""
+    wl = subprocess.Popen([FD_WORKLOAD, "30"], stdout=subprocess.PIPE, text=True,
+                          errors="surrogateescape")
+    try:
+        lines = []
+        for line in wl.stdout:
+            lines.append(line)
+            if line.strip() == "ready":
+                break
+        truth, tids = fd_truth("".join(lines))
+        snap = os.path.join(t.TMP, "objects-fd-snapshot.json")
+        r = t.run([t.OFFCPU, "snapshot", "-p", str(wl.pid), "-f", "json", "-o", snap])
+        assert r.returncode == 0, r.stderr
+        text = os.path.join(t.TMP, "objects-fd.txt")
+        r = t.run([t.OFFCPU, "-d", "1s", "-p", str(wl.pid), "-o", text])
+        assert r.returncode == 0, r.stderr
+    finally:
+        wl.kill()
+        wl.wait()
+    expected = expected_fd_objects(truth)
+    waits, _ = t.read_json_lines(snap)
+    named = {w["tid"]: (w["object"]["kind"], w["object"]["name"])
+             for w in waits if w.get("object")}
+    # The flock pair takes turns: the one holding it sleeps on a timer.
+    for thread in FD_THREADS[:-2]:
+        assert named.get(tids[thread]) == expected[thread], (thread, named.get(tids[thread]))
+    raw = open(text, "rb").read()
+    assert b"\x1b" not in raw, raw[:2000]
+    said = raw.decode()
+    assert "fifo " + truth["fifo"].replace("\x1b", "\\x1b") in said, said[:3000]
+    assert "unix " + truth["unix_path"].replace("\x1b", "\\x1b") in said, said[:3000]
+
+
 if __name__ == "__main__":
     sys.exit(t.run_suite(globals()))
