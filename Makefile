@@ -57,6 +57,8 @@ WORKLOADS += $(OUTPUT)/tests/open_race
 WORKLOADS += $(OUTPUT)/tests/oncpu_workload
 # Threads waiting on locks of every kind, held by threads of known names (test_objects.py).
 WORKLOADS += $(OUTPUT)/tests/lock_workload
+# Threads waiting on kernel locks (an inode's i_rwsem, mmap_lock) a known thread holds.
+WORKLOADS += $(OUTPUT)/tests/kernel_lock_workload
 # PostgreSQL's own names of its wait events (tests/integration/test_postgres_events.py).
 WORKLOADS += $(OUTPUT)/tests/pg_names.so
 # test_offcpu.py's: LD_PRELOAD libraries that fail offcpu's calls or refuse O_TMPFILE, a
@@ -270,6 +272,10 @@ $(OUTPUT)/tests/latemain: tests/integration/latemain.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/lock_workload: tests/integration/objects/lock_workload.cpp | $(OUTPUT)/tests
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) -std=c++17 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
+$(OUTPUT)/tests/kernel_lock_workload: tests/integration/objects/kernel_lock_workload.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
 
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests
 	$(call msg,CXX,$@)
