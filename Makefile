@@ -59,6 +59,8 @@ WORKLOADS += $(OUTPUT)/tests/oncpu_workload
 WORKLOADS += $(OUTPUT)/tests/lock_workload
 # Threads waiting on a pipe, a FIFO, sockets, an eventfd, an epoll, a flock (test_objects.py).
 WORKLOADS += $(OUTPUT)/tests/fd_workload
+# Threads waiting on kernel locks (an inode's i_rwsem, mmap_lock) a known thread holds.
+WORKLOADS += $(OUTPUT)/tests/kernel_lock_workload
 # PostgreSQL's own names of its wait events (tests/integration/test_postgres_events.py).
 WORKLOADS += $(OUTPUT)/tests/pg_names.so
 # test_offcpu.py's: LD_PRELOAD libraries that fail offcpu's calls or refuse O_TMPFILE, a
@@ -267,7 +269,6 @@ $(OUTPUT)/tests/latemain: tests/integration/latemain.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -Wall -Werror $< -o $@ -ldl
 
-# C++ with templates, for demangling.
 # Frame pointers, so fp mode's stacks reach the libc lock functions that tell a lock's kind.
 $(OUTPUT)/tests/lock_workload: tests/integration/objects/lock_workload.cpp | $(OUTPUT)/tests
 	$(call msg,CXX,$@)
@@ -277,6 +278,11 @@ $(OUTPUT)/tests/fd_workload: tests/integration/objects/fd_workload.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
 
+$(OUTPUT)/tests/kernel_lock_workload: tests/integration/objects/kernel_lock_workload.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -pthread $< -o $@
+
+# C++ with templates, for demangling.
 $(OUTPUT)/tests/cxx_workload: tests/integration/cxx_workload.cpp | $(OUTPUT)/tests
 	$(call msg,CXX,$@)
 	$(Q)$(CXX) -std=c++17 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -fno-inline $< -o $@

@@ -87,14 +87,14 @@ static void objects_cost(int waits)
 	memcpy(o.window + OFFCPU_OBJECT_BEFORE, &bench_lock,
 	       OFFCPU_OBJECT_WINDOW - OFFCPU_OBJECT_BEFORE);
 	t0 = now_us();
-	objects__name(objs, getpid(), &o, stack, &name);
+	objects__name(objs, getpid(), &o, stack, NULL, &name);
 	t1 = now_us();
 	printf("first lock named in a file (all maps, the file's variables): %.2f ms (%s, held by "
 	       "%s)\n",
 	       (t1 - t0) / 1e3, name.name, name.holder_comm);
 	t0 = now_us();
 	for (i = 0; i < waits; i++)
-		objects__name(objs, getpid(), &o, stack, &name);
+		objects__name(objs, getpid(), &o, stack, NULL, &name);
 	t1 = now_us();
 	printf("per wait on a lock, named (variable and holder known): %.2f us over %d\n",
 	       (t1 - t0) / waits, waits);

@@ -268,6 +268,54 @@ struct offcpu_file {
 	char dname[OFFCPU_FILE_DNAME_LEN];
 };
 
+/*
+ * lock:contention_begin's flags (include/trace/events/lock.h): what kind
+ * of lock its first argument is. 0 is a semaphore.
+ */
+#define OFFCPU_LCB_F_SPIN 1
+#define OFFCPU_LCB_F_READ 2
+#define OFFCPU_LCB_F_WRITE 4
+#define OFFCPU_LCB_F_RT 8
+#define OFFCPU_LCB_F_PERCPU 16
+#define OFFCPU_LCB_F_MUTEX 32
+
+#define OFFCPU_KLOCK_CACHE_LEN 32
+
+/* What the lock says of its holder (struct offcpu_kernel_lock::holder). */
+enum offcpu_klock_holder {
+	OFFCPU_KLOCK_HOLDER_NONE,   /* the lock records none: free, reader-owned, a percpu-rwsem */
+	OFFCPU_KLOCK_HOLDER_TASK,   /* holder_* are the owner's */
+	OFFCPU_KLOCK_HOLDER_UNREAD, /* the owner or its task could not be read */
+};
+
+/* Where the slab cache of the lock's address was looked for (::cache_state). */
+enum offcpu_klock_cache {
+	OFFCPU_KLOCK_CACHE_UNKNOWN, /* no bpf_get_kmem_cache() on this kernel (before 6.13) */
+	OFFCPU_KLOCK_CACHE_NONE,    /* not in a slab object: a global, a stack, a page */
+	OFFCPU_KLOCK_CACHE_NAMED,   /* cache holds its name */
+	OFFCPU_KLOCK_CACHE_UNREAD,  /* in one, whose name could not be read */
+};
+
+/*
+ * A wait in a kernel lock's slow path (rwsem_down_write_slowpath,
+ * __mutex_lock...): the lock the thread's last lock:contention_begin that
+ * was not a spin named, still not ended at its switch-out into a sleep,
+ * and what the lock and the slab it is in said then. The owner is read in
+ * BPF: user space cannot follow a task pointer.
+ */
+struct offcpu_kernel_lock {
+	__u8 taken;	  /* 0: the wait was in no kernel lock's slow path; the rest is 0 */
+	__u8 mmap_lock;	  /* addr is the waiter's own mm's mmap_lock */
+	__u8 holder;	  /* enum offcpu_klock_holder */
+	__u8 cache_state; /* enum offcpu_klock_cache */
+	__u32 flags;	  /* OFFCPU_LCB_F_* */
+	__u64 addr;
+	__u32 holder_pid;
+	__u32 holder_tid;
+	char holder_comm[OFFCPU_COMM_LEN];
+	char cache[OFFCPU_KLOCK_CACHE_LEN];
+};
+
 struct offcpu_object {
 	__u8 taken;	   /* 0: not in a call that names an object; the rest is 0 */
 	__u8 restarted;	   /* a timed futex wait back as restart_syscall, after a signal */
@@ -278,6 +326,8 @@ struct offcpu_object {
 	__u8 window[OFFCPU_OBJECT_WINDOW];
 	/* The file block (files.bpf.h): the file a call on one fd waited on. */
 	struct offcpu_file file;
+	/* The kernel lock, beside the system call's: more specific where both are. */
+	struct offcpu_kernel_lock kernel_lock;
 };
 
 /*

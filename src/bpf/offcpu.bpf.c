@@ -30,7 +30,8 @@
  *
  * This file is that path; the rest is in headers by concern: settings
  * (the const volatile globals), filters, leaf (the kernel leaf),
- * user_stack, python, reads (rule packs), wakeups, clock, lifecycle (exit,
+ * user_stack, python, reads (rule packs), wakeups, objects and
+ * kernel_locks (what a wait waited on), clock, lifecycle (exit,
  * exec, fork), sched_waking, open_waits (the iterators) and oncpu (-F's
  * sampler), each .bpf.h.
  * Each is included where its code was: the order of the maps, globals and
@@ -94,6 +95,13 @@ struct wait_start {
 struct inflight_slot {
 	struct wait_start start;
 	struct offcpu_object object; /* of the wait in flight, from its switch-out */
+	/*
+	 * The kernel lock the thread is contending for now, from
+	 * lock:contention_begin to contention_end (kernel_locks.bpf.h); 0: none.
+	 */
+	__u64 klock_addr;
+	__u32 klock_flags;
+	__u32 klock_reserved;
 };
 
 /*
@@ -398,6 +406,7 @@ static __always_inline __u64 now_ns(__u64 *now)
 #include "bpf/wakeups.bpf.h"
 #include "bpf/files.bpf.h"
 #include "bpf/objects.bpf.h"
+#include "bpf/kernel_locks.bpf.h"
 
 /* When tracing began (tracer.c): at the stop, a thread dated from before it is open at both ends. */
 __u64 recording_start_ns;
@@ -601,6 +610,7 @@ static __always_inline void switch_out(void *ctx, struct offcpu_counters *c,
 	slot->flags = 0;
 	wakeup_start(slot, prev, preempt, prev_state);
 	object_take_at_switch_out(prev, prev_state, preempt, slot_object(slot));
+	kernel_lock_take_at_switch_out(prev, prev_state, preempt, (struct inflight_slot *)slot);
 	count(c, OFFCPU_CNT_WAITS_STARTED, IN_SWITCH);
 	if (want_user_stack && !(prev->flags & PF_KTHREAD) && !user_stack_deferred(prev)) {
 		take_switch_out_stack(ctx, prev);

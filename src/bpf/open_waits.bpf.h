@@ -169,6 +169,7 @@ int offcpu_open_at_start(struct bpf_iter__task *ctx)
 	slot->flags = OFFCPU_WAIT_OPEN_BEFORE;
 	/* Not seen blocking: what it waits on is not read here. */
 	slot_object(slot)->taken = 0;
+	slot_object(slot)->kernel_lock.taken = 0;
 	/* Made ahead by offcpu_make_slots, it is started here, not at a switch-out. */
 	slot->made_ahead = 0;
 	if (__sync_val_compare_and_swap(&slot->start_ts_ns, 0, start))

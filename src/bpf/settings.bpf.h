@@ -74,6 +74,11 @@ static __always_inline __u64 scheduler_get_flags(void)
 
 /* What each wait waited on (objects.bpf.h); off only for bench/run (OFFCPU_TEST_NO_OBJECTS). */
 const volatile bool want_objects = true;
+/*
+ * The kernel has bpf_get_kmem_cache() (6.13), in its BTF: the slab cache a
+ * kernel lock is in (kernel_locks.bpf.h). Off, the verifier drops the call.
+ */
+const volatile bool has_kmem_cache;
 
 /* --wakers: the waker's stacks at wakeups of waits already past -m. */
 const volatile bool want_waker_stacks;

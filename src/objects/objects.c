@@ -13,6 +13,7 @@
 #include "objects/data_names.h"
 #include "objects/file_object.h"
 #include "objects/futex_lock.h"
+#include "objects/kernel_lock.h"
 #include "objects/objects.h"
 
 /* x86_64 system call numbers, as objects.bpf.h takes them. */
@@ -272,10 +273,34 @@ static void name_waitid(uint32_t idtype, int32_t id, struct object_name *out)
 		snprintf(out->name, sizeof(out->name), "any child");
 }
 
+/* The holder is the lock's, read in BPF: a task pointer means nothing here. */
+static void name_kernel_lock(const struct offcpu_kernel_lock *k, const struct stack *kernel_stack,
+			     struct object_name *out)
+{
+	out->kind = kernel_lock__kind_name(k->flags);
+	out->addr = k->addr;
+	if (!kernel_lock__name(k, kernel_stack, out->name, sizeof(out->name)))
+		out->failed = true;
+	if (k->holder == OFFCPU_KLOCK_HOLDER_UNREAD)
+		out->failed = true;
+	if (k->holder != OFFCPU_KLOCK_HOLDER_TASK)
+		return;
+	out->holder_pid = k->holder_pid;
+	out->holder_tid = k->holder_tid;
+	snprintf(out->holder_comm, sizeof(out->holder_comm), "%.*s", (int)sizeof(k->holder_comm),
+		 k->holder_comm);
+}
+
 bool objects__name(struct objects *objs, uint32_t pid, const struct offcpu_object *o,
-		   const struct stack *user_stack, struct object_name *out)
+		   const struct stack *user_stack, const struct stack *kernel_stack,
+		   struct object_name *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* Inside the system call, more specific than its object: a write()'s inode lock. */
+	if (o->kernel_lock.taken) {
+		name_kernel_lock(&o->kernel_lock, kernel_stack, out);
+		return true;
+	}
 	if (!o->taken)
 		return false;
 	/* A call on one fd: the file it held, read at the switch-in. */

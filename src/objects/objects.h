@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a wait waited on, named from what its switch-out took (struct
- * offcpu_object): a user-space lock with its holder, a sleep's requested
- * time, the child a wait4 waits for, the pipe, socket or file a call on
- * one fd waited on (file_object.h). The front door of src/objects/.
+ * offcpu_object): a user-space lock with its holder, a kernel lock with
+ * its holder, a sleep's requested time, the child a wait4 waits for, the
+ * pipe, socket or file a call on one fd waited on (file_object.h). The
+ * front door of src/objects/.
  */
 #ifndef OFFCPU_OBJECTS_H
 #define OFFCPU_OBJECTS_H
@@ -33,11 +34,13 @@ struct objects;
 int objects__new(const struct symbol_limits *limits, struct objects **out);
 /*
  * Names o, taken from a wait of pid, whose user stack (NULL: none) tells
- * a lock's kind; false when o names nothing (not taken, or a call it has
+ * a lock's kind and whose kernel stack (NULL: none) which function took a
+ * kernel lock; false when o names nothing (not taken, or a call it has
  * nothing to say of).
  */
 bool objects__name(struct objects *objs, uint32_t pid, const struct offcpu_object *o,
-		   const struct stack *user_stack, struct object_name *out);
+		   const struct stack *user_stack, const struct stack *kernel_stack,
+		   struct object_name *out);
 /* pid is gone or replaced its image. */
 void objects__forget(struct objects *objs, uint32_t pid);
 void objects__free(struct objects *objs);

@@ -317,7 +317,7 @@ static int name_object(struct collector *c, uint32_t pid, const struct offcpu_ob
 	struct wait_object o;
 	int err;
 
-	if (!objects__name(c->objects, pid, object, w->user_stack, &name))
+	if (!objects__name(c->objects, pid, object, w->user_stack, w->kernel_stack, &name))
 		return 0;
 	if (name.failed)
 		c->profile->counters[OFFCPU_CNT_OBJECT_FAILURES]++;

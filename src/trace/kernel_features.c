@@ -109,6 +109,10 @@ static const struct {
 		"task_struct::sched_info, cfs_rq::rq (CONFIG_SCHED_INFO, CONFIG_FAIR_GROUP_SCHED)",
 		"waits have no run-queue time (runq_ns)",
 	},
+	[KERNEL_FEATURE_LOCK_CONTENTION] = {
+		"tracepoints contention_begin, contention_end (5.19)",
+		"a wait on a kernel lock names its system call's object at most, not the lock",
+	},
 };
 
 bool kernel_features__has(const struct btf *vmlinux, enum kernel_feature feature)
@@ -122,6 +126,9 @@ bool kernel_features__has(const struct btf *vmlinux, enum kernel_feature feature
 	case KERNEL_FEATURE_SCHED_INFO:
 		return has_member(vmlinux, "task_struct", "sched_info") &&
 		       has_member(vmlinux, "cfs_rq", "rq");
+	case KERNEL_FEATURE_LOCK_CONTENTION:
+		return kernel_features__tracepoint_args(vmlinux, "contention_begin") >= 0 &&
+		       kernel_features__tracepoint_args(vmlinux, "contention_end") >= 0;
 	default:
 		return false;
 	}
@@ -141,9 +148,8 @@ void kernel_features__say_missing(enum kernel_feature feature)
 
 /* The tracepoints whose programs are left out when the kernel has none. */
 static const char *const optional_tracepoints[] = {
-	"rseq_update",
-	"local_timer_entry",
-	"local_timer_exit",
+	"rseq_update",	    "local_timer_entry", "local_timer_exit",
+	"contention_begin", "contention_end",
 };
 
 bool kernel_features__optional_tracepoint(const char *name)

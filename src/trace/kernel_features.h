@@ -25,9 +25,10 @@ bool kernel_features__optional_tracepoint(const char *name);
 
 /* The optional features a kernel may lack, which offcpu goes without. */
 enum kernel_feature {
-	KERNEL_FEATURE_RSEQ_UPDATE, /* user stacks deferred to the way back to user space */
-	KERNEL_FEATURE_LOCAL_TIMER, /* x86's local timer tracepoints: hardirq wakers */
-	KERNEL_FEATURE_SCHED_INFO,  /* run-queue time */
+	KERNEL_FEATURE_RSEQ_UPDATE,	/* user stacks deferred to the way back to user space */
+	KERNEL_FEATURE_LOCAL_TIMER,	/* x86's local timer tracepoints: hardirq wakers */
+	KERNEL_FEATURE_SCHED_INFO,	/* run-queue time */
+	KERNEL_FEATURE_LOCK_CONTENTION, /* lock:contention_begin/end: kernel locks as objects */
 	KERNEL_FEATURE_COUNT,
 };
 

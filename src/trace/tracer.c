@@ -150,6 +150,13 @@ static int attach_core(struct offcpu_bpf *skel)
 		{ skel->progs.offcpu_local_timer_entry, &skel->links.offcpu_local_timer_entry },
 		{ skel->progs.offcpu_softirq_entry, &skel->links.offcpu_softirq_entry },
 		{ skel->progs.offcpu_softirq_raise, &skel->links.offcpu_softirq_raise },
+		/*
+		 * Kernel locks as objects. The end first: a thread whose
+		 * begin was seen before the end was attached would keep its
+		 * lock for waits that have nothing to do with it.
+		 */
+		{ skel->progs.offcpu_contention_end, &skel->links.offcpu_contention_end },
+		{ skel->progs.offcpu_contention_begin, &skel->links.offcpu_contention_begin },
 	};
 	struct bpf_program *prog;
 	char text[128];
@@ -376,6 +383,20 @@ static void set_wakeup_autoload(struct offcpu_bpf *skel, const struct btf *vmlin
 	bpf_program__set_autoload(skel->progs.offcpu_local_timer_exit, timer);
 }
 
+/*
+ * Kernel locks as wait objects, where the kernel has lock:contention_begin
+ * (5.19); their slab caches' names where it has bpf_get_kmem_cache() (6.13).
+ * offcpu snapshot traces nothing: a blocked thread's lock is not known.
+ */
+static void set_kernel_lock_autoload(struct offcpu_bpf *skel, const struct btf *vmlinux, bool on)
+{
+	on = on && kernel_features__has(vmlinux, KERNEL_FEATURE_LOCK_CONTENTION);
+	bpf_program__set_autoload(skel->progs.offcpu_contention_begin, on);
+	bpf_program__set_autoload(skel->progs.offcpu_contention_end, on);
+	skel->rodata->has_kmem_cache =
+	    on && btf__find_by_name_kind(vmlinux, "bpf_get_kmem_cache", BTF_KIND_FUNC) > 0;
+}
+
 /* What this run would use and the kernel lacks: KERNEL_FEATURE_* bits. */
 static unsigned int missing_features(const struct btf *vmlinux, const struct tracer_opts *o)
 {
@@ -387,6 +408,9 @@ static unsigned int missing_features(const struct btf *vmlinux, const struct tra
 		missing |= 1u << KERNEL_FEATURE_LOCAL_TIMER;
 	if (!o->snapshot && !kernel_features__has(vmlinux, KERNEL_FEATURE_SCHED_INFO))
 		missing |= 1u << KERNEL_FEATURE_SCHED_INFO;
+	if (!o->snapshot && !o->no_objects &&
+	    !kernel_features__has(vmlinux, KERNEL_FEATURE_LOCK_CONTENTION))
+		missing |= 1u << KERNEL_FEATURE_LOCK_CONTENTION;
 	return missing;
 }
 
@@ -416,6 +440,7 @@ static int configure(struct offcpu_bpf *skel, const struct tracer_opts *o, bool 
 	if (!skel->rodata->defer_user_stacks)
 		bpf_program__set_autoload(skel->progs.offcpu_rseq_update, false);
 	set_wakeup_autoload(skel, vmlinux, o->wakeups);
+	set_kernel_lock_autoload(skel, vmlinux, !o->snapshot && !o->no_objects);
 	skel->rodata->want_waker_stacks = o->wakeups && o->waker_stacks;
 	err = check_tracepoints(skel, vmlinux, path);
 	if (err)

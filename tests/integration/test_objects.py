@@ -368,5 +368,99 @@ def test_fd_names_escaped_and_in_snapshot():
     assert "unix " + truth["unix_path"].replace("\x1b", "\\x1b") in said, said[:3000]
 
 
+KERNEL_WORKLOAD = os.path.join(t.ROOT, "build", "tests", "kernel_lock_workload")
+
+
+def kernel_lock_run(seconds="2"):
+    """perf record -e lock:contention_begin -- offcpu -- kernel_lock_workload
+    (perf outside, so offcpu names the workload's objects alone): offcpu's
+    waits, {name: tid}, and perf's contention_begin events as (tid, lock
+    address, flags), the kernel's own account of the same run."""
+    out = os.path.join(t.TMP, "klock-%d.json" % time.monotonic_ns())
+    data = out + ".perf"
+    r = t.run(["perf", "record", "-q", "-e", "lock:contention_begin", "-o", data, "--",
+               t.OFFCPU, "-f", "json", "-o", out, "--", KERNEL_WORKLOAD, seconds])
+    assert r.returncode == 0, "offcpu failed: %d %s" % (r.returncode, r.stderr)
+    tids = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"(\d+) (\w+)$", line)
+        if m:
+            tids[m.group(2)] = int(m.group(1))
+    assert "w_inode1" in tids and "h_inode" in tids, r.stdout[:300]
+    script = t.run(["perf", "script", "-i", data, "-F", "tid,trace"])
+    assert script.returncode == 0, script.stderr
+    begins = [(int(m.group(1)), int(m.group(2), 16), m.group(3)) for m in
+              re.finditer(r"^\s*(\d+)\s+(0x[0-9a-f]+) \(flags=([A-Z_|]*)\)", script.stdout, re.M)]
+    assert begins, script.stdout[:1000]
+    waits, stats = t.read_json_lines(out)
+    return waits, stats, tids, begins
+
+
+def test_kernel_locks_name_the_inode_and_its_writer():
+    """Writers to one tmpfs file sleep on its inode's i_rwsem, held by
+    h_inode asleep in a userfaultfd fault: kernel rwsem:W in
+    &shmem_inode_cache, held by h_inode; mmap and munmap wait on mmap_lock.
+    perf's lock:contention_begin says the same lock and the same kind."""
+    waits, stats, tids, begins = kernel_lock_run()
+    names = {tid: name for name, tid in tids.items()}
+    problems = []
+    for thread in ("w_inode1", "w_inode2"):
+        locks = [w["object"] for w in waits if w["tid"] == tids[thread] and
+                 w.get("object", {}).get("kind", "").startswith("kernel")]
+        # Its page faults and its stack's mapping wait on mmap_lock now and then.
+        wrong = [o for o in locks if o["name"] not in ("&shmem_inode_cache", "mmap_lock")]
+        mine = [o for o in locks if o["name"] == "&shmem_inode_cache"]
+        if wrong or len(mine) < 10 or any(o["kind"] != "kernel rwsem:W" for o in mine):
+            problems.append("%s: %d on the inode of %s" % (thread, len(mine), (wrong or locks)[:3]))
+            continue
+        holders = collections.Counter(names.get(o.get("holder", {}).get("tid")) for o in mine)
+        # Another writer may hold it for the moment of its write; h_inode, asleep, mostly.
+        if holders.most_common(1)[0][0] != "h_inode" or set(holders) - {
+                "h_inode", "w_inode1", "w_inode2"}:
+            problems.append("%s: held by %s" % (thread, holders))
+        if any(o.get("holder") and (o["holder"]["pid"] != tids["main"] or
+                                    o["holder"]["comm"] != names[o["holder"]["tid"]])
+               for o in mine):
+            problems.append("%s: a holder's pid or comm is not its own" % thread)
+        # The kernel's own: the lock each waited on is the one it said it contended for.
+        said = {(a, f) for tid, a, f in begins if tid == tids[thread] and "SPIN" not in f}
+        seen = {(int(o["addr"], 16), {"R": "READ", "W": "WRITE"}[o["kind"][-1]]) for o in locks}
+        if seen - said:
+            problems.append("%s: %s not in perf's %s" % (thread, seen, said))
+    mmap = [w["object"] for w in waits if w["tid"] == tids["w_mmap"] and
+            w.get("object", {}).get("kind", "").startswith("kernel")]
+    if len(mmap) < 10 or any(o["name"] != "mmap_lock" or not o["kind"].startswith("kernel rwsem")
+                             for o in mmap):
+        problems.append("w_mmap: %s" % mmap[:3])
+    said = {a for tid, a, f in begins if tid == tids["w_mmap"] and "SPIN" not in f}
+    if {int(o["addr"], 16) for o in mmap} - said:
+        problems.append("w_mmap: %s not in perf's %s" % ({o["addr"] for o in mmap}, said))
+    # A wait inside a lock's slow path names the lock; no other wait does.
+    for w in waits:
+        syms = [f.get("sym", "") for f in w.get("kernel_stack", [])]
+        slow = any(s.startswith(("rwsem_down_", "__mutex_lock", "rt_mutex", "percpu_rwsem",
+                                 "__down")) for s in syms)
+        named = w.get("object", {}).get("kind", "").startswith("kernel")
+        if slow != named and w["comm"] in tids:
+            problems.append("%s: slow path %s, kernel object %s: %s" %
+                            (w["comm"], slow, w.get("object"), syms[:6]))
+    assert not problems, problems[:10]
+    # main's pthread_join()s wait on a thread's stack, unmapped before it is named: no other.
+    joins = sum(1 for w in waits if w["tid"] == tids["main"] and
+                w.get("object", {}).get("kind") == "futex")
+    assert stats["object_failures"] <= joins, (joins, stats)
+
+
+def test_kernel_locks_in_the_text_report():
+    out = os.path.join(t.TMP, "klock-%d.txt" % time.monotonic_ns())
+    r = t.run([t.OFFCPU, "-f", "text", "-o", out, "--", KERNEL_WORKLOAD, "2"])
+    assert r.returncode == 0, r.stderr
+    text = open(out).read()
+    table = text[text.index("\nBy object (top 20)"):]
+    assert re.search(r"^  kernel rwsem:W &shmem_inode_cache .* h_inode \d+ ", table, re.M), \
+        table[:2000]
+    assert re.search(r"^  kernel rwsem:[RW] mmap_lock ", table, re.M), table[:2000]
+
+
 if __name__ == "__main__":
     sys.exit(t.run_suite(globals()))

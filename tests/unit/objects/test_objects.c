@@ -61,26 +61,26 @@ static void sleeps_name_their_requested_time(void **state)
 
 	(void)state;
 	with_timespec(&o, 0, 20000000);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.kind, "timer");
 	assert_string_equal(n.name, "timer 20 ms");
 	assert_false(n.failed);
 	/* clock_nanosleep's request is its third argument; the window is what it points at. */
 	o = call(230, 1, 0, 0x1000);
 	with_timespec(&o, 1, 500000000);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.name, "timer 1.500 s");
 	with_timespec(&o, 0, 250);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.name, "timer 250 ns");
 	/* TIMER_ABSTIME: a deadline, not a length. */
 	o = call(230, 1, 1, 0x1000);
 	with_timespec(&o, 12345, 0);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.name, "timer to a deadline");
 	/* A request that could not be read is said, and counted. */
 	o = call(35, 0x1000, 0, 0);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.name, "timer");
 	assert_true(n.failed);
 }
@@ -92,20 +92,20 @@ static void waits_for_children_name_them(void **state)
 
 	(void)state;
 	o = call(61, 4321, 0, 0);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.kind, "child");
 	assert_string_equal(n.name, "pid 4321");
 	o = call(61, (uint64_t)-1, 0, 0);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.name, "any child");
 	o = call(61, (uint64_t)-77, 0, 0);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.name, "any child in process group 77");
 	o = call(247, 1, 99, 0);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.name, "pid 99");
 	o = call(247, 0, 0, 0);
-	assert_true(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_true(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	assert_string_equal(n.name, "any child");
 }
 
@@ -115,10 +115,10 @@ static void nothing_named_without_a_call_that_names_one(void **state)
 	struct object_name n;
 
 	(void)state;
-	assert_false(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_false(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 	o.taken = 0;
 	o.syscall = 35;
-	assert_false(objects__name(objs, getpid(), &o, NULL, &n));
+	assert_false(objects__name(objs, getpid(), &o, NULL, NULL, &n));
 }
 
 static pthread_mutex_t ledger_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -174,7 +174,7 @@ static void a_lock_in_this_process_and_its_holder(void **state)
 	while (!holder_tid)
 		usleep(1000);
 	o = futex_on(&ledger_lock);
-	assert_true(objects__name(objs, getpid(), &o, s, &n));
+	assert_true(objects__name(objs, getpid(), &o, s, NULL, &n));
 	assert_string_equal(n.kind, "mutex");
 	assert_string_equal(n.name, "ledger_lock");
 	assert_int_equal(n.addr, (uint64_t)&ledger_lock);
@@ -186,12 +186,12 @@ static void a_lock_in_this_process_and_its_holder(void **state)
 	pthread_join(t, NULL);
 	/* Inside a variable: its offset. On the heap, in no variable: the mapping. */
 	o = futex_on(&books.lock);
-	assert_true(objects__name(objs, getpid(), &o, s, &n));
+	assert_true(objects__name(objs, getpid(), &o, s, NULL, &n));
 	assert_string_equal(n.name, "books+0x8");
 	assert_int_equal(n.holder_tid, 0);
 	pthread_mutex_init(on_heap, NULL);
 	o = futex_on(on_heap);
-	assert_true(objects__name(objs, getpid(), &o, s, &n));
+	assert_true(objects__name(objs, getpid(), &o, s, NULL, &n));
 #ifdef __SANITIZE_ADDRESS__
 	/* ASan's allocator maps memory of its own. */
 	assert_string_equal(n.name, "[anon]");
