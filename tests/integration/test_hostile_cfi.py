@@ -60,12 +60,21 @@ def build(variant, debug_frame=False, bomb=False, debuglink=False, name=None):
     return prog
 
 
+def running(pid, prog):
+    """Whether pid has exec'd prog (setpriv's exec done)."""
+    try:
+        return os.readlink("/proc/%d/exe" % pid) == os.path.realpath(prog)
+    except OSError:
+        return False
+
+
 def record(progs):
     """offcpu -p on PROGS run as nobody for 3 s: (wall s, CPU s, peak RSS KiB, waits, stats)."""
     procs = [subprocess.Popen(t.NOBODY + [p]) for p in progs]
     out = os.path.join(t.TMP, "cfi-%d.json" % time.monotonic_ns())
     try:
-        time.sleep(0.5)
+        for p, prog in zip(procs, progs):
+            t.wait_until(lambda: running(p.pid, prog), 30, "%s running as nobody" % prog)
         args = ["-d", "3s", "-m", "0", "-f", "json", "-o", out]
         for p in procs:
             args += ["-p", str(p.pid)]
@@ -130,9 +139,10 @@ def sigint_stop_s(prog):
     target = subprocess.Popen(t.NOBODY + [prog])
     out = os.path.join(t.TMP, "cfi-stop-%d.json" % time.monotonic_ns())
     try:
-        time.sleep(0.5)
+        t.wait_until(lambda: running(target.pid, prog), 30, "%s running as nobody" % prog)
         p = subprocess.Popen([t.OFFCPU, "-p", str(target.pid), "-m", "0", "-f", "json", "-o", out],
                              stderr=subprocess.DEVNULL)
+        # 2 s of recording before the stop (the subject).
         time.sleep(2)
         start = time.monotonic()
         p.send_signal(signal.SIGINT)
