@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -140,8 +141,11 @@ def sigint_stop_s(prog):
     out = os.path.join(t.TMP, "cfi-stop-%d.json" % time.monotonic_ns())
     try:
         t.wait_until(lambda: running(target.pid, prog), 30, "%s running as nobody" % prog)
-        p = subprocess.Popen([t.OFFCPU, "-p", str(target.pid), "-m", "0", "-f", "json", "-o", out],
-                             stderr=subprocess.DEVNULL)
+        # Recording once start_tracer returns, so the 2 s below are all
+        # recording, none of them the load; its -v lines read to their end,
+        # so that a full pipe never holds it.
+        p = t.start_tracer(["-p", str(target.pid), "-m", "0", "-f", "json", "-o", out])
+        threading.Thread(target=p.stderr.read, daemon=True).start()
         # 2 s of recording before the stop (the subject).
         time.sleep(2)
         start = time.monotonic()
