@@ -124,14 +124,25 @@ def check_named_inside_symbols(waits):
 def wait_until(predicate, timeout, what):
     """predicate() polled every 20 ms until it is true (returned), failing
     with what after timeout seconds: a wait on an event, where a fixed
-    sleep was too short on a loaded machine and too long on an idle one."""
+    sleep was too short on a loaded machine and too long on an idle one.
+    what may be a function, called at the failure: the state it names then
+    (a log read to its end), not when the wait began."""
+    value = poll_until(predicate, timeout)
+    if not value:
+        raise AssertionError("not in %g s: %s" % (timeout, what() if callable(what) else what))
+    return value
+
+
+def poll_until(predicate, timeout):
+    """predicate() polled every 20 ms until it is true or timeout seconds
+    have passed; its last value. For an event that may never come and need
+    not (a count that reaches n unless the kernel hid some of its waits),
+    the assertion after it saying what was wrong."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
-        if value:
+        if value or time.monotonic() > deadline:
             return value
-        if time.monotonic() > deadline:
-            raise AssertionError("not in %g s: %s" % (timeout, what))
         time.sleep(0.02)
 
 
@@ -283,6 +294,25 @@ PG_BIN = "/usr/lib/postgresql/15/bin"
 
 def as_postgres(args, **kw):
     return run(["runuser", "-u", "postgres", "--"] + args, **kw)
+
+
+def pg_client_backends(data):
+    """How many client backends the cluster in directory data has: its
+    postmaster's children titled for a user and a database ("postgres:
+    postgres postgres [local] ..."), not those of another cluster."""
+    with open(os.path.join(data, "postmaster.pid")) as f:
+        postmaster = f.readline().strip()
+    n = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[1] != postmaster:
+                    continue
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                n += f.read().startswith(b"postgres: postgres postgres ")
+        except OSError:
+            pass
+    return n
 
 
 # --- hostile files, names and paths ---------------------------------------------------------------

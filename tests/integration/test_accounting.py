@@ -32,13 +32,16 @@ def gated(args):
     are attached, so that all of them see all of its waits."""
     p = subprocess.Popen(["sh", "-c", "kill -STOP $$; exec %s %s" %
                           (SHORT_WAITS, " ".join(args))], stdout=subprocess.PIPE, text=True)
-    for _ in range(500):
+    def stopped():
         with open("/proc/%d/stat" % p.pid) as f:
-            if f.read().rsplit(")", 1)[1].split()[0] == "T":
-                return p
-        time.sleep(0.01)
-    p.kill()
-    raise AssertionError("the workload never stopped itself")
+            return f.read().rsplit(")", 1)[1].split()[0] == "T"
+    try:
+        t.wait_until(stopped, 30, "the workload stopped itself")
+    except AssertionError:
+        p.kill()
+        p.wait()
+        raise
+    return p
 
 
 def record_together(workload_args, tracer_args):
@@ -421,11 +424,10 @@ def test_open_wait_under_sample_rate_is_not_weighted_as_drawn():
     sleeper = subprocess.Popen(["sleep", "30"])
     try:
         # Asleep before the recording: its one wait is open at both ends.
-        while True:
+        def asleep():
             with open("/proc/%d/stat" % sleeper.pid) as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "S":
-                    break
-            time.sleep(0.01)
+                return f.read().rsplit(")", 1)[1].split()[0] == "S"
+        t.wait_until(asleep, 30, "the sleeper asleep")
         out = os.path.join(t.TMP, "open-sample-rate.json")
         r = t.run([t.OFFCPU, "-p", str(sleeper.pid), "-m", "0", "--sample-rate", "10", "-d",
                    "500ms", "-f", "json", "-o", out])

@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -60,12 +61,21 @@ def build(variant, debug_frame=False, bomb=False, debuglink=False, name=None):
     return prog
 
 
+def running(pid, prog):
+    """Whether pid has exec'd prog (setpriv's exec done)."""
+    try:
+        return os.readlink("/proc/%d/exe" % pid) == os.path.realpath(prog)
+    except OSError:
+        return False
+
+
 def record(progs):
     """offcpu -p on PROGS run as nobody for 3 s: (wall s, CPU s, peak RSS KiB, waits, stats)."""
     procs = [subprocess.Popen(t.NOBODY + [p]) for p in progs]
     out = os.path.join(t.TMP, "cfi-%d.json" % time.monotonic_ns())
     try:
-        time.sleep(0.5)
+        for p, prog in zip(procs, progs):
+            t.wait_until(lambda: running(p.pid, prog), 30, "%s running as nobody" % prog)
         args = ["-d", "3s", "-m", "0", "-f", "json", "-o", out]
         for p in procs:
             args += ["-p", str(p.pid)]
@@ -130,9 +140,13 @@ def sigint_stop_s(prog):
     target = subprocess.Popen(t.NOBODY + [prog])
     out = os.path.join(t.TMP, "cfi-stop-%d.json" % time.monotonic_ns())
     try:
-        time.sleep(0.5)
-        p = subprocess.Popen([t.OFFCPU, "-p", str(target.pid), "-m", "0", "-f", "json", "-o", out],
-                             stderr=subprocess.DEVNULL)
+        t.wait_until(lambda: running(target.pid, prog), 30, "%s running as nobody" % prog)
+        # Recording once start_tracer returns, so the 2 s below are all
+        # recording, none of them the load; its -v lines read to their end,
+        # so that a full pipe never holds it.
+        p = t.start_tracer(["-p", str(target.pid), "-m", "0", "-f", "json", "-o", out])
+        threading.Thread(target=p.stderr.read, daemon=True).start()
+        # 2 s of recording before the stop (the subject).
         time.sleep(2)
         start = time.monotonic()
         p.send_signal(signal.SIGINT)

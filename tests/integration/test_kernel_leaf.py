@@ -137,6 +137,7 @@ def test_kernel_leaf_is_perfs():
         t.wait_until(t.perf_events_open(perf.pid, len(comms)), 30,
                      "perf record attached to the workload's threads")
         r = t.run([t.OFFCPU, "-p", str(proc.pid), "-m", "5ms", "-d", "1500ms", "-f", "json"])
+        # perf records on 0.2 s past offcpu's last waits.
         time.sleep(0.2)
         perf.send_signal(signal.SIGINT)
         perf.communicate(timeout=60)

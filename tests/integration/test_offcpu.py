@@ -24,11 +24,43 @@ from harness import (
     OFFCPU_ASAN, SYMBOLS, HOSTILE_DIR, nobody_dir, nobody_copy, start_hostile, stop,
     offcpu_measured, elf_header, section_header, write_elf_with_symbols, go_pprof, parse_pprof_raw,
     elf_build_id, pb_fields, pb_varints, report_of, folded_total, svg_total, run_suite,
+    wait_until, pg_client_backends,
 )
 
 
 def sleeper(comm, rounds=40, ms=20):
     return subprocess.Popen([WORKLOAD, "sleep", comm, str(rounds), str(ms)])
+
+
+def named(pid, comm):
+    """Whether process pid calls itself comm: a workload that has begun its work."""
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().rstrip("\n") == comm
+    except OSError:
+        return False
+
+
+def threads_of(pid):
+    try:
+        return len(os.listdir("/proc/%d/task" % pid))
+    except OSError:
+        return 0
+
+
+def holds_file_in(pid, d):
+    """Whether process pid has a file of directory d open (an O_TMPFILE one too)."""
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(d + "/"):
+                return True
+        except OSError:
+            pass
+    return False
 
 
 # --- the workload with known waits ------------------------------------------------------------
@@ -320,7 +352,9 @@ def test_container_symlinks_stay_in_the_container():
     try:
         with open(os.path.join(inside, "perf-%d.map" % p.pid), "w") as f:
             f.write("0 7fffffffffff jit_evil\n")
-        time.sleep(0.2)
+        # The JIT has written its own map, in the chroot's /tmp.
+        wait_until(lambda: os.path.exists(root + inside + "/perf-%d.map" % p.pid), 30,
+                   "the JIT's perf map in the chroot")
         waits, _ = trace_json(["-p", str(p.pid)], "1s")
     finally:
         p.kill()
@@ -552,6 +586,7 @@ def test_stats_on_stderr():
 def test_signal_writes_complete_output():
     out = os.path.join(TMP, "sigint.json")
     p = start_tracer(["-f", "json", "-o", out])
+    # Half a second of recording, in which the output must not appear.
     time.sleep(0.5)
     assert not os.path.exists(out), "output exists before the end"
     p.send_signal(signal.SIGINT)
@@ -575,8 +610,9 @@ def check_only(waits, pred, what):
 
 def with_two_sleepers(fn):
     a, b = two_sleepers()
-    time.sleep(0.1)
     try:
+        wait_until(lambda: named(a.pid, "wl_traced") and named(b.pid, "wl_other"), 30,
+                   "the two sleepers started")
         fn(a, b)
     finally:
         a.kill()
@@ -775,10 +811,12 @@ def test_ring_buffer_full_is_counted():
     tracer = start_tracer(["-m", "0", "-c", "wl_flood", "-f", "json", "-o", out])
     load = subprocess.Popen([WORKLOAD, "threads", "wl_flood", "50", "3000", "1"])
     try:
-        time.sleep(0.5)
+        wait_until(lambda: threads_of(load.pid) == 51, 30, "the flood's 50 threads started")
         tracer.send_signal(signal.SIGSTOP)
+        # 2 s of the flood unread: the ring buffer fills.
         time.sleep(2.0)
         tracer.send_signal(signal.SIGCONT)
+        # Half a second read again before the end.
         time.sleep(0.5)
         tracer.send_signal(signal.SIGINT)
         assert tracer.wait(timeout=60) == 0
@@ -816,6 +854,8 @@ def test_flood_sigint_stops_in_bounded_time():
                           env=SLOW_READER)
     load = flood("wl_stopflood")
     try:
+        wait_until(lambda: threads_of(load.pid) == 51, 30, "the flood's 50 threads started")
+        # 1.5 s of the flood, the slow reader behind it, inside consume.
         time.sleep(1.5)
         started = time.monotonic()
         tracer.send_signal(signal.SIGINT)
@@ -842,7 +882,7 @@ def test_flood_duration_is_kept():
     out = os.path.join(TMP, "flood-duration.json")
     load = flood("wl_durflood")
     try:
-        time.sleep(0.2)
+        wait_until(lambda: threads_of(load.pid) == 51, 30, "the flood's 50 threads started")
         started = time.monotonic()
         try:
             r = run([OFFCPU, "-d", "1s", "-m", "0", "-c", "wl_durflood", "-f", "json", "-o", out],
@@ -1040,7 +1080,7 @@ def test_postgres_pgbench_waits():
         bench = subprocess.Popen(["runuser", "-u", "postgres", "--", PG_BIN + "/pgbench", "-c",
                                   "16", "-j", "2", "-T", "8"] + conn + ["postgres"],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        time.sleep(1.0)
+        wait_until(lambda: pg_client_backends(data) >= 16, 60, "pgbench's 16 clients connected")
         waits, stats = trace_json(["-c", "postgres", "--rules", "postgres", "-m", "100us"],
                                   seconds="5s")
         out, _ = bench.communicate(timeout=60)
@@ -1142,6 +1182,7 @@ def second_sigint_during_stop(p):
 def test_second_sigint_exits_at_once_without_output():
     out = os.path.join(TMP, "second-sigint.json")
     p = start_tracer(["-m", "0", "-f", "json", "-o", out])
+    # Half a second recorded: a stop with waits to write.
     time.sleep(0.5)
     second_sigint_during_stop(p)
     assert p.wait(timeout=10) == 128 + signal.SIGINT, p.returncode
@@ -1152,6 +1193,7 @@ def test_second_sigint_exits_at_once_without_output():
 def test_second_sigint_says_what_was_lost():
     out = os.path.join(TMP, "second-sigint-said.json")
     p = start_tracer(["-m", "0", "-f", "json", "-o", out])
+    # Half a second recorded: a stop with waits to write.
     time.sleep(0.5)
     second_sigint_during_stop(p)
     _, err = finish_tracer(p, 10)
@@ -1176,9 +1218,11 @@ def test_signals_arriving_together_are_one_stop():
     for i in range(6):
         out = os.path.join(TMP, "together-%d.json" % i)
         p = start_tracer(["-m", "0", "-f", "json", "-o", out])
+        # A recording of 0.3 s, then the stop.
         time.sleep(0.3)
         os.kill(p.pid, signal.SIGINT)
         if i == 5:
+            # The 50 ms between a sender's two signals, as above.
             time.sleep(0.05)
         os.kill(p.pid, signal.SIGINT)
         _, err = finish_tracer(p, 30)
@@ -1453,7 +1497,7 @@ def test_output_of_a_killed_recording_leaves_no_file():
     d = os.path.join(TMP, "killed")
     os.makedirs(d, exist_ok=True)
     p = start_tracer(["-f", "svg", "-o", os.path.join(d, "out.svg")])
-    time.sleep(0.3)
+    wait_until(lambda: holds_file_in(p.pid, d), 30, "the recording's output open")
     p.kill()
     p.wait()
     assert os.listdir(d) == [], os.listdir(d)
@@ -1502,12 +1546,11 @@ def test_interrupted_report_leaves_no_file():
                      (signal.SIGTERM, dict(os.environ, LD_PRELOAD=NO_TMPFILE_LIBRARY))):
         p = subprocess.Popen([OFFCPU, "report", "-o", out, recording], env=env,
                              stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 5
-        # The fallback's file has a name from the start: it must be seen, then go.
-        while env and not os.listdir(d) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        if not env:
-            time.sleep(0.2)
+        # The output open (the fallback's file has a name from the start: it
+        # must be seen, then go); O_TMPFILE's only in the report's fds.
+        wait_until(lambda: p.poll() is not None or
+                   (os.listdir(d) if env else holds_file_in(p.pid, d)), 5,
+                   "the report's output open")
         assert p.poll() is None, "the report was over before the signal: %s" % p.stderr.read()
         named = os.listdir(d)
         p.send_signal(sig)
@@ -1534,6 +1577,7 @@ def test_duration_past_the_clock_does_not_stop_at_once():
     out = os.path.join(TMP, "forever.json")
     for duration in ("18446744073709551615ns", "307445734m"):
         p = start_tracer(["-d", duration, "-f", "json", "-o", out])
+        # A second in which it must not stop.
         time.sleep(1)
         assert p.poll() is None, "-d %s stopped at once" % duration
         p.send_signal(signal.SIGINT)
@@ -1619,6 +1663,7 @@ def test_soak_short_lived_processes_no_leak():
 
 def soak(tracer, churn, out):
     try:
+        # The soak's length: RSS a quarter in and at the end.
         time.sleep(SOAK_SECONDS / 4)
         early = rss_kib(tracer.pid)
         time.sleep(SOAK_SECONDS * 3 / 4)
@@ -2060,7 +2105,17 @@ wait
 """.format(dir=SYMBOLS)
     p = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", script])
     try:
-        time.sleep(0.6)
+        def running_deleted():
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    if named(int(pid), "sym_ns") and \
+                            os.readlink("/proc/%s/exe" % pid).endswith(" (deleted)") and \
+                            "libsymlib.so (deleted)" in open("/proc/%s/maps" % pid).read():
+                        return True
+                except OSError:
+                    pass
+            return False
+        wait_until(running_deleted, 30, "sym_ns running from its deleted binary")
         waits, _ = trace_json(["-c", "sym_ns"], "1s")
     finally:
         p.kill()
@@ -2542,11 +2597,10 @@ def test_report_pprof_is_the_live_pprof():
     live = os.path.join(TMP, "live-pair.pb.gz")
     tracers = []
     try:
-        for _ in range(500):
+        def stopped():
             with open("/proc/%d/stat" % gated.pid) as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "T":
-                    break
-            time.sleep(0.01)
+                return f.read().rsplit(")", 1)[1].split()[0] == "T"
+        wait_until(stopped, 30, "the workload stopped itself")
         common = ["-p", str(gated.pid), "--state", "interruptible", "-m", "10ms"]
         tracers.append(start_tracer(common + ["-f", "json", "-o", recording]))
         tracers.append(start_tracer(common + ["-f", "pprof", "-o", live]))

@@ -40,6 +40,19 @@ class Workload:
         self.p.kill()
         self.p.wait()
 
+    def asleep(self):
+        """Whether every thread that said it blocks is asleep in the kernel
+        (it says so just before its call)."""
+        return all(asleep(self.p.pid, tid) for tid in self.blocked)
+
+
+def asleep(pid, tid):
+    try:
+        with open("/proc/%d/task/%d/stat" % (pid, tid)) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("S", "D")
+    except OSError:
+        return False
+
 
 def syms(stack):
     return [f.get("sym") or "" for f in stack]
@@ -68,6 +81,7 @@ def test_hung_read_open_at_both_ends():
     for mode in ("dwarf", "fp"):
         wl = Workload("read", 0)
         try:
+            # The 1.5 s blocked before the recording (the subject).
             time.sleep(1.5)
             waits, stats = t.trace_json(["-p", str(wl.p.pid), "--call-graph", mode], "2s")
         finally:
@@ -142,6 +156,7 @@ def snapshot_json(args):
 def test_snapshot_lists_the_hung_thread():
     wl = Workload("thread", 0)
     try:
+        # Blocked a second: well past the snapshot's -m 50ms.
         time.sleep(1)
         waits, stats = snapshot_json(["-p", str(wl.p.pid), "-m", "50ms"])
         text = snapshot(["-p", str(wl.p.pid), "-m", "50ms"]).stdout
@@ -180,7 +195,9 @@ def test_snapshot_and_stop_select_by_cgroup():
     finally:
         inside.kill()
         outside.kill()
-        time.sleep(0.2)
+        # Reaped, but rmdir is EBUSY until the cgroup says it is empty.
+        t.wait_until(lambda: "populated 0" in open(os.path.join(paths[0], "cgroup.events")).read(),
+                     30, "the cgroups empty")
         t.remove_cgroups(paths)
     for listed in (waits, recorded):
         assert {w["pid"] for w in listed} == {inside.p.pid}, [(w["pid"], w["comm"]) for w in listed]
@@ -287,7 +304,7 @@ def test_open_waits_round_trip_through_report():
     wl = Workload("read", 0)
     out = os.path.join(t.TMP, "open-recording.json")
     try:
-        time.sleep(0.5)
+        t.wait_until(wl.asleep, 30, "the reader asleep in read()")
         r = t.run([t.OFFCPU, "-d", "1s", "-p", str(wl.p.pid), "-f", "json", "-o", out])
         assert r.returncode == 0, r.stderr
     finally:
@@ -310,13 +327,16 @@ def sleeping_backend(conn):
     psql = ["runuser", "-u", "postgres", "--", t.PG_BIN + "/psql", "-At", "-X"] + conn + \
         ["postgres"]
     p = subprocess.Popen(psql + ["-c", "SELECT pg_sleep(120)"], stdout=subprocess.DEVNULL)
-    for _ in range(500):
+
+    def sleeping():
         r = t.run(psql + ["-c", "SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep'"])
-        if r.stdout.strip():
-            return p, int(r.stdout.split()[0])
-        time.sleep(0.02)
-    p.kill()
-    raise AssertionError("no backend sleeping in pg_sleep")
+        return r.stdout.strip() and int(r.stdout.split()[0])
+    try:
+        return p, t.wait_until(sleeping, 60, "a backend sleeping in pg_sleep")
+    except AssertionError:
+        p.kill()
+        p.wait()
+        raise
 
 
 def test_open_waits_carry_the_labels_of_a_rule_pack():
@@ -327,7 +347,8 @@ def test_open_waits_carry_the_labels_of_a_rule_pack():
     with pg.cluster() as conn:
         p, backend = sleeping_backend(conn)
         try:
-            time.sleep(0.2)
+            # pg_stat_activity says PgSleep before the backend's epoll_wait.
+            t.wait_until(lambda: asleep(backend, backend), 30, "the backend asleep")
             snap, _ = snapshot_json(["--rules", "postgres", "-p", str(backend)])
             stopped, _ = t.trace_json(["--rules", "postgres", "-p", str(backend)], "1s")
         finally:

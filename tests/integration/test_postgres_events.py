@@ -64,6 +64,13 @@ def cluster():
         shutil.rmtree(home, ignore_errors=True)
 
 
+def connected(conn, clients):
+    """Until pgbench's clients are connected to the cluster of conn."""
+    data = os.path.join(conn[1], "data")
+    t.wait_until(lambda: t.pg_client_backends(data) >= clients, 60,
+                 "pgbench's %d clients connected" % clients)
+
+
 SAMPLE = ("SELECT 's', coalesce(wait_event_type, '') || ':' || coalesce(wait_event, ''), pid "
           "FROM pg_stat_activity WHERE backend_type = 'client backend' "
           "AND pid <> pg_backend_pid() AND wait_event IS NOT NULL;\n"
@@ -114,7 +121,7 @@ def test_pg_wait_events_agree_with_pg_stat_activity():
                                   "16", "-j", "2", "-T", "60"] + conn + ["postgres"],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
-            time.sleep(1.0)
+            connected(conn, 16)
             tracer, said = start_offcpu(["-c", "postgres", "--rules", "postgres", "-m", "0",
                                          "-f", "json", "-o", out])
             started = time.monotonic()
@@ -230,7 +237,7 @@ def test_database_example_at_its_defaults_agrees_with_pg_stat_activity():
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         tracers = []
         try:
-            time.sleep(1.0)
+            connected(conn, 16)
             for mode, out in outs.items():
                 tracers.append(start_offcpu(["-c", "postgres", "--rules", "postgres", "--short",
                                              mode, "-f", "json", "-o", out]))
@@ -267,7 +274,7 @@ def test_statement_text_only_with_read_data():
                                   "8", "-j", "2", "-T", "30"] + conn + ["postgres"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            time.sleep(1.0)
+            connected(conn, 8)
             runs = {}
             for name, extra in (("off", []), ("on", ["--read-data"])):
                 out = os.path.join(t.TMP, "pg-query-%s.json" % name)
@@ -413,6 +420,7 @@ def test_a_postgres_that_is_not_postgresql_gets_no_labels():
         for _ in range(60):
             proc.stdin.write(b"x\n")
             proc.stdin.flush()
+            # A line every 10 ms through the recording.
             time.sleep(0.01)
         _, err = tracer.communicate(timeout=60)
         assert tracer.returncode == 0, err

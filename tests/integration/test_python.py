@@ -346,12 +346,11 @@ class Hang:
 
     def wait_blocked(self, tid):
         stat = "/proc/%d/task/%d/stat" % (self.p.pid, tid)
-        for _ in range(200):
+
+        def asleep():
             with open(stat) as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "S":
-                    return
-            t.time.sleep(0.01)
-        raise AssertionError("thread %d never blocked" % tid)
+                return f.read().rsplit(")", 1)[1].split()[0] == "S"
+        t.wait_until(asleep, 30, "thread %d blocked" % tid)
 
     def kill(self):
         self.p.kill()

@@ -252,9 +252,9 @@ def sleeps(pause):
 threads = [threading.Thread(target=sleeps, args=(p,), daemon=True) for p in (0.02, 0.005)]
 for th in threads:
     th.start()
-time.sleep(0.2)
 with open(sys.argv[1], "w") as f:
     f.write(" ".join(str(th.native_id) for th in threads))
+# Alive while the threads sleep, until the test kills it.
 time.sleep(60)
 """
 
@@ -272,10 +272,9 @@ def test_the_walk_runs_after_the_filters():
         os.unlink(tids)
     p = subprocess.Popen([PYTHON, script, tids], env=dict(os.environ, GLIBC_TUNABLES=NO_RSEQ))
     try:
-        for _ in range(100):
-            if os.path.exists(tids) and os.path.getsize(tids):
-                break
-            time.sleep(0.05)
+        # Written once both threads run.
+        t.wait_until(lambda: os.path.exists(tids) and os.path.getsize(tids), 30,
+                     "the sleepers' thread ids written")
         with open(tids) as f:
             slow, fast = [int(x) for x in f.read().split()]
         out = os.path.join(TMP, "pyso-filtered.json")
@@ -319,6 +318,8 @@ def middle(pause):
     inner(pause)
 def outer(pause):
     middle(pause)
+# As app.py: offcpu finds CPython when it reads the exec's record; the waits
+# looked at come after.
 time.sleep(0.2)
 for n in range(int(sys.argv[2])):
     outer(0.001)

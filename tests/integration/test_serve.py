@@ -67,17 +67,16 @@ class Serve:
         self.p = subprocess.Popen([binary or OFFCPU, "serve", "-v", "--listen", listen] + args,
                                   stderr=self.err, stdout=subprocess.DEVNULL,
                                   env=dict(os.environ, **(env or {})))
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+
+        def serving():
             assert self.p.poll() is None, "offcpu serve exited: " + open(self.log).read()
-            if "serving on" in open(self.log).read():
-                try:
-                    if self.get("/healthz")[0] == 200:
-                        return
-                except OSError:
-                    pass
-            time.sleep(0.05)
-        raise AssertionError("offcpu serve did not start: " + open(self.log).read())
+            if "serving on" not in open(self.log).read():
+                return False
+            try:
+                return self.get("/healthz")[0] == 200
+            except OSError:
+                return False
+        t.wait_until(serving, 60, lambda: "offcpu serve started: " + open(self.log).read())
 
     def url(self, path):
         return "http://%s%s" % (self.addr, path)
@@ -162,6 +161,15 @@ def value(samples, name, **labels):
                if n == name and all(l.get(k) == x for k, x in labels.items()))
 
 
+def windows_open(serve):
+    return value(parse_exposition(serve.metrics()[1])[1], "offcpu_profile_windows_open")
+
+
+def waits_of(serve, comm):
+    """The waits serve has counted of comm's threads."""
+    return value(parse_exposition(serve.metrics()[1])[1], "offcpu_waits_total", comm=comm)
+
+
 def check_waits(samples, comm, n):
     """n waits of comm's sleeps, less those this VM's kernel hid a switch-in
     of (-c keeps the counters to comm's threads): lost (switch_in_unseen),
@@ -202,29 +210,27 @@ def test_serve_prometheus_scrapes_off_cpu_seconds():
 
     try:
         # Prometheus up and scraping offcpu before the workload starts.
-        deadline = time.monotonic() + 90
-        while True:
+        def scraping():
+            assert prom.poll() is None, \
+                "prometheus exited: " + open(os.path.join(data, "log")).read()
             try:
                 up = query('up{job="offcpu"}')
-                if up and up[0]["value"][1] == "1":
-                    break
+                return up and up[0]["value"][1] == "1"
             except OSError:
-                pass
-            assert time.monotonic() < deadline and prom.poll() is None, \
-                "prometheus never scraped offcpu: " + open(os.path.join(data, "log")).read()
-            time.sleep(0.2)
+                return False
+        t.wait_until(scraping, 90, lambda: "prometheus scraped offcpu: " +
+                     open(os.path.join(data, "log")).read())
         p = start_sleeper("wl_prom", 150, 20)
         release(p)
         slept_ns = finish(p)
         ended = time.time()
         selector = 'offcpu_off_cpu_seconds_total{comm="wl_prom",wait="sleep"}'
-        deadline = time.monotonic() + 30
-        while True:
-            seen = query("max(timestamp(%s))" % selector)
-            if seen and float(seen[0]["value"][1]) > ended + 2:
-                break
-            assert time.monotonic() < deadline, "no two scrapes after the workload: %s" % seen
-            time.sleep(0.2)
+        seen = []
+
+        def scraped_twice_after():
+            seen[:] = query("max(timestamp(%s))" % selector)
+            return seen and float(seen[0]["value"][1]) > ended + 2
+        t.wait_until(scraped_twice_after, 30, lambda: "two scrapes after the workload: %s" % seen)
         got = query("sum(%s)" % selector)
         assert got, "prometheus has no %s" % selector
         seconds = float(got[0]["value"][1])
@@ -258,18 +264,23 @@ def test_serve_metrics_exposition_format_and_monotonic():
         headers, first = serve.metrics()
         assert headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8", \
             headers["Content-Type"]
-        time.sleep(0.6)
+        counted = value(parse_exposition(first)[1], "offcpu_waits_total", comm="wl_expo")
+        # A later rendering: one that has counted more of the workload's waits.
+        t.wait_until(lambda: waits_of(serve, "wl_expo") > counted, 30,
+                     "a rendering with more waits of wl_expo than %d" % counted)
         _, second = serve.metrics()
         finish(p)
         # The last sleep's wait may reach the main thread after the next
-        # rendering: 59 of 60 once under load. Scrape again, 10 s at most.
-        deadline = time.monotonic() + 10
-        while True:
-            _, third = serve.metrics()
-            if value(parse_exposition(third)[1], "offcpu_waits_total", comm="wl_expo",
-                     wait="sleep") >= 60 or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
+        # rendering: 59 of 60 once under load. Scrape again, 10 s at most
+        # (check_waits says whether the ones missing were hidden).
+        last = {}
+
+        def all_counted():
+            last["text"] = serve.metrics()[1]
+            return value(parse_exposition(last["text"])[1], "offcpu_waits_total",
+                         comm="wl_expo", wait="sleep") >= 60
+        t.poll_until(all_counted, 10)
+        third = last["text"]
         types, a = parse_exposition(first)
         _, b = parse_exposition(second)
         _, c = parse_exposition(third)
@@ -336,7 +347,8 @@ def test_serve_go_tool_pprof_reads_a_window_matching_json():
     p = start_sleeper("wl_pprof", 400, 20)
     try:
         release(p)
-        time.sleep(1)
+        # The window opens on a workload under way: serve counting its waits.
+        t.wait_until(lambda: waits_of(serve, "wl_pprof"), 30, "serve counting wl_pprof's waits")
         # The realtime clock's offset from the monotonic one (ts_ns), for the window's start.
         offset_ns = time.time_ns() - time.monotonic_ns()
         raw = pprof_raw(serve.url("/debug/pprof/offcpu?seconds=3"))
@@ -435,17 +447,13 @@ def test_serve_bad_requests_and_clients():
                     return
         dripper = threading.Thread(target=drip)
         dripper.start()
-        # A client that asks for 30 s and hangs up after half a second.
+        # A client that asks for 30 s and hangs up once its window is open.
         gone = raw_http(serve.port, b"GET /debug/pprof/offcpu?seconds=30 HTTP/1.1\r\n"
                         b"Host: x\r\n\r\n", read=False)
-        time.sleep(0.5)
-        _, text = serve.metrics()
-        assert value(parse_exposition(text)[1], "offcpu_profile_windows_open") == 1, text
+        t.wait_until(lambda: windows_open(serve), 30, "the 30 s window open")
+        assert windows_open(serve) == 1, serve.metrics()[1]
         gone.close()
-        deadline = time.monotonic() + 5
-        while value(parse_exposition(serve.metrics()[1])[1], "offcpu_profile_windows_open"):
-            assert time.monotonic() < deadline, "the hung-up client's window stayed open"
-            time.sleep(0.1)
+        t.wait_until(lambda: not windows_open(serve), 5, "the hung-up client's window closed")
         # Two windows at once, each its own profile of 2 s.
         results = {}
 
@@ -480,14 +488,15 @@ def test_serve_bad_requests_and_clients():
         stop_slow.set()
         dripper.join()
         slow.close()
-        # Still recording and counting.
-        _, before = serve.metrics()
-        time.sleep(1)
-        _, after = serve.metrics()
-        a, b = parse_exposition(before)[1], parse_exposition(after)[1]
-        assert value(b, "offcpu_waits_total", comm="wl_bad") > \
-            value(a, "offcpu_waits_total", comm="wl_bad")
-        assert value(b, "offcpu_emitted_total") > value(a, "offcpu_emitted_total")
+        # Still recording and counting: a later rendering has more.
+        a = parse_exposition(serve.metrics()[1])[1]
+
+        def counted_more():
+            b = parse_exposition(serve.metrics()[1])[1]
+            return value(b, "offcpu_waits_total", comm="wl_bad") > \
+                value(a, "offcpu_waits_total", comm="wl_bad") and \
+                value(b, "offcpu_emitted_total") > value(a, "offcpu_emitted_total")
+        t.wait_until(counted_more, 30, "more waits of wl_bad and more emitted, still recording")
         assert serve.p.poll() is None, serve.stderr()
     finally:
         p.kill()
@@ -515,8 +524,9 @@ def get_from(port, path, source, timeout=5):
 # line every 5 s, never the end of the headers, for SECONDS, from source
 # addresses 127.0.0.FIRST to 127.0.0.(FIRST + COUNT - 1) in turn. A
 # connection the server cuts (an answer, an end or an error, looked for
-# every 50 ms) is opened anew AGAIN seconds later ("-" never). Prints the
-# connections cut and those answered 429.
+# every 50 ms) is opened anew AGAIN seconds later ("-" never). Prints
+# "attacking" once every connection has been opened and sent its request
+# line, and at the end the connections cut and those answered 429.
 SLOWLORIS = r"""
 import errno, socket, sys, time
 port, n, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
@@ -531,6 +541,7 @@ def opened(i):
     return [s, b"GET /healthz HTTP/1.1\r\n", 0.0]
 conns = [opened(i) for i in range(n)]
 cut = refused = 0
+said = False
 while time.monotonic() < end:
     now = time.monotonic()
     for i, c in enumerate(conns):
@@ -554,6 +565,9 @@ while time.monotonic() < end:
             c[0].close()
             c[:] = [None, b"", now + (again or 0)]
             cut += 1
+    if not said:
+        print("attacking", flush=True)
+        said = True
     time.sleep(0.05)
 print(cut, refused, flush=True)
 """
@@ -599,6 +613,7 @@ for pair in pairs:
     if request:
         s.sendall(request.replace(b"\\r\\n", b"\r\n"))
     held.append(s)
+# What half a second brought: "open" (no answer in that time) is an outcome.
 time.sleep(0.5)
 got = []
 for s in held:
@@ -654,7 +669,8 @@ def metrics_under_attack(serve, attack, scrapers, seconds):
     quiet = run(3)
     attacker = as_user(NOBODY, SLOWLORIS, serve.port, *attack)
     try:
-        time.sleep(1)
+        line = attacker.stdout.readline()
+        assert line == "attacking\n", "the attacker said %r" % line
         loud = run(seconds)
         out, _ = attacker.communicate(timeout=120)
     finally:
@@ -713,9 +729,10 @@ def test_serve_slowloris_from_one_address_shuts_no_one_out():
                 ["runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c", SLOWLORIS,
                  str(serve.port), "200", str(seconds), "1" if again == "again" else "-", "1",
                  "1"], stdout=subprocess.PIPE, text=True)
+            line = attack.stdout.readline()
+            assert line == "attacking\n", "the attacker said %r" % line
             started = time.monotonic()
             late, asked = [], 0
-            time.sleep(1)
             while time.monotonic() - started < seconds - 1:
                 at = time.monotonic() - started
                 sources = ["127.0.0.2"]
@@ -726,6 +743,7 @@ def test_serve_slowloris_from_one_address_shuts_no_one_out():
                     asked += 1
                     if status != 200 or took >= 1:
                         late.append((again, source, round(at, 1), status, round(took, 2)))
+                # A scrape every half second: the phase's pace, not an event.
                 time.sleep(0.5)
             # In a full test run one scrape took 1.07 s right after the 200
             # connections were cut at once and opened again: two such in a
@@ -927,9 +945,10 @@ while time.monotonic() < end:
 """
 
 # Asks for PATH from SOURCE with a 4 KiB receive buffer, then reads 1 KiB a
-# second for at most SECONDS: prints, as JSON, the answer's length, the
-# bytes read, and how long after its headers came the server ended the
-# connection, to within a second (null: it did not).
+# second for at most SECONDS: prints "headers" when its headers have come,
+# then, as JSON, the answer's length, the bytes read, and how long after its
+# headers came the server ended the connection, to within a second (null:
+# it did not).
 READER = r"""
 import json, socket, sys, time
 target, port, path, source, seconds = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
@@ -945,11 +964,13 @@ while b"\r\n\r\n" not in data:
     assert chunk, data
     data += chunk
 headers_at = time.monotonic()
+print("headers", flush=True)
 head = data.split(b"\r\n\r\n")[0].decode()
 length = int([l.split(":")[1] for l in head.split("\r\n")
               if l.lower().startswith("content-length:")][0])
 got, ended = len(data) - len(head) - 4, None
 while time.monotonic() - headers_at < seconds:
+    # 1 KiB a second: the slow reader is the subject.
     time.sleep(1)
     # TCP_INFO's state: TCP_CLOSE (7) once reset, with bytes still to read.
     if s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] == 7:
@@ -985,16 +1006,19 @@ def test_serve_slow_reader_cut_at_the_send_deadline():
         serve = Serve(["--allow-remote", "-m", "0", "-c", "wl_stacks"],
                       listen=peers.addr + ":%d")
         workload = subprocess.Popen([sys.executable, "-c", STACKS, "wl_stacks", "20000", "60"])
-        time.sleep(2)
+        # The window opens on the workload's stacks under way.
+        t.wait_until(lambda: waits_of(serve, "wl_stacks"), 60, "serve counting wl_stacks' waits")
         before = threads_of(serve.p.pid)
         reader = as_user(NOBODY, READER, peers.addr, serve.port,
                          "/debug/pprof/offcpu?seconds=3", peers.peers[0], 25,
                          netns=peers.netns)
-        time.sleep(4)
+        line = reader.stdout.readline()
+        assert line == "headers\n", "the reader said %r" % line
         during = threads_of(serve.p.pid)
         out, _ = reader.communicate(timeout=60)
         got = json.loads(out)
-        time.sleep(1)
+        # The connection's thread gone once the reader is.
+        t.poll_until(lambda: threads_of(serve.p.pid) <= before, 30)
         after = threads_of(serve.p.pid)
         print("# slow reader: %s; serve's threads %d before, %d while it read, %d after" %
               (got, before, during, after))
@@ -1051,7 +1075,7 @@ def test_serve_sigterm_with_a_window_pending():
         result["r"] = serve.get("/debug/pprof/offcpu?seconds=60", timeout=60)
     f = threading.Thread(target=fetch)
     f.start()
-    time.sleep(1)
+    t.wait_until(lambda: windows_open(serve), 30, "the 60 s window open")
     started = time.monotonic()
     assert serve.stop() == 0, serve.stderr()
     assert time.monotonic() - started < 5
@@ -1065,6 +1089,7 @@ def test_serve_open_waits_gauge_shows_a_hung_thread():
     p = start_sleeper("wl_hung", 1, 8000)
     try:
         release(p)
+        # 3 s into the 8 s sleep: the time so far the gauge must show.
         time.sleep(3)
         samples = parse_exposition(serve.metrics()[1])[1]
         threads = value(samples, "offcpu_threads_off_cpu", state="interruptible", thread="user")
@@ -1138,10 +1163,10 @@ def test_serve_under_the_units_capabilities():
                                 "--clear-groups", sys.executable, "-c", SLEEPER, "wl_unit", "50",
                                 "20"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while "serving on" not in open(log).read():
-            assert p.poll() is None and time.monotonic() < deadline, open(log).read()
-            time.sleep(0.1)
+        def serving():
+            assert p.poll() is None, open(log).read()
+            return "serving on" in open(log).read()
+        t.wait_until(serving, 60, lambda: "serving on: " + open(log).read())
         assert "warning" not in open(log).read(), open(log).read()
         with open("/proc/%d/status" % p.pid) as f:
             eff = int(re.search(r"^CapEff:\s+(\S+)", f.read(), re.M).group(1), 16)
@@ -1155,7 +1180,12 @@ def test_serve_under_the_units_capabilities():
                 window["status"], window["body"] = r.status, r.read()
         fetcher = threading.Thread(target=fetch)
         fetcher.start()
-        time.sleep(0.3)
+
+        def window_open():
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30) as r:
+                samples = parse_exposition(r.read().decode())[1]
+            return value(samples, "offcpu_profile_windows_open")
+        t.wait_until(window_open, 30, "the 2 s window open")
         release(sleeper)
         finish(sleeper)
         fetcher.join()
@@ -1204,13 +1234,16 @@ def test_serve_cgroup_label_in_json_pprof_and_metrics():
             tracer.wait(timeout=60)
         # Under load a scrape can be the last rendering (2 s, then the last
         # one): 49 of 50 once, beside the soak and other sessions' builds.
-        deadline = time.monotonic() + 10
-        while True:
-            samples = parse_exposition(serve.metrics()[1])[1]
-            if value(samples, "offcpu_waits_total", comm="wl_cg", wait="sleep") >= 50 or \
-                    time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
+        # Scraped again, 10 s at most (check_waits says whether the ones
+        # missing were hidden).
+        last = {}
+
+        def all_counted():
+            last["samples"] = parse_exposition(serve.metrics()[1])[1]
+            return value(last["samples"], "offcpu_waits_total", comm="wl_cg",
+                         wait="sleep") >= 50
+        t.poll_until(all_counted, 10)
+        samples = last["samples"]
         assert serve.stop() == 0, serve.stderr()
         check_waits(samples, "wl_cg", 50)
         assert value(samples, "offcpu_waits_total", comm="wl_cg", cgroup="/" + name) == \
@@ -1255,7 +1288,7 @@ def test_serve_churn_rss_flat():
             del os.environ["OFFCPU_TEST_ROTATE_STACKS"]
         churn = subprocess.Popen(["sh", "-c", "echo $$ > %s/cgroup.procs; "
                                   "while :; do /bin/true; sleep 0.01; done" % path])
-        rss, windows = [], []
+        rss, windows, fetchers = [], [], []
         started = time.monotonic()
         next_window = started
         while time.monotonic() - started < SOAK_SECONDS:
@@ -1265,9 +1298,13 @@ def test_serve_churn_rss_flat():
                 w = threading.Thread(target=lambda: windows.append(
                     serve.get("/debug/pprof/offcpu?seconds=2")))
                 w.start()
+                fetchers.append(w)
             rss.append((time.monotonic() - started, rss_kib(serve.p.pid)))
+            # A scrape and an RSS reading a second: the soak's pace.
             time.sleep(1)
-        time.sleep(3)
+        # The last windows answered.
+        for w in fetchers:
+            w.join(timeout=60)
         samples = parse_exposition(serve.metrics()[1])[1]
         third = [k for s, k in rss if s >= SOAK_SECONDS / 3]
         growth = (max(third) - third[0]) / 1024
@@ -1340,7 +1377,7 @@ def test_serve_distinct_binaries_rss_flat():
         churn = subprocess.Popen(["sh", "-c", "echo $$ > %s/cgroup.procs; i=0; while :; do "
                                   "i=$((i+1)); cp %s %s/wl-$i && %s/wl-$i sleep wl 3 5; done" %
                                   (path, t.WORKLOAD, copies, copies)])
-        rss, windows = [], []
+        rss, windows, fetchers = [], [], []
         started = time.monotonic()
         next_window = started
         while time.monotonic() - started < SOAK_SECONDS:
@@ -1350,12 +1387,16 @@ def test_serve_distinct_binaries_rss_flat():
                 w = threading.Thread(target=lambda: windows.append(
                     serve.get("/debug/pprof/offcpu?seconds=2")))
                 w.start()
+                fetchers.append(w)
             rss.append((time.monotonic() - started, rss_kib(serve.p.pid)))
+            # A scrape and an RSS reading a second: the soak's pace.
             time.sleep(1)
         churn.kill()
         churn.wait()
         churn = None
-        time.sleep(3)
+        # The last windows answered.
+        for w in fetchers:
+            w.join(timeout=60)
         samples = parse_exposition(serve.metrics()[1])[1]
         ran = len(os.listdir(copies))
         stats = memstats(serve.log)
@@ -1429,6 +1470,7 @@ class ThreadClocks(threading.Thread):
             except OSError:
                 pass
             self.readings.append((now, clocks))
+            # A reading every 10 ms, what at() interpolates between.
             time.sleep(0.01)
 
     def at(self, tid, when):
@@ -1441,6 +1483,12 @@ class ThreadClocks(threading.Thread):
 
     def cpu_between(self, tid, a, b):
         return self.at(tid, b) - self.at(tid, a)
+
+
+def on_cpu_tolerance(own):
+    """How far offcpu_on_cpu_seconds_total may be from the threads' own
+    CPU seconds: 10%, or the sampling error."""
+    return max(0.10 * own, 4 * (own * HZ) ** 0.5 / HZ)
 
 
 def test_serve_freq_profile_and_wall_windows_match_the_threads_clocks():
@@ -1467,7 +1515,8 @@ def test_serve_freq_profile_and_wall_windows_match_the_threads_clocks():
         bodies[path] = serve.get("/debug/pprof/%s?seconds=%d" % (path, seconds))
 
     try:
-        time.sleep(1)
+        # The workload's three threads started, alive through the windows.
+        t.wait_until(lambda: threads_of(p.pid) == 4, 30, "the workload's three threads started")
         fetchers = [threading.Thread(target=fetch, args=(path,))
                     for path in ("profile", "wall", "offcpu")]
         for f in fetchers:
@@ -1475,7 +1524,12 @@ def test_serve_freq_profile_and_wall_windows_match_the_threads_clocks():
         for f in fetchers:
             f.join(timeout=60)
         out, _ = p.communicate(timeout=60)
-        time.sleep(0.5)
+        # The workload's last samples counted: its on-CPU seconds in /metrics
+        # up to its threads' own, less the tolerance checked below, 10 s at most.
+        own = sum(int(c) for c in re.findall(r"^thread \d+ \w+ (\d+) \d+$", out, re.M)) / 1e9
+        t.poll_until(lambda: value(parse_exposition(serve.metrics()[1])[1],
+                                   "offcpu_on_cpu_seconds_total", comm=comm) >=
+                     own - on_cpu_tolerance(own), 10)
         _, text = serve.metrics()
     finally:
         clocks.done.set()
@@ -1552,7 +1606,7 @@ def test_serve_freq_profile_and_wall_windows_match_the_threads_clocks():
     on = value(metrics, "offcpu_on_cpu_seconds_total", comm=comm)
     own = sum(c for _, c, _ in threads.values()) / 1e9
     print("# offcpu_on_cpu_seconds_total %.3f s, the threads' own %.3f s" % (on, own))
-    if abs(on - own) > max(0.10 * own, 4 * (own * HZ) ** 0.5 / HZ):
+    if abs(on - own) > on_cpu_tolerance(own):
         problems.append("offcpu_on_cpu_seconds_total %.3f s, the threads' own %.3f s" %
                         (on, own))
     assert not problems, "; ".join(problems)

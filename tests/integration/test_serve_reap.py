@@ -53,6 +53,7 @@ while True:
     out.flush()
     running.append(p)
     running = [p for p in running if p.poll() is None]
+    # A process every 0.2 s: the churn's pace.
     time.sleep(0.2)
 """
 
@@ -129,7 +130,11 @@ def test_serve_reap_processes_whose_exit_was_lost():
         serve = ts.Serve(["--cgroup", top, "-m", "0"], binary=BINARY,
                          env={"OFFCPU_TEST_DROP_EXIT": "1", "OFFCPU_TEST_MEMSTATS": "1"})
         sleeper = start_in(top, [WORKLOAD, "sleep", "wlr_long", "100000", "200"])
-        time.sleep(3)
+        # The baseline: a memstats line once the sleeper is held (its waits counted).
+        t.wait_until(lambda: ts.waits_of(serve, "wlr_long"), 60, "serve counting wlr_long's waits")
+        lines = len(ts.memstats(serve.log))
+        t.wait_until(lambda: len(ts.memstats(serve.log)) > lines, 30,
+                     "a memstats line after the sleeper's waits")
         baseline = processes(serve)
         assert baseline is not None, serve.stderr()[-2000:]
         churner = start_in(top, [sys.executable, "-c", CHURNER, WORKLOAD, pids_path])
@@ -139,6 +144,7 @@ def test_serve_reap_processes_whose_exit_was_lost():
         windows = []
         opened = False
         while time.monotonic() - began < CHURN_SECONDS:
+            # A reading a second through the churn: its pace.
             time.sleep(1)
             now = time.monotonic()
             recent = sum(1 for _, at in started(pids_path) if at >= now - HELD_S)
@@ -156,6 +162,7 @@ def test_serve_reap_processes_whose_exit_was_lost():
         # The last ones end within 300 ms; then two looks.
         ended = time.monotonic()
         while time.monotonic() - ended < HELD_S:
+            # A reading a second for HELD_S: what is held after the churn.
             time.sleep(1)
             now = time.monotonic()
             recent = sum(1 for _, at in churned if at >= now - HELD_S)
@@ -230,16 +237,14 @@ def test_serve_reap_look_cost_with_many_processes():
         spawner = subprocess.Popen(
             ["sh", "-c", "echo $$ > %s/cgroup.procs; i=0; while [ $i -lt %d ]; do "
              "i=$((i+1)); %s sleep wlm_$i 100000 1000 & done; wait" % (top, MANY, WORKLOAD)])
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            with open(os.path.join(top, "cgroup.procs")) as f:
-                if len(f.read().split()) >= MANY + 1:
-                    break
-            time.sleep(1)
-        else:
-            raise AssertionError("the sleepers did not start")
-        # Two looks after every sleeper's first wait.
-        time.sleep(3 + 2 * INTERVAL_S + 2)
+        t.wait_until(lambda: len(open(os.path.join(top, "cgroup.procs")).read().split()) >=
+                     MANY + 1, 120, "the sleepers started")
+
+        def full_looks():
+            return [m for m in LOOK.findall(serve.stderr()) if int(m[0]) >= MANY]
+        # Two looks after every sleeper's first wait: each holding them all.
+        t.wait_until(lambda: len(full_looks()) >= 2, 3 * INTERVAL_S + 60,
+                     lambda: "two looks holding %d: %s" % (MANY, LOOK.findall(serve.stderr())))
         window = serve.get("/debug/pprof/offcpu?seconds=3")
         assert serve.stop() == 0, serve.stderr()[-3000:]
         log = serve.stderr()

@@ -106,6 +106,7 @@ class Churn:
             self.reap()
             while len(self.running) < 2:
                 self.start_one()
+            # Looked at every 100 ms: the churn's pace.
             time.sleep(0.1)
         self.reap(wait=True)
 
@@ -218,10 +219,12 @@ def test_serve_strings_swept_every_tick_under_asan():
         fetchers = [threading.Thread(target=fetch) for _ in range(2)]
         for f in fetchers:
             f.start()
+            # The two fetchers' windows a second apart, overlapping.
             time.sleep(1)
         started = time.monotonic()
         while time.monotonic() - started < CHURN_SECONDS:
             texts.append(serve.metrics()[1])
+            # A scrape every half second through the churn.
             time.sleep(0.5)
         stop.set()
         for f in fetchers:
@@ -311,7 +314,7 @@ def test_serve_strings_bounded_by_what_is_held():
         churn = subprocess.Popen(
             ["sh", "-c", "echo $$ > %s/cgroup.procs; i=0; (%s) & (%s) & %s" %
              (path, loop, loop, loop)])
-        rss, windows = [], []
+        rss, windows, fetchers = [], [], []
         started = time.monotonic()
         next_window = started
         while time.monotonic() - started < BOUNDED_SECONDS:
@@ -321,12 +324,16 @@ def test_serve_strings_bounded_by_what_is_held():
                 w = threading.Thread(target=lambda: windows.append(
                     serve.get("/debug/pprof/offcpu?seconds=2")))
                 w.start()
+                fetchers.append(w)
             rss.append((time.monotonic() - started, ts.rss_kib(serve.p.pid)))
+            # A scrape and an RSS reading a second: the soak's pace.
             time.sleep(1)
         churn.kill()
         churn = None
         t.remove_cgroup(path)
-        time.sleep(3)
+        # The last windows answered.
+        for w in fetchers:
+            w.join(timeout=60)
         titles = set()
         for i, w in enumerate(windows):
             wpath = os.path.join(TMP, "strings-bounded-%d.pb.gz" % i)
@@ -337,13 +344,17 @@ def test_serve_strings_bounded_by_what_is_held():
             titles.update(seen)
             # Each title's shell waits for its sleep in wait4.
             assert seen and "wait4" in raw, raw[-2000:]
-        assert serve.stop() == 0, serve.stderr()[-3000:]
-        stats = ts.memstats(serve.log)
-        done = sweeps(serve.log)
         # The titles run: each loop's last number, summed.
         ran = 0
         for loop_pid in set(n.split("-")[0] for n in titles):
             ran += max(int(n.split("-")[1]) for n in titles if n.split("-")[0] == loop_pid)
+        # The churn's processes freed, a sweep then due frees their titles: at
+        # most SWEEP_INTERVAL_NS (10 s) after the last one. Awaited in the
+        # memstats, 12 s at most; the check of the end is below.
+        t.poll_until(lambda: ts.memstats(serve.log)[-1]["strings"] < ran / 2, 12)
+        assert serve.stop() == 0, serve.stderr()[-3000:]
+        stats = ts.memstats(serve.log)
+        done = sweeps(serve.log)
         later = stats[BOUNDED_SECONDS // 3:]
         # Bytes interned a second, freed or not, on average; and the fastest
         # stretch between two sweeps, which is what fills the strings by

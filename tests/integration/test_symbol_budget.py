@@ -69,14 +69,9 @@ def start_serve(limits=None):
 def file_bytes_when(serve, done, timeout=15):
     """The file bytes of the first memstats line, logged from now on, for which done holds."""
     seen = len(ts.memstats(serve.log))
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        stats = ts.memstats(serve.log)
-        for m in stats[seen:]:
-            if done(m):
-                return m["filebytes"]
-        time.sleep(0.2)
-    raise AssertionError("memstats: %s" % ts.memstats(serve.log)[-3:])
+    found = t.wait_until(lambda: [m for m in ts.memstats(serve.log)[seen:] if done(m)], timeout,
+                         lambda: "memstats: %s" % ts.memstats(serve.log)[-3:])
+    return found[0]["filebytes"]
 
 
 def setup():
@@ -115,11 +110,13 @@ def traced_processes(files, limits, spacing=0.5):
             deadline = time.monotonic() + (spacing if path else 2)
             while time.monotonic() < deadline:
                 rss = max(rss, t.peak_rss_kib(tracer.pid))
+                # The peak RSS read every 50 ms through the spacing.
                 time.sleep(0.05)
         tracer.send_signal(signal.SIGINT)
         deadline = time.monotonic() + 60
         while tracer.poll() is None and time.monotonic() < deadline:
             rss = max(rss, t.peak_rss_kib(tracer.pid))
+            # The peak RSS read every 50 ms until it exits.
             time.sleep(0.05)
         err = tracer.stderr.read()
     finally:
@@ -204,13 +201,15 @@ def test_serve_reads_a_skipped_file_once_room_is_back():
     try:
         for path in files:
             procs.append(hostile(path))
-            time.sleep(0.5)
+            # In order: each held (its first wait symbolized) before the next starts.
+            file_bytes_when(serve, lambda m: m["processes"] >= len(procs))
         raw = window(serve)
         assert first_name(0) in raw and first_name(1) in raw, raw[-3000:]
         assert first_name(2) not in raw and "budget02.so" in raw, raw[-3000:]
-        # B's file freed and C's read may fall between two memstats lines.
+        # B's file freed and C's read may fall between two memstats lines:
+        # B let go of first.
         t.stop(procs[1])
-        time.sleep(1)
+        file_bytes_when(serve, lambda m: m["processes"] == 2)
         raw = window(serve)
         assert first_name(2) in raw and first_name(0) in raw, raw[-3000:]
         held = file_bytes_when(serve, lambda m: True)

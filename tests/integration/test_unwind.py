@@ -74,14 +74,12 @@ def blocked_syscall(pid, tid):
 
 def wait_blocked(pid, nr_threads, timeout=20.0):
     """Until the process has nr_threads threads, each in a blocking system call."""
-    deadline = time.time() + timeout
-    while True:
-        tids = [int(t) for t in os.listdir("/proc/%d/task" % pid)]
-        if len(tids) == nr_threads and all(blocked_syscall(pid, t) for t in tids):
-            return
-        assert time.time() < deadline, "threads of %d not all blocked: %s" % (
-            pid, {t: blocked_syscall(pid, t) for t in tids})
-        time.sleep(0.05)
+    def tids():
+        return [int(tid) for tid in os.listdir("/proc/%d/task" % pid)]
+    t.wait_until(lambda: len(tids()) == nr_threads and
+                 all(blocked_syscall(pid, tid) for tid in tids()), timeout,
+                 lambda: "threads of %d all blocked: %s" % (
+                     pid, {tid: blocked_syscall(pid, tid) for tid in tids()}))
 
 
 def probe(pid, size=None):
@@ -326,6 +324,14 @@ def offcpu_waits(pid, *options, duration="1500ms"):
     return by_tid, stats
 
 
+def thread_comms(pid):
+    comms = []
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+            comms.append(f.read().strip())
+    return comms
+
+
 def tids_by_comm(pid):
     out = {}
     for tid in os.listdir("/proc/%d/task" % pid):
@@ -394,7 +400,10 @@ def test_preempted_anywhere_unwinds_to_the_root():
     proc = subprocess.Popen([os.path.join(UNWIND, "spinner")], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"
-        time.sleep(0.2)
+        # "ready" once the threads are made; each names itself when it runs.
+        t.wait_until(lambda: sorted(thread_comms(proc.pid)) ==
+                     ["hog", "hog", "spinner", "spinner"], 30,
+                     lambda: "spinner's threads named: %s" % thread_comms(proc.pid))
         tids = tids_by_comm(proc.pid)
         waits, stats = offcpu_waits(proc.pid, duration="2s")
     finally:

@@ -238,6 +238,17 @@ def sleepers(n, comm="wl_views"):
                              stdout=subprocess.DEVNULL) for i in range(n)]
 
 
+def asleep_as(pid, comm):
+    """Whether process pid, named comm, is asleep."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return False
+    name, rest = stat.split(" (", 1)[1].rsplit(")", 1)
+    return name == comm and rest.split()[0] == "S"
+
+
 def stop(procs):
     for p in procs:
         p.kill()
@@ -300,7 +311,9 @@ def test_still_waiting_cut_by_top_says_how_many_more():
 def test_snapshot_prints_each_stack_once():
     procs = sleepers(1, comm="wl_snap")
     try:
-        time.sleep(0.3)
+        # Named and asleep: its wait open (for far more than -m's 1 ms by the
+        # time the snapshot has loaded).
+        t.wait_until(lambda: asleep_as(procs[0].pid, "wl_snap0"), 30, "wl_snap0 asleep")
         r = run([OFFCPU, "snapshot", "-c", "wl_snap0"])
     finally:
         stop(procs)

@@ -451,10 +451,8 @@ def test_waker_stack_is_gdbs_frame_for_frame():
             elif f == ["done"]:
                 break
         assert "feeder" in tids and "drainer" in tids, tids
-        deadline = time.time() + 20
-        while not in_write(prog.pid, tids["feeder"]):
-            assert time.time() < deadline, "the feeder never blocked in its last write"
-            time.sleep(0.02)
+        t.wait_until(lambda: in_write(prog.pid, tids["feeder"]), 30,
+                     "the feeder blocked in its last write")
         tracer.send_signal(signal.SIGINT)
         _, err = tracer.communicate(timeout=120)
         assert tracer.returncode == 0, err

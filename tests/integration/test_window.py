@@ -99,6 +99,7 @@ def test_asleep_before_adds_only_the_recording_to_every_total():
     4+ s it has waited; json keeps that whole duration."""
     wl = Workload("read", 0)
     try:
+        # The second blocked before the recording (the subject).
         time.sleep(1)
         runs = record_all(wl.p.pid, "3s", ("text", "folded", "json", "svg", "pprof"))
         for r in runs.values():
@@ -147,6 +148,7 @@ def test_woken_after_asleep_before_dot_edges_count_the_window():
     for attempt in range(3):
         wl = Workload("read", 7000)
         try:
+            # The second blocked before the recording (the subject).
             time.sleep(1)
             runs = record_all(wl.p.pid, "8s", ("dot", "json"))
             wl.read_line()
@@ -192,6 +194,7 @@ def test_dropped_waits_count_only_the_window():
     for attempt in range(3):
         wl = Workload("read", 5000)
         try:
+            # The second blocked before the recording (the subject).
             time.sleep(1)
             run = Run(wl.p.pid, "json", "6s", ["-M", "100ms"])
             wl.read_line()
@@ -248,6 +251,7 @@ def test_serve_counts_only_since_it_started():
     wl = Workload("read", 4000)
     srv = None
     try:
+        # About 2 s into the read when serve starts (the subject).
         time.sleep(1.5)
         srv, addr, serving_ns = start_serve(wl.p.pid)
         wl.read_line()
@@ -255,13 +259,16 @@ def test_serve_counts_only_since_it_started():
         assert serving_ns < woke - 500e6, "offcpu serve started too late"
         # The pipe read and the writer's nanosleep; not a preemption of main after it.
         mine = [dict(comm="open_waits", wait="pipe"), dict(comm="open_waits", wait="sleep")]
-        deadline = time.monotonic() + 10
-        while True:
-            samples = scrape(addr)
-            ended = [serve.value(samples, "offcpu_waits_total", **m) for m in mine]
-            if ended == [1, 1] or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+        # Both counted, 10 s at most (the checks below say what was not).
+        last = {}
+
+        def both_ended():
+            last["samples"] = scrape(addr)
+            last["ended"] = [serve.value(last["samples"], "offcpu_waits_total", **m)
+                             for m in mine]
+            return last["ended"] == [1, 1]
+        t.poll_until(both_ended, 10)
+        samples, ended = last["samples"], last["ended"]
     finally:
         wl.kill()
         if srv:
