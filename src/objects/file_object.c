@@ -64,8 +64,17 @@ static bool path_of(const char *proc, uint32_t pid, const struct offcpu_file *f,
 	len = snprintf(rooted, sizeof(rooted), "%s/%u/root%s", proc, pid, target);
 	if (len < 0 || (size_t)len >= sizeof(rooted))
 		return false;
-	if (stat(rooted, &st) || st.st_ino != f->ino || st.st_dev != user_dev(f->dev))
-		return false;
+	if (stat(rooted, &st) || st.st_ino != f->ino || st.st_dev != user_dev(f->dev)) {
+		/*
+		 * A file removed while open, a memfd: the kernel names it
+		 * "/memfd:NAME (deleted)", a path nothing is at. The fd link
+		 * itself leads to the open file: if that is the inode BPF read,
+		 * the kernel's name is its own.
+		 */
+		if (n < 10 || strcmp(target + n - 10, " (deleted)") || stat(link, &st) ||
+		    st.st_ino != f->ino || st.st_dev != user_dev(f->dev))
+			return false;
+	}
 	copy_path(buf, size, target);
 	return true;
 }

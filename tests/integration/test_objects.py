@@ -445,6 +445,11 @@ def test_kernel_locks_name_the_inode_and_its_writer():
             problems.append("%s: slow path %s, kernel object %s: %s" %
                             (w["comm"], slow, w.get("object"), syms[:6]))
     assert not problems, problems[:10]
+    # The holder's own write sleeps in a fault on the memfd: named as the kernel names it
+    # (a file removed while open has no path to check it by, but its fd's link leads to it).
+    memfd = [w["object"]["name"] for w in waits if w["tid"] == tids["h_inode"] and
+             w.get("object", {}).get("kind") == "file"]
+    assert memfd and sum(1 for n in memfd if n.startswith("/memfd:")) >= len(memfd) - 1, memfd
     # main's pthread_join()s wait on a thread's stack, unmapped before it is named: no other.
     joins = sum(1 for w in waits if w["tid"] == tids["main"] and
                 w.get("object", {}).get("kind") == "futex")
