@@ -82,9 +82,18 @@ static __always_inline bool klock_owner_word(__u64 addr, __u32 flags, __u64 *wor
 		*mask = KLOCK_RT_HAS_WAITERS;
 		err = bpf_core_read(word, sizeof(*word), &((struct rt_mutex_base *)addr)->owner);
 	} else if (flags & OFFCPU_LCB_F_MUTEX) {
+		/*
+		 * PREEMPT_RT builds a mutex on an rt_mutex_base, without this
+		 * owner: a relocation to a field the kernel lacks fails the load.
+		 */
+		if (!bpf_core_field_exists(struct mutex, owner))
+			return false;
 		*mask = KLOCK_OWNER_FLAGS;
 		err = bpf_core_read(word, sizeof(*word), &((struct mutex *)addr)->owner.counter);
 	} else if (flags & (OFFCPU_LCB_F_READ | OFFCPU_LCB_F_WRITE)) {
+		/* PREEMPT_RT's rw_semaphore is an rwbase_rt: no owner either. */
+		if (!bpf_core_field_exists(struct rw_semaphore, owner))
+			return false;
 		*mask = KLOCK_OWNER_FLAGS;
 		err = bpf_core_read(word, sizeof(*word),
 				    &((struct rw_semaphore *)addr)->owner.counter);
