@@ -1008,6 +1008,10 @@ def test_serve_slow_reader_cut_at_the_send_deadline():
         workload = subprocess.Popen([sys.executable, "-c", STACKS, "wl_stacks", "20000", "60"])
         # The window opens on the workload's stacks under way.
         t.wait_until(lambda: waits_of(serve, "wl_stacks"), 60, "serve counting wl_stacks' waits")
+        # The thread of the scrape that said so ends after its answer: counted
+        # before it had (5 before, 5 while the reader read, 4 after).
+        scraped = threads_of(serve.p.pid)
+        t.poll_until(lambda: threads_of(serve.p.pid) < scraped, 3)
         before = threads_of(serve.p.pid)
         reader = as_user(NOBODY, READER, peers.addr, serve.port,
                          "/debug/pprof/offcpu?seconds=3", peers.peers[0], 25,
