@@ -54,6 +54,16 @@ def threads_of(stdout):
     return tids
 
 
+def until_ready(wl):
+    """What a workload started in the background said until its "ready" line."""
+    lines = []
+    for line in wl.stdout:
+        lines.append(line)
+        if line.strip() == "ready":
+            break
+    return "".join(lines)
+
+
 def test_every_lock_names_itself_and_its_holder():
     out, tids = run_workload()
     waits, stats = t.read_json_lines(out)
@@ -132,12 +142,7 @@ def test_glibc_fields_are_where_gdb_reads_them():
     that wait."""
     wl = subprocess.Popen([WORKLOAD, "30"], stdout=subprocess.PIPE, text=True)
     try:
-        lines = []
-        for line in wl.stdout:
-            lines.append(line)
-            if line.strip() == "ready":
-                break
-        tids = threads_of("".join(lines))
+        tids = threads_of(until_ready(wl))
         offsets = gdb(wl.pid, [
             "p (char *)&orders_lock.__data.__owner - (char *)&orders_lock",
             "p (char *)&table_lock.__data.__cur_writer - (char *)&table_lock",
@@ -188,12 +193,7 @@ def test_snapshot_and_the_stop_say_what_is_stuck_on_what():
     from their switch-out. Both name the lock and its holder."""
     wl = subprocess.Popen([WORKLOAD, "30"], stdout=subprocess.PIPE, text=True)
     try:
-        lines = []
-        for line in wl.stdout:
-            lines.append(line)
-            if line.strip() == "ready":
-                break
-        tids = threads_of("".join(lines))
+        tids = threads_of(until_ready(wl))
         names = {tid: name for name, tid in tids.items()}
         snap = os.path.join(t.TMP, "objects-snapshot.json")
         r = t.run([t.OFFCPU, "snapshot", "-p", str(wl.pid), "-f", "json", "-o", snap])
