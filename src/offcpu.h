@@ -232,6 +232,20 @@ enum offcpu_waker {
  * address's page: window_len may be short of what was asked, and is 0 when
  * nothing could be read. User space names the object (src/objects/).
  */
+/*
+ * The x86_64 system calls (arch/x86/entry/syscalls/syscall_64.tbl, a
+ * stable ABI) whose number struct offcpu_object::syscall carries and
+ * user space names an object by: defined once for both sides.
+ */
+#define OFFCPU_NR_NANOSLEEP 35
+#define OFFCPU_NR_WAIT4 61
+#define OFFCPU_NR_FCNTL 72
+#define OFFCPU_NR_FLOCK 73
+#define OFFCPU_NR_FUTEX 202
+#define OFFCPU_NR_CLOCK_NANOSLEEP 230
+#define OFFCPU_NR_WAITID 247
+#define OFFCPU_NR_FUTEX_WAITV 449
+
 #define OFFCPU_OBJECT_WINDOW 48
 #define OFFCPU_OBJECT_BEFORE 16
 

@@ -12,7 +12,8 @@
 #ifndef OFFCPU_FILES_BPF_H
 #define OFFCPU_FILES_BPF_H
 
-/* x86_64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl): a stable ABI. */
+/* x86_64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl): a stable ABI; offcpu.h has
+ * those user space names an object by. */
 #define NR_READ 0
 #define NR_WRITE 1
 #define NR_POLL 7
@@ -26,8 +27,6 @@
 #define NR_RECVFROM 45
 #define NR_SENDMSG 46
 #define NR_RECVMSG 47
-#define NR_FCNTL 72
-#define NR_FLOCK 73
 #define NR_FSYNC 74
 #define NR_FDATASYNC 75
 #define NR_EPOLL_WAIT 232
@@ -77,8 +76,8 @@ static __always_inline bool file_call_on_fd(__u64 nr)
 	case NR_RECVMSG:
 	case NR_SENDMMSG:
 	case NR_RECVMMSG:
-	case NR_FCNTL:
-	case NR_FLOCK:
+	case OFFCPU_NR_FCNTL:
+	case OFFCPU_NR_FLOCK:
 	case NR_FSYNC:
 	case NR_FDATASYNC:
 	case NR_EPOLL_WAIT:
@@ -183,7 +182,7 @@ static __always_inline void file_take(struct task_struct *t, __u32 tid, struct o
 		o->args[0] = BPF_CORE_READ(regs, di);
 		o->args[1] = BPF_CORE_READ(regs, si);
 		o->args[2] = BPF_CORE_READ(regs, dx);
-		if (nr == NR_FCNTL && o->args[1] != FILE_F_SETLKW &&
+		if (nr == OFFCPU_NR_FCNTL && o->args[1] != FILE_F_SETLKW &&
 		    o->args[1] != FILE_F_OFD_SETLKW)
 			return;
 		fd = (__s32)o->args[0];

@@ -12,14 +12,8 @@
 #ifndef OFFCPU_OBJECTS_BPF_H
 #define OFFCPU_OBJECTS_BPF_H
 
-/* x86_64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl): a stable ABI. */
-#define NR_NANOSLEEP 35
-#define NR_WAIT4 61
-#define NR_FUTEX 202
+/* x86_64's restart_syscall (offcpu.h has the calls user space names). */
 #define NR_RESTART_SYSCALL 219
-#define NR_CLOCK_NANOSLEEP 230
-#define NR_WAITID 247
-#define NR_FUTEX_WAITV 449
 
 /*
  * A timed futex wait that a signal handler interrupted comes back as
@@ -76,13 +70,13 @@ static __always_inline void object_take(struct task_struct *t, bool asleep, stru
 		if (!(__u64)&futex_wait_restart ||
 		    (__u64)BPF_CORE_READ(t, restart_block.fn) != (__u64)&futex_wait_restart)
 			return;
-		nr = NR_FUTEX;
+		nr = OFFCPU_NR_FUTEX;
 		o->restarted = 1;
 	}
 	if (file_call_at_switch_out(o, regs, nr, task))
 		return;
-	if (nr != NR_FUTEX && nr != NR_FUTEX_WAITV && nr != NR_NANOSLEEP &&
-	    nr != NR_CLOCK_NANOSLEEP && nr != NR_WAIT4 && nr != NR_WAITID)
+	if (nr != OFFCPU_NR_FUTEX && nr != OFFCPU_NR_FUTEX_WAITV && nr != OFFCPU_NR_NANOSLEEP &&
+	    nr != OFFCPU_NR_CLOCK_NANOSLEEP && nr != OFFCPU_NR_WAIT4 && nr != OFFCPU_NR_WAITID)
 		return;
 	o->taken = 1;
 	o->syscall = nr;
@@ -90,14 +84,14 @@ static __always_inline void object_take(struct task_struct *t, bool asleep, stru
 	o->args[1] = BPF_CORE_READ(regs, si);
 	o->args[2] = BPF_CORE_READ(regs, dx);
 	o->window_len = 0;
-	if (nr == NR_FUTEX)
+	if (nr == OFFCPU_NR_FUTEX)
 		object_window(o, o->args[0], OFFCPU_OBJECT_BEFORE, OFFCPU_OBJECT_WINDOW, task);
-	else if (nr == NR_FUTEX_WAITV)
+	else if (nr == OFFCPU_NR_FUTEX_WAITV)
 		/* The first two struct futex_waitv: each its value, its address, its flags. */
 		object_window(o, o->args[0], 0, OFFCPU_OBJECT_WINDOW, task);
-	else if (nr == NR_NANOSLEEP)
+	else if (nr == OFFCPU_NR_NANOSLEEP)
 		object_window(o, o->args[0], 0, 16, task);
-	else if (nr == NR_CLOCK_NANOSLEEP)
+	else if (nr == OFFCPU_NR_CLOCK_NANOSLEEP)
 		object_window(o, o->args[2], 0, 16, task);
 }
 

@@ -14,10 +14,6 @@
 
 #include "objects/file_object.h"
 
-/* x86_64 system call numbers, as files.bpf.h takes them. */
-#define NR_FCNTL 72
-#define NR_FLOCK 73
-
 /* include/uapi/linux/magic.h */
 #define PIPEFS_MAGIC 0x50495045
 #define ANON_INODE_FS_MAGIC 0x09041934
@@ -341,8 +337,8 @@ void file_object__name(const char *proc, uint32_t pid, uint32_t nr, const struct
 {
 	uint32_t type = f->mode & S_IFMT;
 
-	if (nr == NR_FLOCK || nr == NR_FCNTL) {
-		out->kind = nr == NR_FLOCK ? "flock" : "posix lock";
+	if (nr == OFFCPU_NR_FLOCK || nr == OFFCPU_NR_FCNTL) {
+		out->kind = nr == OFFCPU_NR_FLOCK ? "flock" : "posix lock";
 		name_path(proc, pid, f, "file", out);
 	} else if (type == S_IFIFO && f->magic == PIPEFS_MAGIC) {
 		out->kind = "pipe";

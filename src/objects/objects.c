@@ -16,14 +16,6 @@
 #include "objects/kernel_lock.h"
 #include "objects/objects.h"
 
-/* x86_64 system call numbers, as objects.bpf.h takes them. */
-#define NR_NANOSLEEP 35
-#define NR_WAIT4 61
-#define NR_FUTEX 202
-#define NR_CLOCK_NANOSLEEP 230
-#define NR_WAITID 247
-#define NR_FUTEX_WAITV 449
-
 /* clock_nanosleep's flags (include/uapi/linux/time.h); waitid's idtype (linux/wait.h). */
 #define TIMER_ABSTIME 1
 #define P_ALL 0
@@ -309,22 +301,22 @@ bool objects__name(struct objects *objs, uint32_t pid, const struct offcpu_objec
 		return true;
 	}
 	switch (o->syscall) {
-	case NR_FUTEX:
+	case OFFCPU_NR_FUTEX:
 		name_futex(objs, pid, o, user_stack, out);
 		return true;
-	case NR_FUTEX_WAITV:
+	case OFFCPU_NR_FUTEX_WAITV:
 		name_futex_waitv(objs, pid, o, out);
 		return out->name[0] != '\0';
-	case NR_NANOSLEEP:
+	case OFFCPU_NR_NANOSLEEP:
 		name_timer(o, false, out);
 		return true;
-	case NR_CLOCK_NANOSLEEP:
+	case OFFCPU_NR_CLOCK_NANOSLEEP:
 		name_timer(o, o->args[1] & TIMER_ABSTIME, out);
 		return true;
-	case NR_WAIT4:
+	case OFFCPU_NR_WAIT4:
 		name_wait4((int32_t)o->args[0], out);
 		return true;
-	case NR_WAITID:
+	case OFFCPU_NR_WAITID:
 		name_waitid((uint32_t)o->args[0], (int32_t)o->args[1], out);
 		return true;
 	}
