@@ -94,7 +94,7 @@ static void print_chain(FILE *out, const struct profile *p, const struct object_
 	char label[LABEL_LEN], comm[4 * OFFCPU_COMM_LEN + 1], what[512];
 	uint64_t seen = 0;
 	void *value;
-	size_t i, j;
+	size_t i;
 
 	while (hash_table__next(p->objects, &it, NULL, &value)) {
 		const struct wait_object *o = value;
@@ -107,18 +107,8 @@ static void print_chain(FILE *out, const struct profile *p, const struct object_
 		if (!c)
 			continue;
 		sum.waited_ns += c->waited_ns;
-		for (i = 0; i < WAIT_CHAIN_PARTS && c->parts[i].what; i++) {
-			for (j = 0; j < WAIT_CHAIN_PARTS; j++) {
-				if (!sum.parts[j].what)
-					sum.parts[j].what = c->parts[i].what;
-				if (sum.parts[j].what == c->parts[i].what) {
-					sum.parts[j].ns += c->parts[i].ns;
-					break;
-				}
-			}
-			if (j == WAIT_CHAIN_PARTS)
-				sum.other_ns += c->parts[i].ns;
-		}
+		for (i = 0; i < WAIT_CHAIN_PARTS && c->parts[i].what; i++)
+			wait_chain__add_part(&sum, c->parts[i].what, c->parts[i].ns);
 		sum.other_ns += c->other_ns;
 	}
 	if (!sum.waited_ns)

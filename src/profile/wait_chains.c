@@ -130,7 +130,7 @@ static const char *what_of(struct wait_chains *c, const struct wait *w)
 	return strpool__intern(c->strings, text);
 }
 
-static void add_part(struct wait_chain *chain, const char *what, uint64_t ns)
+void wait_chain__add_part(struct wait_chain *chain, const char *what, uint64_t ns)
 {
 	size_t i;
 
@@ -152,7 +152,7 @@ static void add_overlap(struct chain_entry *e, const struct span *s, uint64_t st
 	uint64_t to = s->end_ns < end_ns ? s->end_ns : end_ns;
 
 	if (s->what && to > from)
-		add_part(&e->chain, s->what, to - from);
+		wait_chain__add_part(&e->chain, s->what, to - from);
 }
 
 /* A wait of the holder t has come: its part of the waits on its locks still pending. */

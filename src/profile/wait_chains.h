@@ -39,6 +39,8 @@ int wait_chains__add(struct wait_chains *c, const struct wait *w);
 /* The chain of the waits on o; NULL when none had a holder. */
 const struct wait_chain *wait_chains__find(const struct wait_chains *c,
 					   const struct wait_object *o);
+/* ns more of what, in chain's parts while one is free, else in other_ns. */
+void wait_chain__add_part(struct wait_chain *chain, const char *what, uint64_t ns);
 void wait_chains__mark_strings(const struct wait_chains *c, struct strpool *strings);
 
 #endif
